@@ -1,0 +1,85 @@
+"""The ``mesh-mcp`` command."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from . import __version__
+from .drivers.stdio import serve_stdio
+from .protocol import SessionConfig
+from .tools import builtin_registry, load_plugins
+from .workspace import find_workspace
+
+__all__ = ["main"]
+
+log = logging.getLogger("mesh.cli")
+
+LOG_LEVELS = ("debug", "info", "warning", "error")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="mesh-mcp", description="Code-intelligence MCP server.")
+    parser.add_argument("--version", action="version", version=f"mesh-mcp {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name, help_text in (("mcp", "serve MCP on stdin/stdout"), ("run", "alias of mcp")):
+        serve = commands.add_parser(name, help=help_text, description="Serve MCP on stdin/stdout.")
+        serve.add_argument(
+            "--workspace",
+            type=Path,
+            help="workspace folder (default: nearest ancestor with mesh.toml, else .git, else the current folder)",
+        )
+        serve.add_argument(
+            "--standalone", action="store_true", help="serve in this process, without the shared daemon"
+        )
+        serve.add_argument(
+            "--log-level",
+            choices=LOG_LEVELS,
+            type=str.lower,
+            default=None,
+            help="log level on stderr (default: $MESH_LOG, else warning)",
+        )
+    return parser
+
+
+def _setup_logging(level_name: str | None) -> None:
+    level_name = (level_name or os.environ.get("MESH_LOG") or "warning").lower()
+    if level_name not in LOG_LEVELS:
+        print(f"mesh-mcp: MESH_LOG={level_name!r} is not one of {', '.join(LOG_LEVELS)}; using warning",
+              file=sys.stderr)
+        level_name = "warning"
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    root = logging.getLogger("mesh")
+    root.handlers[:] = [handler]
+    root.setLevel(level_name.upper())
+    root.propagate = False
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    _setup_logging(args.log_level)
+    if args.workspace is not None:
+        workspace = args.workspace.resolve()
+        if not workspace.is_dir():
+            print(f"mesh-mcp: --workspace {args.workspace}: not a folder", file=sys.stderr)
+            return 2
+    else:
+        workspace = find_workspace(Path.cwd())
+    registry = builtin_registry()
+    plugins = [name.strip() for name in os.environ.get("MESH_TOOL_PLUGINS", "").split(",") if name.strip()]
+    try:
+        load_plugins(registry, plugins)
+    except (ImportError, AttributeError, ValueError, TypeError) as exc:
+        print(f"mesh-mcp: MESH_TOOL_PLUGINS: {exc}", file=sys.stderr)
+        return 2
+    config = SessionConfig(server_name="mesh-mcp", server_version=__version__)
+    return serve_stdio(registry=registry, workspace=workspace, config=config)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Drivers bind the sans-IO session to real byte streams (stdio now; a Unix socket later)."""

@@ -1,0 +1,103 @@
+"""The stdio driver: one MCP session over this process's stdin and stdout.
+
+Only the writer thread touches the protocol stream. At start the real stdout is duplicated to a
+private descriptor, and file descriptor 1 and ``sys.stdout`` are both pointed at stderr, so a stray
+``print`` (or a C library writing to fd 1, or a child process inheriting it) lands in the log, never
+in the middle of a frame.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import sys
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from types import FrameType
+
+from ..protocol import ServerSession, SessionConfig, ToolSpec
+from ..tools import Registry
+from ._pump import ConnectionPump
+
+__all__ = ["catalogue", "serve_stdio"]
+
+log = logging.getLogger("mesh.stdio")
+
+READ_CHUNK_BYTES = 64 * 1024
+
+
+def catalogue(registry: Registry) -> list[ToolSpec]:
+    """The protocol's view of the registry: names, descriptions and derived schemas."""
+    return [
+        ToolSpec(
+            name=tool.name,
+            description=tool.description,
+            input_schema=registry.schema(tool.name),
+            title=tool.title,
+            annotations=tool.annotations,
+        )
+        for tool in registry
+    ]
+
+
+def serve_stdio(
+    *,
+    registry: Registry,
+    workspace: Path,
+    config: SessionConfig,
+    workers: int = 4,
+    shutdown_grace_s: float = 5.0,
+) -> int:
+    """Serve MCP on stdin/stdout until EOF or a stop signal; returns the exit code."""
+    out_fd = _claim_stdout()
+    session = ServerSession(config, catalogue(registry))
+    executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="mesh-tool")
+    pump = ConnectionPump(
+        session=session,
+        registry=registry,
+        workspace=workspace,
+        read=lambda: os.read(0, READ_CHUNK_BYTES),
+        write=_writer_for(out_fd),
+        executor=executor,
+        name="stdio",
+        shutdown_grace_s=shutdown_grace_s,
+    )
+
+    def on_signal(signum: int, _frame: FrameType | None) -> None:
+        pump.request_stop(signal.Signals(signum).name)
+
+    previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGTERM, signal.SIGINT)}
+    log.info("serving %s on stdio (%d tools)", workspace, len(registry))
+    try:
+        code = pump.run()
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    log.info("session ended (era %s, version %s), exit %d", session.era.value, session.protocol_version or "-", code)
+    if pump.abandoned:
+        # A tool thread ignored its cancellation; the interpreter would wait for it at exit.
+        logging.shutdown()
+        os._exit(code)
+    executor.shutdown(wait=True)
+    return code
+
+
+def _claim_stdout() -> int:
+    """Take fd 1 for the protocol writer; leave fd 1 and ``sys.stdout`` pointing at stderr."""
+    sys.stdout.flush()
+    out_fd = os.dup(1)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    return out_fd
+
+
+def _writer_for(fd: int) -> Callable[[bytes], None]:
+    def write(data: bytes) -> None:
+        view = memoryview(data)
+        while view:
+            written = os.write(fd, view)
+            view = view[written:]
+
+    return write

@@ -1,0 +1,556 @@
+"""The MCP server session: a sans-IO state machine, bytes in, events and frames out.
+
+Theory of operation
+-------------------
+The driver feeds bytes (``receive_data``) and the end of input (``receive_eof``), then pulls
+``next_event`` until it returns a :class:`Wait`. Work happens lazily inside ``next_event``: one
+frame at a time is taken from the :class:`LineSplitter` and classified (see ``_handle_message``).
+Everything but ``tools/call`` is answered right here; a call to a known tool becomes a
+:class:`ToolCallRequested` event, and the driver reports its outcome with ``complete``. Answers
+accumulate as whole newline-terminated frames, collected with ``data_to_send``.
+
+So the output is a pure function of the input bytes and of the order in which the driver completes
+calls, whatever the chunking of the input: there is no clock, no randomness, no I/O in here.
+
+Eras. The first request that succeeds fixes the session's era, once:
+
+* ``initialize`` opens the *handshake* era (2024-11-05 ... 2025-11-25). The version is negotiated
+  (a supported one is echoed, otherwise the newest is offered); afterwards a request carrying the
+  2026 envelope is refused with ``-32600``, a second ``initialize`` too.
+* a request whose ``params._meta`` carries ``io.modelcontextprotocol/protocolVersion`` opens the
+  *stateless* era (2026-07-28): every request names its own version, checked on every request
+  (``-32022`` for one not served); ``initialize`` is then refused with ``-32022``.
+
+Before either, only ``ping`` is served. JSON-RPC batches are served only when the handshake
+negotiated 2025-03-26 (the one revision that has them); their answers go out as one array, in the
+batch's order, once every call in it has completed.
+
+Bounds. A frame over ``max_frame_bytes`` is dropped while it streams and answered once with
+``-32600``. At ``max_in_flight`` calls in flight ``next_event`` returns ``Wait.PAUSED`` and takes
+no more input until a call completes: the driver stops reading, so nothing queues without limit.
+After EOF the session drains: it answers everything accepted, then reports :class:`SessionClosed`.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from enum import Enum
+from typing import Any, Final
+
+import attrs
+
+from ._codec import DecodeError, decode, encode_frame
+from ._errors import ErrorCode, RpcError, clip
+from ._events import (
+    CallCancelled,
+    Event,
+    RequestId,
+    SessionClosed,
+    ToolCallRequested,
+    ToolCrashed,
+    ToolOutcome,
+    ToolResult,
+    ToolSpec,
+    Wait,
+)
+from ._framing import OVERSIZED, LineSplitter
+from ._versions import (
+    BATCH_VERSIONS,
+    HANDSHAKE_VERSIONS,
+    LATEST_HANDSHAKE_VERSION,
+    MODERN_VERSIONS,
+    at_least,
+)
+
+__all__ = ["Era", "ServerSession", "SessionConfig"]
+
+PROTOCOL_VERSION_KEY: Final = "io.modelcontextprotocol/protocolVersion"
+CLIENT_CAPABILITIES_KEY: Final = "io.modelcontextprotocol/clientCapabilities"
+CLIENT_INFO_KEY: Final = "io.modelcontextprotocol/clientInfo"
+SERVER_INFO_KEY: Final = "io.modelcontextprotocol/serverInfo"
+
+_HANDSHAKE_METHODS: Final = frozenset({"initialize", "ping", "tools/list", "tools/call"})
+_MODERN_METHODS: Final = frozenset({"server/discover", "ping", "tools/list", "tools/call"})
+_CURSOR_PREFIX: Final = "tools:"
+_ABSENT: Final = object()
+
+
+class Era(Enum):
+    #: No request has fixed the era yet: only ``ping`` is served.
+    UNDECIDED = "undecided"
+    #: ``initialize`` succeeded: 2024-11-05 ... 2025-11-25, one version for the whole session.
+    HANDSHAKE = "handshake"
+    #: 2026-07-28: no handshake, every request carries its version in ``params._meta``.
+    STATELESS = "stateless"
+
+
+@attrs.frozen
+class SessionConfig:
+    server_name: str = "mesh-mcp"
+    server_version: str = "0.0.0"
+    instructions: str | None = None
+    #: A line longer than this (without its line ending) is dropped and answered with -32600.
+    max_frame_bytes: int = 1 << 20
+    #: Tool calls in flight before the session pauses its input.
+    max_in_flight: int = 16
+    #: Elements in one JSON-RPC batch (2025-03-26 only); a longer batch is refused whole.
+    max_batch_items: int = 64
+    #: Tools per ``tools/list`` page.
+    tools_page_size: int = 100
+    #: Stateless era: how long a client may cache ``tools/list`` and ``server/discover``.
+    #: The catalogue is fixed for the life of a server process, but a restart may change it.
+    cache_ttl_ms: int = 60_000
+
+
+@attrs.define
+class _Batch:
+    """A JSON-RPC batch whose answers go out together once its last call completes."""
+
+    answers: list[dict[str, Any] | None]
+    pending: int = 0
+
+
+@attrs.define
+class _Call:
+    request_id: RequestId
+    version: str
+    batch: _Batch | None
+    slot: int
+    cancelled: bool = False
+
+
+@attrs.define
+class ServerSession:
+    """One MCP connection. See the module docstring for the theory of operation."""
+
+    config: SessionConfig
+    tools: tuple[ToolSpec, ...] = attrs.field(converter=tuple)
+    _splitter: LineSplitter = attrs.field(init=False)
+    _events: deque[Event] = attrs.field(init=False, factory=deque)
+    _out: list[bytes] = attrs.field(init=False, factory=list)
+    _era: Era = attrs.field(init=False, default=Era.UNDECIDED)
+    _version: str | None = attrs.field(init=False, default=None)
+    _initialized_notified: bool = attrs.field(init=False, default=False)
+    _client_info: Any = attrs.field(init=False, default=None)
+    _calls: dict[RequestId, _Call] = attrs.field(init=False, factory=dict)
+    _closed: bool = attrs.field(init=False, default=False)
+    _tool_index: dict[str, ToolSpec] = attrs.field(init=False)
+
+    def __attrs_post_init__(self) -> None:
+        self._splitter = LineSplitter(self.config.max_frame_bytes)
+        self._tool_index = {}
+        for spec in self.tools:
+            if spec.name in self._tool_index:
+                raise ValueError(f"duplicate tool name {spec.name!r}")
+            self._tool_index[spec.name] = spec
+
+    # --- public surface ----------------------------------------------------------------------
+
+    @property
+    def era(self) -> Era:
+        return self._era
+
+    @property
+    def protocol_version(self) -> str | None:
+        """The version the handshake negotiated (``None`` before it, and in the stateless era)."""
+        return self._version
+
+    @property
+    def client_info(self) -> Any:
+        """``clientInfo`` as the client sent it (handshake era, or the first stateless request)."""
+        return self._client_info
+
+    @property
+    def in_flight(self) -> int:
+        """Calls handed out and not yet completed (cancelled ones included until they complete)."""
+        return len(self._calls)
+
+    @property
+    def buffered_bytes(self) -> int:
+        """Bytes held for an incomplete line: never more than ``max_frame_bytes + 1``."""
+        return self._splitter.tail_bytes
+
+    def receive_data(self, data: bytes) -> None:
+        """Feed input bytes, any amount split at any point. ``b""`` means EOF."""
+        if not data:
+            self.receive_eof()
+            return
+        self._splitter.feed(data)
+
+    def receive_eof(self) -> None:
+        """The client closed its end: answer what was accepted, then close."""
+        self._splitter.feed_eof()
+
+    def next_event(self) -> Event | Wait:
+        """The next event for the driver, or why there is none."""
+        while True:
+            if self._events:
+                return self._events.popleft()
+            if self._closed:
+                return SessionClosed()
+            if len(self._calls) >= self.config.max_in_flight:
+                return Wait.PAUSED
+            item = self._splitter.next_item()
+            if item is None:
+                if not self._splitter.eof:
+                    return Wait.NEED_DATA
+                if self._calls:
+                    return Wait.PAUSED
+                self._closed = True
+                continue
+            self._handle_item(item)
+
+    def complete(self, request_id: RequestId, outcome: ToolOutcome) -> None:
+        """Report the outcome of a call handed out as :class:`ToolCallRequested`.
+
+        Raises ``KeyError`` for an id that is not in flight (a driver bug, not a client error).
+        """
+        call = self._calls.pop(request_id)
+        if call.batch is not None:
+            call.batch.pending -= 1
+        if call.cancelled:
+            answer = None
+        elif isinstance(outcome, ToolCrashed):
+            answer = _error(request_id, RpcError(ErrorCode.INTERNAL_ERROR, f"tool failed: {outcome.message}"))
+        else:
+            answer = _result(request_id, self._call_result(outcome, call.version), call.version)
+        if call.batch is None:
+            if answer is not None:
+                self._emit(answer)
+        else:
+            call.batch.answers[call.slot] = answer
+            if call.batch.pending == 0:
+                self._emit_batch(call.batch)
+
+    def data_to_send(self) -> bytes:
+        """Whole frames produced since the last call, ready for the writer."""
+        data = b"".join(self._out)
+        self._out.clear()
+        return data
+
+    # --- frames ------------------------------------------------------------------------------
+
+    def _handle_item(self, item: bytes | object) -> None:
+        if item is OVERSIZED:
+            limit = self.config.max_frame_bytes
+            self._emit(_error(None, RpcError(ErrorCode.INVALID_REQUEST, f"frame longer than {limit} bytes; dropped")))
+            return
+        assert isinstance(item, bytes)
+        try:
+            message = decode(item)
+        except DecodeError as exc:
+            self._emit(_error(None, RpcError(ErrorCode.PARSE_ERROR, f"parse error: {exc}")))
+            return
+        if isinstance(message, list):
+            self._handle_batch(message)
+            return
+        answer = self._handle_message(message, None, 0)
+        if answer is not None:
+            self._emit(answer)
+
+    def _handle_batch(self, messages: list[Any]) -> None:
+        if not messages:
+            self._emit(_error(None, RpcError(ErrorCode.INVALID_REQUEST, "empty batch")))
+            return
+        if self._version not in BATCH_VERSIONS:
+            served = self._version or "no version yet"
+            reason = f"JSON-RPC batches are served only in protocol version 2025-03-26 (this session: {served})"
+            self._emit(_error(None, RpcError(ErrorCode.INVALID_REQUEST, reason)))
+            return
+        if len(messages) > self.config.max_batch_items:
+            reason = f"batch of {len(messages)} messages; at most {self.config.max_batch_items} are served"
+            self._emit(_error(None, RpcError(ErrorCode.INVALID_REQUEST, reason)))
+            return
+        batch = _Batch(answers=[None] * len(messages))
+        for slot, message in enumerate(messages):
+            batch.answers[slot] = self._handle_message(message, batch, slot)
+        if batch.pending == 0:
+            self._emit_batch(batch)
+
+    def _emit(self, message: dict[str, Any]) -> None:
+        try:
+            frame = encode_frame(message)
+        except TypeError as exc:
+            failure = RpcError(ErrorCode.INTERNAL_ERROR, f"result could not be encoded: {exc}")
+            frame = encode_frame(_error(message.get("id"), failure))
+        self._out.append(frame)
+
+    def _emit_batch(self, batch: _Batch) -> None:
+        answers = [answer for answer in batch.answers if answer is not None]
+        if not answers:
+            return
+        try:
+            frame = encode_frame(answers)
+        except TypeError:
+            # One answer cannot be encoded: encode each alone, so only that one becomes -32603.
+            parts = [self._encode_or_internal_error(answer) for answer in answers]
+            frame = b"[" + b",".join(parts) + b"]\n"
+        self._out.append(frame)
+
+    @staticmethod
+    def _encode_or_internal_error(answer: dict[str, Any]) -> bytes:
+        try:
+            return encode_frame(answer)[:-1]
+        except TypeError as exc:
+            failure = RpcError(ErrorCode.INTERNAL_ERROR, f"result could not be encoded: {exc}")
+            return encode_frame(_error(answer.get("id"), failure))[:-1]
+
+    # --- classification ----------------------------------------------------------------------
+
+    def _handle_message(self, message: Any, batch: _Batch | None, slot: int) -> dict[str, Any] | None:
+        """Classify one message; return its immediate answer, or ``None`` (no answer, or later)."""
+        if not isinstance(message, dict):
+            kind = "an array" if isinstance(message, list) else f"a JSON {_json_type(message)}"
+            return _error(None, RpcError(ErrorCode.INVALID_REQUEST, f"a message must be a JSON object, not {kind}"))
+        raw_id = message.get("id", _ABSENT)
+        reply_id = raw_id if _is_request_id(raw_id) else None
+        if message.get("jsonrpc") != "2.0":
+            return _error(reply_id, RpcError(ErrorCode.INVALID_REQUEST, 'jsonrpc must be exactly "2.0"'))
+        if "method" not in message:
+            if ("result" in message or "error" in message) and raw_id is not _ABSENT:
+                return None  # a client's response: never answered
+            return _error(reply_id, RpcError(ErrorCode.INVALID_REQUEST, "not a request: no method"))
+        method = message["method"]
+        if not isinstance(method, str):
+            return _error(reply_id, RpcError(ErrorCode.INVALID_REQUEST, "method must be a string"))
+        params = message.get("params", _ABSENT)
+        if raw_id is _ABSENT:
+            if isinstance(params, dict):
+                self._handle_notification(method, params)
+            elif params is _ABSENT:
+                self._handle_notification(method, {})
+            return None  # notifications are never answered, not even malformed ones
+        if reply_id is None:
+            reason = f"id must be a string or an integer, not {_json_type(raw_id)}"
+            return _error(None, RpcError(ErrorCode.INVALID_REQUEST, reason))
+        if params is not _ABSENT and not isinstance(params, dict):
+            return _error(reply_id, RpcError(ErrorCode.INVALID_PARAMS, "params must be an object"))
+        if reply_id in self._calls:
+            reason = f"request id {clip(str(reply_id))} is already in flight"
+            return _error(reply_id, RpcError(ErrorCode.INVALID_REQUEST, reason))
+        try:
+            return self._handle_request(reply_id, method, params, batch, slot)
+        except RpcError as exc:
+            return _error(reply_id, exc)
+
+    def _handle_notification(self, method: str, params: dict[str, Any]) -> None:
+        if method == "notifications/initialized":
+            self._initialized_notified = self._era is Era.HANDSHAKE
+        elif method == "notifications/cancelled":
+            request_id = params.get("requestId")
+            if not _is_request_id(request_id):
+                return
+            call = self._calls.get(request_id)
+            if call is None or call.cancelled:
+                return  # unknown, finished or already cancelled: nothing to do
+            call.cancelled = True
+            reason = params.get("reason")
+            self._events.append(CallCancelled(request_id, reason if isinstance(reason, str) else None))
+
+    # --- requests ----------------------------------------------------------------------------
+
+    def _handle_request(
+        self, request_id: RequestId, method: str, params: Any, batch: _Batch | None, slot: int
+    ) -> dict[str, Any] | None:
+        params = {} if params is _ABSENT else params
+        meta = params.get("_meta")
+        enveloped = isinstance(meta, dict) and PROTOCOL_VERSION_KEY in meta
+        if method == "initialize":
+            return _result(request_id, self._initialize(params), None)
+        if self._era is Era.HANDSHAKE:
+            if enveloped:
+                reason = (
+                    f"this session negotiated {self._version} with initialize; "
+                    "requests carrying the 2026-07-28 _meta envelope are not accepted on it"
+                )
+                raise RpcError(ErrorCode.INVALID_REQUEST, reason)
+            version = self._version
+            assert version is not None
+        elif self._era is Era.STATELESS or enveloped or method in _MODERN_METHODS - _HANDSHAKE_METHODS:
+            version = self._check_envelope(meta)
+            if self._era is Era.UNDECIDED:
+                self._era = Era.STATELESS
+                self._client_info = meta.get(CLIENT_INFO_KEY)
+        elif method == "ping":
+            return _result(request_id, {}, None)
+        elif method in _HANDSHAKE_METHODS:
+            reason = "not initialized: send initialize first (or use the 2026-07-28 _meta envelope)"
+            raise RpcError(ErrorCode.INVALID_REQUEST, reason)
+        else:
+            raise _method_not_found(method)
+        return self._dispatch(request_id, method, params, version, batch, slot)
+
+    def _dispatch(
+        self, request_id: RequestId, method: str, params: dict[str, Any], version: str, batch: _Batch | None, slot: int
+    ) -> dict[str, Any] | None:
+        stateless = version in MODERN_VERSIONS
+        if method not in (_MODERN_METHODS if stateless else _HANDSHAKE_METHODS):
+            raise _method_not_found(method)
+        if method == "ping":
+            return _result(request_id, {}, version)
+        if method == "tools/list":
+            return _result(request_id, self._tools_list(params, version), version)
+        if method == "server/discover":
+            return _result(request_id, self._discover(), version)
+        self._start_call(request_id, params, version, batch, slot)
+        return None
+
+    def _initialize(self, params: dict[str, Any]) -> dict[str, Any]:
+        if self._era is Era.HANDSHAKE:
+            raise RpcError(ErrorCode.INVALID_REQUEST, f"already initialized (protocol version {self._version})")
+        requested = params.get("protocolVersion")
+        if self._era is Era.STATELESS:
+            raise RpcError(
+                ErrorCode.UNSUPPORTED_PROTOCOL_VERSION,
+                "this session serves the stateless 2026-07-28 protocol; initialize is not accepted",
+                {"supported": list(MODERN_VERSIONS), "requested": requested if isinstance(requested, str) else None},
+            )
+        if not isinstance(requested, str):
+            raise RpcError(ErrorCode.INVALID_PARAMS, "initialize needs params.protocolVersion (a string)")
+        version = requested if requested in HANDSHAKE_VERSIONS else LATEST_HANDSHAKE_VERSION
+        self._era = Era.HANDSHAKE
+        self._version = version
+        self._client_info = params.get("clientInfo")
+        result: dict[str, Any] = {
+            "protocolVersion": version,
+            "capabilities": self._capabilities(),
+            "serverInfo": self._server_info(),
+        }
+        if self.config.instructions:
+            result["instructions"] = self.config.instructions
+        return result
+
+    def _check_envelope(self, meta: Any) -> str:
+        """The stateless-era checks on ``params._meta``; returns the requested version."""
+        if not isinstance(meta, dict):
+            reason = f"params._meta must be an object carrying {PROTOCOL_VERSION_KEY} and {CLIENT_CAPABILITIES_KEY}"
+            raise RpcError(ErrorCode.INVALID_PARAMS, reason)
+        missing = [key for key in (PROTOCOL_VERSION_KEY, CLIENT_CAPABILITIES_KEY) if key not in meta]
+        if missing:
+            raise RpcError(ErrorCode.INVALID_PARAMS, f"params._meta lacks {', '.join(missing)}")
+        requested = meta[PROTOCOL_VERSION_KEY]
+        if not isinstance(requested, str):
+            raise RpcError(ErrorCode.INVALID_PARAMS, f"{PROTOCOL_VERSION_KEY} must be a string")
+        if requested not in MODERN_VERSIONS:
+            raise RpcError(
+                ErrorCode.UNSUPPORTED_PROTOCOL_VERSION,
+                f"unsupported protocol version {clip(requested)}",
+                {"supported": list(MODERN_VERSIONS), "requested": requested[:64]},
+            )
+        return requested
+
+    def _discover(self) -> dict[str, Any]:
+        result: dict[str, Any] = {
+            "supportedVersions": list(MODERN_VERSIONS),
+            "capabilities": self._capabilities(),
+            "serverInfo": self._server_info(),
+            "ttlMs": self.config.cache_ttl_ms,
+            "cacheScope": "public",
+        }
+        if self.config.instructions:
+            result["instructions"] = self.config.instructions
+        return result
+
+    def _capabilities(self) -> dict[str, Any]:
+        return {"tools": {"listChanged": False}}
+
+    def _server_info(self) -> dict[str, Any]:
+        return {"name": self.config.server_name, "version": self.config.server_version}
+
+    # --- tools -------------------------------------------------------------------------------
+
+    def _tools_list(self, params: dict[str, Any], version: str) -> dict[str, Any]:
+        cursor = params.get("cursor")
+        start = 0 if cursor is None else _parse_cursor(cursor, len(self.tools))
+        end = start + self.config.tools_page_size
+        result: dict[str, Any] = {"tools": [_render_tool(spec, version) for spec in self.tools[start:end]]}
+        if end < len(self.tools):
+            result["nextCursor"] = f"{_CURSOR_PREFIX}{end}"
+        if version in MODERN_VERSIONS:
+            result["ttlMs"] = self.config.cache_ttl_ms
+            result["cacheScope"] = "public"
+        return result
+
+    def _start_call(self, request_id: RequestId, params: dict[str, Any], version: str, batch: _Batch | None, slot: int) -> None:
+        if "name" not in params:
+            raise RpcError(ErrorCode.INVALID_PARAMS, "tools/call needs params.name (the tool to call)")
+        name = params["name"]
+        if not isinstance(name, str):
+            raise RpcError(ErrorCode.INVALID_PARAMS, "params.name must be a string")
+        if name not in self._tool_index:
+            known = ", ".join(sorted(self._tool_index)) or "none"
+            raise RpcError(ErrorCode.INVALID_PARAMS, f"unknown tool {clip(name)}; tools: {known}")
+        arguments = params.get("arguments")
+        if arguments is None:
+            arguments = {}
+        elif not isinstance(arguments, dict):
+            raise RpcError(ErrorCode.INVALID_PARAMS, "params.arguments must be an object")
+        meta = params.get("_meta")
+        self._calls[request_id] = _Call(request_id, version, batch, slot)
+        if batch is not None:
+            batch.pending += 1
+        self._events.append(
+            ToolCallRequested(request_id, name, arguments, meta if isinstance(meta, dict) else {}, version)
+        )
+
+    @staticmethod
+    def _call_result(outcome: ToolResult, version: str) -> dict[str, Any]:
+        result: dict[str, Any] = {"content": [{"type": "text", "text": outcome.text}], "isError": outcome.is_error}
+        if outcome.structured_content is not None and at_least(version, "2025-06-18"):
+            result["structuredContent"] = outcome.structured_content
+        return result
+
+
+# --- helpers ---------------------------------------------------------------------------------
+
+
+def _is_request_id(value: Any) -> bool:
+    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    return "object"
+
+
+def _method_not_found(method: str) -> RpcError:
+    return RpcError(ErrorCode.METHOD_NOT_FOUND, f"method not found: {clip(method)}")
+
+
+def _parse_cursor(cursor: Any, total: int) -> int:
+    if isinstance(cursor, str) and cursor.startswith(_CURSOR_PREFIX):
+        digits = cursor[len(_CURSOR_PREFIX) :]
+        if digits.isdigit() and len(digits) < 10 and 0 < int(digits) < total:
+            return int(digits)
+    raise RpcError(ErrorCode.INVALID_PARAMS, f"invalid cursor {clip(cursor)}; use a nextCursor from tools/list")
+
+
+def _render_tool(spec: ToolSpec, version: str) -> dict[str, Any]:
+    entry: dict[str, Any] = {"name": spec.name, "description": spec.description, "inputSchema": spec.input_schema}
+    if spec.annotations is not None and at_least(version, "2025-03-26"):
+        entry["annotations"] = spec.annotations
+    if at_least(version, "2025-06-18"):
+        if spec.title is not None:
+            entry["title"] = spec.title
+        if spec.output_schema is not None:
+            entry["outputSchema"] = spec.output_schema
+    return entry
+
+
+def _result(request_id: RequestId, result: dict[str, Any], version: str | None) -> dict[str, Any]:
+    if version is not None and version in MODERN_VERSIONS:
+        result = {**result, "resultType": "complete"}
+    return {"jsonrpc": "2.0", "id": request_id, "result": result}
+
+
+def _error(request_id: RequestId | None, error: RpcError) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": request_id, "error": error.to_json()}

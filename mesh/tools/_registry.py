@@ -1,0 +1,116 @@
+"""The tool registry: names to tools, arguments to answers, every answer bounded."""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any, Final
+
+import attrs
+
+from ..render import TOOL_TEXT_BYTES_MAX, bound_markdown
+from ._args import ArgumentError, Meta, parse_args, schema_of
+
+__all__ = ["CallContext", "Registry", "Tool", "ToolError", "ToolOutput"]
+
+# MCP 2025-11-25: tool names are 1-128 chars of A-Z a-z 0-9 _ - . (we keep them shorter).
+_NAME: Final = re.compile(r"[A-Za-z0-9_.-]{1,64}")
+
+
+class ToolError(Exception):
+    """A failure the agent can act on (no such file, ambiguous target...): an ``isError`` answer."""
+
+
+@attrs.frozen
+class ToolOutput:
+    """A tool's answer: Markdown text, bounded by the registry."""
+
+    text: str
+    is_error: bool = False
+    structured: Mapping[str, Any] | None = None
+    #: Set by the registry when the text was cut to the bound.
+    truncated: bool = False
+
+
+@attrs.frozen
+class CallContext:
+    """What a running tool may know about its call."""
+
+    workspace: Path
+    meta: Meta
+    #: Set when the client cancelled the call or the server is shutting down: stop early.
+    cancelled: threading.Event = attrs.field(factory=threading.Event)
+
+
+@attrs.frozen
+class Tool:
+    name: str
+    description: str
+    #: The attrs class of the arguments (see ``mesh.tools._args``).
+    args: type
+    run: Callable[[Any, CallContext], ToolOutput | str]
+    title: str | None = None
+    #: MCP tool annotations, e.g. ``{"readOnlyHint": True}``.
+    annotations: Mapping[str, Any] | None = None
+
+    def __attrs_post_init__(self) -> None:
+        if not _NAME.fullmatch(self.name):
+            raise ValueError(f"tool name {self.name!r} must be 1-64 chars of A-Z a-z 0-9 _ - .")
+        schema_of(self.args)  # fail at registration, not at the first call
+
+
+@attrs.define
+class Registry:
+    """Tools by name, in registration order (the order ``tools/list`` shows)."""
+
+    _tools: dict[str, Tool] = attrs.field(init=False, factory=dict)
+
+    def register(self, tool: Tool) -> None:
+        if tool.name in self._tools:
+            raise ValueError(f"a tool named {tool.name!r} is already registered")
+        self._tools[tool.name] = tool
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        return iter(self._tools.values())
+
+    def __len__(self) -> int:
+        return len(self._tools)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._tools
+
+    def schema(self, name: str) -> dict[str, Any]:
+        return schema_of(self._tools[name].args)
+
+    def call(
+        self,
+        name: str,
+        arguments: Mapping[str, Any],
+        params_meta: Mapping[str, Any] | None,
+        *,
+        workspace: Path,
+        cancelled: threading.Event | None = None,
+    ) -> ToolOutput:
+        """Run one call. Bad arguments and :class:`ToolError` become ``is_error`` answers; any
+        other exception propagates (the driver answers it as an internal error)."""
+        tool = self._tools.get(name)
+        if tool is None:
+            known = ", ".join(self._tools) or "none"
+            return ToolOutput(f"Unknown tool `{name}`. Tools: {known}.", is_error=True)
+        try:
+            args, meta = parse_args(tool.args, arguments, params_meta)
+        except ArgumentError as exc:
+            return ToolOutput(f"Invalid arguments for `{name}`: {exc}", is_error=True)
+        context = CallContext(workspace, meta, cancelled if cancelled is not None else threading.Event())
+        try:
+            output = tool.run(args, context)
+        except ToolError as exc:
+            output = ToolOutput(str(exc), is_error=True)
+        if isinstance(output, str):
+            output = ToolOutput(output)
+        bounded = bound_markdown(output.text, TOOL_TEXT_BYTES_MAX)
+        if bounded.truncated:
+            output = attrs.evolve(output, text=bounded.text, truncated=True)
+        return output
