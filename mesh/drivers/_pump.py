@@ -127,6 +127,7 @@ class ConnectionPump:
                     if flag is not None:
                         flag.set()
                 elif isinstance(event, SessionClosed):
+                    self._outbox.put(session.data_to_send())
                     return self._finish(0)
                 else:
                     if event is Wait.NEED_DATA and not reading and not input_ended:
@@ -215,7 +216,7 @@ class ConnectionPump:
             if data is None:
                 self._written.set()
                 return
-            if failed:
+            if failed or not data:
                 continue
             try:
                 self._write(data)
