@@ -21,7 +21,7 @@ Eras. The first request that succeeds fixes the session's era, once:
   *stateless* era (2026-07-28): every request names its own version, checked on every request
   (``-32022`` for one not served); ``initialize`` is then refused with ``-32022``.
 
-Before either, only ``ping`` is served. JSON-RPC batches are served only when the handshake
+Before either, only ``ping`` is served (2026-07-28 itself has no ``ping``: -32601 there). JSON-RPC batches are served only when the handshake
 negotiated 2025-03-26 (the one revision that has them); their answers go out as one array, in the
 batch's order, once every call in it has completed.
 
@@ -70,7 +70,8 @@ CLIENT_INFO_KEY: Final = "io.modelcontextprotocol/clientInfo"
 SERVER_INFO_KEY: Final = "io.modelcontextprotocol/serverInfo"
 
 _HANDSHAKE_METHODS: Final = frozenset({"initialize", "ping", "tools/list", "tools/call"})
-_MODERN_METHODS: Final = frozenset({"server/discover", "ping", "tools/list", "tools/call"})
+#: 2026-07-28 has no ``ping`` and no ``initialize``.
+_MODERN_METHODS: Final = frozenset({"server/discover", "tools/list", "tools/call"})
 _CURSOR_PREFIX: Final = "tools:"
 _ABSENT: Final = object()
 
@@ -213,7 +214,7 @@ class ServerSession:
         elif isinstance(outcome, ToolCrashed):
             answer = _error(request_id, RpcError(ErrorCode.INTERNAL_ERROR, f"tool failed: {outcome.message}"))
         else:
-            answer = _result(request_id, self._call_result(outcome, call.version), call.version)
+            answer = self._result(request_id, self._call_result(outcome, call.version), call.version)
         if call.batch is None:
             if answer is not None:
                 self._emit(answer)
@@ -356,7 +357,7 @@ class ServerSession:
         meta = params.get("_meta")
         enveloped = isinstance(meta, dict) and PROTOCOL_VERSION_KEY in meta
         if method == "initialize":
-            return _result(request_id, self._initialize(params), None)
+            return _result(request_id, self._initialize(params))
         if self._era is Era.HANDSHAKE:
             if enveloped:
                 reason = (
@@ -372,7 +373,7 @@ class ServerSession:
                 self._era = Era.STATELESS
                 self._client_info = meta.get(CLIENT_INFO_KEY)
         elif method == "ping":
-            return _result(request_id, {}, None)
+            return _result(request_id, {})
         elif method in _HANDSHAKE_METHODS:
             reason = "not initialized: send initialize first (or use the 2026-07-28 _meta envelope)"
             raise RpcError(ErrorCode.INVALID_REQUEST, reason)
@@ -387,11 +388,11 @@ class ServerSession:
         if method not in (_MODERN_METHODS if stateless else _HANDSHAKE_METHODS):
             raise _method_not_found(method)
         if method == "ping":
-            return _result(request_id, {}, version)
+            return _result(request_id, {})
         if method == "tools/list":
-            return _result(request_id, self._tools_list(params, version), version)
+            return self._result(request_id, self._tools_list(params, version), version)
         if method == "server/discover":
-            return _result(request_id, self._discover(), version)
+            return self._result(request_id, self._discover(), version)
         self._start_call(request_id, params, version, batch, slot)
         return None
 
@@ -432,10 +433,14 @@ class ServerSession:
         if not isinstance(requested, str):
             raise RpcError(ErrorCode.INVALID_PARAMS, f"{PROTOCOL_VERSION_KEY} must be a string")
         if requested not in MODERN_VERSIONS:
+            # Until the era is fixed, the handshake versions are on offer too: a client may fall back.
+            supported = list(MODERN_VERSIONS)
+            if self._era is Era.UNDECIDED:
+                supported += reversed(HANDSHAKE_VERSIONS)
             raise RpcError(
                 ErrorCode.UNSUPPORTED_PROTOCOL_VERSION,
                 f"unsupported protocol version {clip(requested)}",
-                {"supported": list(MODERN_VERSIONS), "requested": requested[:64]},
+                {"supported": supported, "requested": requested[:64]},
             )
         return requested
 
@@ -443,13 +448,18 @@ class ServerSession:
         result: dict[str, Any] = {
             "supportedVersions": list(MODERN_VERSIONS),
             "capabilities": self._capabilities(),
-            "serverInfo": self._server_info(),
             "ttlMs": self.config.cache_ttl_ms,
             "cacheScope": "public",
         }
         if self.config.instructions:
             result["instructions"] = self.config.instructions
         return result
+
+    def _result(self, request_id: RequestId, result: dict[str, Any], version: str) -> dict[str, Any]:
+        """A result in the shape of ``version``: 2026-07-28 adds ``resultType`` and ``serverInfo``."""
+        if version in MODERN_VERSIONS:
+            result = {**result, "resultType": "complete", "_meta": {SERVER_INFO_KEY: self._server_info()}}
+        return _result(request_id, result)
 
     def _capabilities(self) -> dict[str, Any]:
         return {"tools": {"listChanged": False}}
@@ -546,9 +556,7 @@ def _render_tool(spec: ToolSpec, version: str) -> dict[str, Any]:
     return entry
 
 
-def _result(request_id: RequestId, result: dict[str, Any], version: str | None) -> dict[str, Any]:
-    if version is not None and version in MODERN_VERSIONS:
-        result = {**result, "resultType": "complete"}
+def _result(request_id: RequestId, result: dict[str, Any]) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": request_id, "result": result}
 
 
