@@ -52,11 +52,6 @@ class LineSplitter:
     _eof: bool = attrs.field(init=False, default=False)
 
     @property
-    def pending(self) -> int:
-        """Number of items queued and not yet taken."""
-        return len(self._items)
-
-    @property
     def tail_bytes(self) -> int:
         """Bytes held for the partial line at the tail (bounded by ``max_frame_bytes + 1``)."""
         return len(self._tail)

@@ -301,8 +301,8 @@ class ServerSession:
     def _handle_message(self, message: Any, batch: _Batch | None, slot: int) -> dict[str, Any] | None:
         """Classify one message; return its immediate answer, or ``None`` (no answer, or later)."""
         if not isinstance(message, dict):
-            kind = "an array" if isinstance(message, list) else f"a JSON {_json_type(message)}"
-            return _error(None, RpcError(ErrorCode.INVALID_REQUEST, f"a message must be a JSON object, not {kind}"))
+            reason = f"a message must be a JSON object, not a JSON {_json_type(message)}"
+            return _error(None, RpcError(ErrorCode.INVALID_REQUEST, reason))
         raw_id = message.get("id", _ABSENT)
         reply_id = raw_id if _is_request_id(raw_id) else None
         if message.get("jsonrpc") != "2.0":

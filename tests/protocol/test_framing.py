@@ -68,6 +68,10 @@ def test_eof_while_skipping_an_oversized_line_adds_nothing() -> None:
     assert split(b"x" * 50, 10) == [OVERSIZED]
 
 
+def test_marker_has_a_readable_repr() -> None:
+    assert repr(OVERSIZED) == "OVERSIZED"
+
+
 def test_feed_after_eof_is_a_driver_bug() -> None:
     splitter = LineSplitter(10)
     splitter.feed_eof()

@@ -104,6 +104,11 @@ def test_enveloped_request_after_handshake_is_refused_INV_LIFE_2(ready: Harness)
 # --- lifecycle: the stateless era ------------------------------------------------------------
 
 
+def test_discover_carries_instructions() -> None:
+    [answer] = Harness(SessionConfig(instructions="Ask me.")).ask(stateless(1, "server/discover"))
+    assert answer["result"]["instructions"] == "Ask me."
+
+
 def test_discover_opens_the_stateless_era_INV_LIFE_3() -> None:
     harness = Harness(SessionConfig(server_version="1.0", cache_ttl_ms=5000))
     [answer] = harness.ask(stateless(1, "server/discover"))
@@ -492,6 +497,26 @@ def test_empty_and_oversized_batches_INV_LIFE_4() -> None:
     assert error_code(answer) == ErrorCode.INVALID_REQUEST
     [answer] = harness.ask(batch(initialize("2025-03-26", request_id=9).splitlines()[0]))
     assert answer[0]["id"] == 9 and error_code(answer[0]) == ErrorCode.INVALID_REQUEST
+
+
+def test_batch_answers_wait_for_the_last_call_INV_LIFE_4() -> None:
+    harness = Harness()
+    harness.feed(initialize("2025-03-26"))
+    harness.take()
+    harness.feed(batch(request(1, "tools/call", {"name": "slow"}), request(2, "tools/call", {"name": "slow"})))
+    harness.complete(2, ToolResult("two"))
+    assert harness.take() == []
+    harness.complete(1, ToolResult("one"))
+    [answers] = harness.take()
+    assert [answer["id"] for answer in answers] == [1, 2]
+
+
+def test_nested_array_in_a_batch_is_invalid() -> None:
+    harness = Harness()
+    harness.feed(initialize("2025-03-26"))
+    harness.take()
+    [answers] = harness.ask(b"[[1]]\n")
+    assert answers[0]["error"]["message"] == "a message must be a JSON object, not a JSON array"
 
 
 def test_crash_inside_a_batch(ready: Harness) -> None:

@@ -1,0 +1,224 @@
+"""The connection pump in-process: drain, cancellation, stop, a client that stops reading."""
+
+from __future__ import annotations
+
+import json
+import queue
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import attrs
+import pytest
+
+from mesh.drivers._pump import SHUTTING_DOWN, ConnectionPump
+from mesh.drivers.stdio import catalogue
+from mesh.protocol import ServerSession, SessionConfig
+from mesh.tools import CallContext, Registry, Tool, load_plugins
+from tests.support.memory import initialize, notification, request
+
+
+class Pipe:
+    """Fake transport: the test feeds chunks, the pump reads them; writes are collected."""
+
+    def __init__(self, fail_writes: bool = False) -> None:
+        self.chunks: queue.SimpleQueue[bytes] = queue.SimpleQueue()
+        self.written = bytearray()
+        self.fail_writes = fail_writes
+        self.reads = 0
+
+    def read(self) -> bytes:
+        self.reads += 1
+        return self.chunks.get()
+
+    def write(self, data: bytes) -> None:
+        if self.fail_writes:
+            raise BrokenPipeError("client went away")
+        self.written += data
+
+    def answers(self) -> list[dict]:
+        return [json.loads(line) for line in bytes(self.written).splitlines()]
+
+
+@attrs.frozen
+class NoArgs:
+    pass
+
+
+RELEASE = threading.Event()
+
+
+def stubborn(args: NoArgs, ctx: CallContext) -> str:
+    """Ignores cancellation: waits for the test to release it."""
+    RELEASE.wait(10)
+    return "released"
+
+
+def make_pump(pipe: Pipe, **config: int) -> tuple[ConnectionPump, ThreadPoolExecutor]:
+    registry = Registry()
+    load_plugins(registry, ["tests.support.tools"])
+    registry.register(Tool("stubborn", "Ignores cancellation.", NoArgs, stubborn))
+    session = ServerSession(SessionConfig(**config), catalogue(registry))
+    executor = ThreadPoolExecutor(max_workers=4)
+    pump = ConnectionPump(
+        session=session,
+        registry=registry,
+        workspace=Path("."),
+        read=pipe.read,
+        write=pipe.write,
+        executor=executor,
+        name="test",
+        shutdown_grace_s=0.5,
+    )
+    return pump, executor
+
+
+def run_pump(pump: ConnectionPump) -> tuple[threading.Thread, list[int]]:
+    result: list[int] = []
+    thread = threading.Thread(target=lambda: result.append(pump.run()), daemon=True)
+    thread.start()
+    return thread, result
+
+
+def test_eof_drains_every_accepted_call_INV_DRAIN_2() -> None:
+    pipe = Pipe()
+    pump, executor = make_pump(pipe)
+    calls = b"".join(request(i, "tools/call", {"name": "sleep", "arguments": {"ms": 50 * (5 - i)}}) for i in range(5))
+    pipe.chunks.put(initialize() + calls)
+    pipe.chunks.put(b"")
+    assert pump.run() == 0
+    executor.shutdown()
+    answers = pipe.answers()
+    assert answers[0]["id"] == 0 and "protocolVersion" in answers[0]["result"]
+    # Every call is answered before the pump returns, in the order the calls finished.
+    assert sorted(answer["id"] for answer in answers[1:]) == [0, 1, 2, 3, 4]
+
+
+def test_reads_only_when_the_session_wants_data_INV_BOUND_1() -> None:
+    pipe = Pipe()
+    pump, executor = make_pump(pipe, max_in_flight=1)
+    thread, result = run_pump(pump)
+    pipe.chunks.put(initialize() + request(1, "tools/call", {"name": "sleep", "arguments": {"ms": 300}}) + request(2, "ping"))
+    # While the one allowed call runs, the pump must not ask for more input.
+    threading.Event().wait(0.15)
+    assert pipe.reads == 1
+    pipe.chunks.put(b"")
+    thread.join(5)
+    executor.shutdown()
+    assert result == [0]
+    assert [answer["id"] for answer in pipe.answers()] == [0, 1, 2]
+
+
+def test_cancelled_call_stops_early_and_is_not_answered() -> None:
+    pipe = Pipe()
+    pump, executor = make_pump(pipe)
+    thread, result = run_pump(pump)
+    pipe.chunks.put(initialize() + request(1, "tools/call", {"name": "sleep", "arguments": {"ms": 30_000}}))
+    pipe.chunks.put(notification("notifications/cancelled", {"requestId": 1}) + request(2, "ping"))
+    pipe.chunks.put(b"")
+    thread.join(5)
+    executor.shutdown()
+    assert result == [0]
+    assert [answer["id"] for answer in pipe.answers()] == [0, 2]
+
+
+def test_stop_cancels_running_calls_and_refuses_queued_ones() -> None:
+    pipe = Pipe()
+    pump, executor = make_pump(pipe)
+    thread, result = run_pump(pump)
+    pipe.chunks.put(initialize() + request(1, "tools/call", {"name": "sleep", "arguments": {"ms": 30_000}}))
+    threading.Event().wait(0.1)
+    pump.request_stop("SIGTERM")
+    thread.join(5)
+    executor.shutdown()
+    assert result == [0]
+    answers = {answer["id"]: answer for answer in pipe.answers()}
+    assert answers[1]["result"]["content"][0]["text"] == "cancelled"  # the tool honoured it
+
+
+def test_calls_received_but_not_started_at_stop_are_refused() -> None:
+    pipe = Pipe()
+    pump, executor = make_pump(pipe, max_in_flight=1)
+    RELEASE.clear()
+    thread, result = run_pump(pump)
+    # The second call waits behind the in-flight bound; the stop ends the input before it starts.
+    pipe.chunks.put(
+        initialize()
+        + request(1, "tools/call", {"name": "sleep", "arguments": {"ms": 30_000}})
+        + request(2, "tools/call", {"name": "echo", "arguments": {"text": "x"}})
+    )
+    threading.Event().wait(0.1)
+    pump.request_stop("SIGTERM")
+    thread.join(5)
+    executor.shutdown()
+    assert result == [0]
+    answers = {answer["id"]: answer["result"] for answer in pipe.answers()}
+    assert answers[2] == {"content": [{"type": "text", "text": SHUTTING_DOWN}], "isError": True}
+
+
+def test_stop_gives_up_on_a_tool_that_ignores_cancellation() -> None:
+    pipe = Pipe()
+    pump, executor = make_pump(pipe)
+    RELEASE.clear()
+    thread, result = run_pump(pump)
+    pipe.chunks.put(initialize() + request(1, "tools/call", {"name": "stubborn"}))
+    threading.Event().wait(0.1)
+    pump.request_stop("SIGTERM")
+    thread.join(5)
+    assert result == [0] and pump.abandoned == 1
+    assert [answer["id"] for answer in pipe.answers()] == [0]
+    RELEASE.set()
+    executor.shutdown()
+
+
+def test_second_stop_exits_at_once() -> None:
+    pipe = Pipe()
+    pump, executor = make_pump(pipe)
+    pump._grace_s = 30
+    RELEASE.clear()
+    thread, result = run_pump(pump)
+    pipe.chunks.put(initialize() + request(1, "tools/call", {"name": "stubborn"}))
+    threading.Event().wait(0.1)
+    pump.request_stop("SIGTERM")
+    pump.request_stop("SIGINT")
+    thread.join(5)
+    assert result == [0] and pump.abandoned == 1
+    RELEASE.set()
+    executor.shutdown()
+
+
+def test_client_that_closed_its_output_ends_the_session_with_1() -> None:
+    pipe = Pipe(fail_writes=True)
+    pump, executor = make_pump(pipe)
+    thread, result = run_pump(pump)
+    pipe.chunks.put(initialize())
+    thread.join(5)
+    executor.shutdown()
+    assert result == [1]
+
+
+def test_read_error_is_treated_as_eof() -> None:
+    pipe = Pipe()
+    pump, executor = make_pump(pipe)
+    chunks = [initialize()]
+
+    def read() -> bytes:
+        if chunks:
+            return chunks.pop()
+        raise OSError("EIO")
+
+    pump._read = read
+    assert pump.run() == 0
+    executor.shutdown()
+    assert [answer["id"] for answer in pipe.answers()] == [0]
+
+
+@pytest.mark.parametrize("name", ["fail"])
+def test_crashing_tool_is_an_internal_error(name: str) -> None:
+    pipe = Pipe()
+    pump, executor = make_pump(pipe)
+    pipe.chunks.put(initialize() + request(1, "tools/call", {"name": name}))
+    pipe.chunks.put(b"")
+    assert pump.run() == 0
+    executor.shutdown()
+    assert pipe.answers()[1]["error"]["code"] == -32603
