@@ -31,6 +31,7 @@ def imported_modules(path: Path) -> list[tuple[int, str]]:
 
 
 def test_protocol_core_imports_no_io_clock_or_randomness_INV_DET_1() -> None:
+    """INV-DET-1."""
     offences = [
         f"{path.relative_to(ROOT)}:{line}: {module}"
         for path in sorted(PROTOCOL.glob("*.py"))
@@ -41,6 +42,7 @@ def test_protocol_core_imports_no_io_clock_or_randomness_INV_DET_1() -> None:
 
 
 def test_protocol_core_calls_no_io_or_identity_builtins_INV_DET_1() -> None:
+    """INV-DET-1."""
     offences = []
     for path in sorted(PROTOCOL.glob("*.py")):
         for node in ast.walk(ast.parse(path.read_text())):
@@ -50,6 +52,7 @@ def test_protocol_core_calls_no_io_or_identity_builtins_INV_DET_1() -> None:
 
 
 def test_import_linter_contracts_hold_INV_DET_1() -> None:
+    """INV-DET-1."""
     lint = shutil.which("lint-imports", path=str(Path(sys.executable).parent)) or shutil.which("lint-imports")
     if lint is None:
         pytest.fail("lint-imports is not installed: install the test extras (pip install -e '.[test]')")

@@ -81,6 +81,7 @@ def run_pump(pump: ConnectionPump) -> tuple[threading.Thread, list[int]]:
 
 
 def test_eof_drains_every_accepted_call_INV_DRAIN_2() -> None:
+    """INV-DRAIN-2."""
     pipe = Pipe()
     pump, executor = make_pump(pipe)
     calls = b"".join(request(i, "tools/call", {"name": "sleep", "arguments": {"ms": 50 * (5 - i)}}) for i in range(5))
@@ -95,6 +96,7 @@ def test_eof_drains_every_accepted_call_INV_DRAIN_2() -> None:
 
 
 def test_reads_only_when_the_session_wants_data_INV_BOUND_1() -> None:
+    """INV-BOUND-1."""
     pipe = Pipe()
     pump, executor = make_pump(pipe, max_in_flight=1)
     thread, result = run_pump(pump)

@@ -30,10 +30,12 @@ def split(data: bytes, limit: int, cuts: list[int] | None = None) -> list[object
 
 
 def test_lines_crlf_and_blank_lines_INV_FRAME_3() -> None:
+    """INV-FRAME-3."""
     assert split(b"a\r\n\r\n  \t\nb\n\nc", 10) == [b"a", b"b", b"c"]
 
 
 def test_line_at_the_limit_is_kept_one_over_is_dropped_INV_FRAME_2() -> None:
+    """INV-FRAME-2."""
     assert split(b"x" * 8 + b"\n", 8) == [b"x" * 8]
     assert split(b"x" * 8 + b"\r\n", 8) == [b"x" * 8]
     assert split(b"x" * 9 + b"\n", 8) == [OVERSIZED]
@@ -41,6 +43,7 @@ def test_line_at_the_limit_is_kept_one_over_is_dropped_INV_FRAME_2() -> None:
 
 
 def test_oversized_line_is_dropped_while_streaming_INV_FRAME_2() -> None:
+    """INV-FRAME-2."""
     splitter = LineSplitter(1024)
     splitter.feed(b"ok\n")
     for _ in range(1000):
@@ -53,6 +56,7 @@ def test_oversized_line_is_dropped_while_streaming_INV_FRAME_2() -> None:
 
 
 def test_a_huge_single_chunk_is_never_copied_whole_INV_FRAME_2() -> None:
+    """INV-FRAME-2."""
     splitter = LineSplitter(16)
     splitter.feed(b"z" * 10_000 + b"\nafter\n")
     assert items(splitter) == [OVERSIZED, b"after"]
@@ -87,4 +91,5 @@ def test_feed_after_eof_is_a_driver_bug() -> None:
 @example(data=b"xxxxxxx\r\n", cuts=[8])
 @example(data=b"xxxxxxxx\n", cuts=[4, 8])
 def test_any_chunking_gives_the_same_items_INV_FRAME_1(data: bytes, cuts: list[int]) -> None:
+    """INV-FRAME-1."""
     assert split(data, 8, cuts) == split(data, 8)

@@ -60,6 +60,7 @@ streams = st.lists(messages(), max_size=10).map(b"".join)
 @example(data=b"[" * 3000)
 @example(data=b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26"}}\n[[[]]]\n')
 def test_arbitrary_bytes_never_raise_and_leave_only_json_lines_INV_CLASS_1(data: bytes) -> None:
+    """INV-CLASS-1."""
     output = run(data, SMALL)
     for line in output.splitlines(keepends=True):
         assert line.endswith(b"\n")
@@ -69,6 +70,7 @@ def test_arbitrary_bytes_never_raise_and_leave_only_json_lines_INV_CLASS_1(data:
 @settings(max_examples=300, suppress_health_check=SLOW_DRAWS)
 @given(data=streams)
 def test_near_valid_streams_never_raise_INV_CLASS_1(data: bytes) -> None:
+    """INV-CLASS-1."""
     for line in run(data, SMALL).splitlines():
         answer = json.loads(line)
         for item in answer if isinstance(answer, list) else [answer]:
@@ -80,6 +82,7 @@ def test_near_valid_streams_never_raise_INV_CLASS_1(data: bytes) -> None:
 @settings(max_examples=200, suppress_health_check=SLOW_DRAWS)
 @given(data=streams, cuts=st.lists(st.integers(1, 64), min_size=1, max_size=8))
 def test_any_chunking_gives_the_same_bytes_INV_FRAME_1(data: bytes, cuts: list[int]) -> None:
+    """INV-FRAME-1."""
     assert run(data, SMALL, chunks=cuts) == run(data, SMALL)
 
 
@@ -92,6 +95,7 @@ def test_any_chunking_gives_the_same_bytes_INV_FRAME_1(data: bytes, cuts: list[i
 def test_every_request_is_answered_exactly_once_unless_cancelled_INV_DRAIN_1(
     version: str, plan: list[tuple[str, bool]], cuts: list[int]
 ) -> None:
+    """INV-DRAIN-1."""
     harness = Harness(SMALL)
     data = initialize(version, request_id="init")
     expected: set[Any] = {"init"}

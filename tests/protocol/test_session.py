@@ -36,6 +36,7 @@ def ready() -> Harness:
 
 @pytest.mark.parametrize("version", ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"])
 def test_initialize_echoes_a_supported_version_INV_LIFE_2(version: str) -> None:
+    """INV-LIFE-2."""
     harness = Harness(SessionConfig(server_name="mesh-mcp", server_version="9.9", instructions="Use tools."))
     [answer] = harness.ask(initialize(version, request_id="init"))
     assert answer == {
@@ -55,12 +56,14 @@ def test_initialize_echoes_a_supported_version_INV_LIFE_2(version: str) -> None:
 
 @pytest.mark.parametrize("version", ["1999-01-01", "2026-07-28", "2025-11-26", ""])
 def test_initialize_offers_the_newest_handshake_version_otherwise_INV_LIFE_2(version: str) -> None:
+    """INV-LIFE-2."""
     [answer] = Harness().ask(initialize(version))
     assert answer["result"]["protocolVersion"] == "2025-11-25"
 
 
 @pytest.mark.parametrize("params", [None, {}, {"protocolVersion": 20250618}, {"protocolVersion": None}])
 def test_initialize_without_a_version_is_invalid_params_INV_CLASS_3(params: dict | None) -> None:
+    """INV-CLASS-3."""
     harness = Harness()
     [answer] = harness.ask(request(1, "initialize", params))
     assert error_code(answer) == ErrorCode.INVALID_PARAMS
@@ -71,12 +74,14 @@ def test_initialize_without_a_version_is_invalid_params_INV_CLASS_3(params: dict
 
 
 def test_second_initialize_is_refused_INV_LIFE_2(ready: Harness) -> None:
+    """INV-LIFE-2."""
     [answer] = ready.ask(initialize("2025-06-18", request_id=5))
     assert answer["id"] == 5 and error_code(answer) == ErrorCode.INVALID_REQUEST
     assert ready.session.protocol_version == "2025-11-25"
 
 
 def test_before_initialize_only_ping_is_served_INV_LIFE_1() -> None:
+    """INV-LIFE-1."""
     harness = Harness()
     answers = harness.ask(request(1, "ping") + request(2, "tools/list") + request(3, "tools/call", {"name": "echo"}))
     assert answers[0] == {"jsonrpc": "2.0", "id": 1, "result": {}}
@@ -87,6 +92,7 @@ def test_before_initialize_only_ping_is_served_INV_LIFE_1() -> None:
 
 
 def test_requests_are_served_before_the_initialized_notification_INV_LIFE_1() -> None:
+    """INV-LIFE-1."""
     harness = Harness()
     harness.feed(request(0, "initialize", {"protocolVersion": "2025-06-18"}))
     harness.take()
@@ -95,6 +101,7 @@ def test_requests_are_served_before_the_initialized_notification_INV_LIFE_1() ->
 
 
 def test_enveloped_request_after_handshake_is_refused_INV_LIFE_2(ready: Harness) -> None:
+    """INV-LIFE-2."""
     [answer] = ready.ask(stateless(7, "tools/list"))
     assert answer["id"] == 7 and error_code(answer) == ErrorCode.INVALID_REQUEST
     [answer] = ready.ask(request(8, "server/discover"))
@@ -110,6 +117,7 @@ def test_discover_carries_instructions() -> None:
 
 
 def test_discover_opens_the_stateless_era_INV_LIFE_3() -> None:
+    """INV-LIFE-3."""
     harness = Harness(SessionConfig(server_version="1.0", cache_ttl_ms=5000))
     [answer] = harness.ask(stateless(1, "server/discover"))
     assert answer["result"] == {
@@ -126,6 +134,7 @@ def test_discover_opens_the_stateless_era_INV_LIFE_3() -> None:
 
 
 def test_stateless_tools_list_and_call_INV_LIFE_3() -> None:
+    """INV-LIFE-3."""
     harness = Harness()
     [listing] = harness.ask(stateless(1, "tools/list"))
     assert listing["result"]["resultType"] == "complete"
@@ -151,6 +160,7 @@ def test_stateless_tools_list_and_call_INV_LIFE_3() -> None:
 
 
 def test_unsupported_stateless_version_is_32022_and_fixes_nothing_INV_LIFE_3() -> None:
+    """INV-LIFE-3."""
     harness = Harness()
     [answer] = harness.ask(stateless(1, "server/discover", protocolVersion="2027-01-01"))
     assert error_code(answer) == ErrorCode.UNSUPPORTED_PROTOCOL_VERSION == -32022
@@ -171,6 +181,7 @@ def test_unsupported_stateless_version_is_32022_and_fixes_nothing_INV_LIFE_3() -
     ],
 )
 def test_malformed_envelope_is_invalid_params_INV_LIFE_3(meta: object) -> None:
+    """INV-LIFE-3."""
     harness = Harness()
     harness.feed(stateless(1, "ping"))
     harness.take()
@@ -179,6 +190,7 @@ def test_malformed_envelope_is_invalid_params_INV_LIFE_3(meta: object) -> None:
 
 
 def test_stateless_request_without_envelope_is_invalid_params_INV_LIFE_3() -> None:
+    """INV-LIFE-3."""
     harness = Harness()
     harness.ask(stateless(1, "server/discover"))
     [answer] = harness.ask(request(2, "tools/list"))
@@ -188,6 +200,7 @@ def test_stateless_request_without_envelope_is_invalid_params_INV_LIFE_3() -> No
 
 
 def test_initialize_in_a_stateless_session_is_32022_INV_LIFE_2() -> None:
+    """INV-LIFE-2."""
     harness = Harness()
     harness.ask(stateless(1, "server/discover"))
     [answer] = harness.ask(stateless(9, "tools/list", protocolVersion="2025-11-25"))
@@ -198,6 +211,7 @@ def test_initialize_in_a_stateless_session_is_32022_INV_LIFE_2() -> None:
 
 
 def test_initialize_carrying_an_envelope_is_still_a_handshake_INV_LIFE_2() -> None:
+    """INV-LIFE-2."""
     params = {"protocolVersion": "2025-06-18", "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}
     harness = Harness()
     [answer] = harness.ask(request(1, "initialize", params))
@@ -259,6 +273,7 @@ def test_tools_list_pages_with_a_cursor() -> None:
 
 @pytest.mark.parametrize("cursor", ["bogus", "tools:0", "tools:99", "tools:-1", 7, "tools:" + "9" * 40])
 def test_bad_cursor_is_invalid_params_INV_CLASS_3(ready: Harness, cursor: object) -> None:
+    """INV-CLASS-3."""
     [answer] = ready.ask(request(1, "tools/list", {"cursor": cursor}))
     assert error_code(answer) == ErrorCode.INVALID_PARAMS
 
@@ -295,6 +310,7 @@ def test_call_leaves_the_core_as_an_event(ready: Harness) -> None:
     ],
 )
 def test_bad_calls_are_invalid_params_INV_CLASS_3(ready: Harness, params: dict | None, fragment: str) -> None:
+    """INV-CLASS-3."""
     [answer] = ready.ask(request(1, "tools/call", params))
     assert error_code(answer) == ErrorCode.INVALID_PARAMS
     assert fragment in answer["error"]["message"]
@@ -306,6 +322,7 @@ def test_null_arguments_mean_none(ready: Harness) -> None:
 
 
 def test_crashed_tool_is_internal_error_INV_CLASS_3(ready: Harness) -> None:
+    """INV-CLASS-3."""
     [answer] = ready.ask(request(1, "tools/call", {"name": "crash"}))
     assert error_code(answer) == ErrorCode.INTERNAL_ERROR
     assert "boom" in answer["error"]["message"]
@@ -335,6 +352,7 @@ def test_completing_an_unknown_call_is_a_driver_bug(ready: Harness) -> None:
 
 
 def test_cancelled_call_is_never_answered_INV_DRAIN_1(ready: Harness) -> None:
+    """INV-DRAIN-1."""
     ready.feed(request(1, "tools/call", {"name": "slow"}))
     ready.feed(notification("notifications/cancelled", {"requestId": 1, "reason": "user"}))
     assert [(c.request_id, c.reason) for c in ready.cancelled] == [(1, "user")]
@@ -367,6 +385,7 @@ def test_cancel_after_the_answer_changes_nothing(ready: Harness) -> None:
     [b"{", b"nope", b"NaN", b'{"a": NaN}', b"\xff\xfe", b'"\\ud800"', b"[" * 5000 + b"]" * 5000, b"\xef\xbb\xbf{}"],
 )
 def test_not_strict_json_is_parse_error_with_null_id_INV_CLASS_1(ready: Harness, line: bytes) -> None:
+    """INV-CLASS-1."""
     [answer] = ready.ask(line + b"\n")
     assert answer["id"] is None and error_code(answer) == ErrorCode.PARSE_ERROR
     [pong] = ready.ask(request(1, "ping"))
@@ -393,6 +412,7 @@ def test_not_strict_json_is_parse_error_with_null_id_INV_CLASS_1(ready: Harness,
     ],
 )
 def test_invalid_requests_INV_CLASS_3(ready: Harness, message: object, reply_id: object) -> None:
+    """INV-CLASS-3."""
     [answer] = ready.ask(json.dumps(message).encode() + b"\n")
     if isinstance(message, list):  # a batch where none is allowed
         assert answer["id"] is None
@@ -400,16 +420,19 @@ def test_invalid_requests_INV_CLASS_3(ready: Harness, message: object, reply_id:
 
 
 def test_params_must_be_an_object_INV_CLASS_3(ready: Harness) -> None:
+    """INV-CLASS-3."""
     [answer] = ready.ask(frame({"jsonrpc": "2.0", "id": 1, "method": "ping", "params": [1]}))
     assert error_code(answer) == ErrorCode.INVALID_PARAMS
 
 
 def test_unknown_method_INV_CLASS_3(ready: Harness) -> None:
+    """INV-CLASS-3."""
     [answer] = ready.ask(request("x", "resources/list"))
     assert answer["id"] == "x" and error_code(answer) == ErrorCode.METHOD_NOT_FOUND
 
 
 def test_notifications_and_responses_are_never_answered_INV_CLASS_2(ready: Harness) -> None:
+    """INV-CLASS-2."""
     silent = (
         notification("notifications/initialized")
         + notification("no/such/notification", {"x": 1})
@@ -422,6 +445,7 @@ def test_notifications_and_responses_are_never_answered_INV_CLASS_2(ready: Harne
 
 
 def test_error_messages_are_bounded_INV_CLASS_4(ready: Harness) -> None:
+    """INV-CLASS-4."""
     huge = "m" * 500_000
     answers = ready.ask(
         request(1, huge) + request(2, "tools/call", {"name": huge}) + request(huge, "tools/list", {"cursor": huge})
@@ -439,6 +463,7 @@ def batch(*messages: bytes) -> bytes:
 
 
 def test_batch_served_in_2025_03_26_in_order_INV_LIFE_4() -> None:
+    """INV-LIFE-4."""
     harness = Harness()
     harness.feed(initialize("2025-03-26"))
     harness.take()
@@ -461,6 +486,7 @@ def test_batch_served_in_2025_03_26_in_order_INV_LIFE_4() -> None:
 
 
 def test_batch_of_notifications_gets_no_answer_INV_LIFE_4() -> None:
+    """INV-LIFE-4."""
     harness = Harness()
     harness.feed(initialize("2025-03-26"))
     harness.take()
@@ -468,6 +494,7 @@ def test_batch_of_notifications_gets_no_answer_INV_LIFE_4() -> None:
 
 
 def test_batch_whose_only_call_is_cancelled_gets_no_answer_INV_LIFE_4() -> None:
+    """INV-LIFE-4."""
     harness = Harness()
     harness.feed(initialize("2025-03-26"))
     harness.take()
@@ -479,6 +506,7 @@ def test_batch_whose_only_call_is_cancelled_gets_no_answer_INV_LIFE_4() -> None:
 
 @pytest.mark.parametrize("version", [None, "2024-11-05", "2025-06-18", "2025-11-25"])
 def test_batch_refused_outside_2025_03_26_INV_LIFE_4(version: str | None) -> None:
+    """INV-LIFE-4."""
     harness = Harness()
     if version:
         harness.feed(initialize(version))
@@ -488,6 +516,7 @@ def test_batch_refused_outside_2025_03_26_INV_LIFE_4(version: str | None) -> Non
 
 
 def test_empty_and_oversized_batches_INV_LIFE_4() -> None:
+    """INV-LIFE-4."""
     harness = Harness(SessionConfig(max_batch_items=3))
     harness.feed(initialize("2025-03-26"))
     harness.take()
@@ -500,6 +529,7 @@ def test_empty_and_oversized_batches_INV_LIFE_4() -> None:
 
 
 def test_batch_answers_wait_for_the_last_call_INV_LIFE_4() -> None:
+    """INV-LIFE-4."""
     harness = Harness()
     harness.feed(initialize("2025-03-26"))
     harness.take()
@@ -539,6 +569,7 @@ def test_unencodable_answer_inside_a_batch_spoils_only_itself() -> None:
 
 
 def test_oversized_frame_is_answered_once_and_the_session_goes_on_INV_FRAME_2() -> None:
+    """INV-FRAME-2."""
     harness = Harness(SessionConfig(max_frame_bytes=1000))
     harness.feed(initialize())
     harness.take()
@@ -553,6 +584,7 @@ def test_oversized_frame_is_answered_once_and_the_session_goes_on_INV_FRAME_2() 
 
 
 def test_in_flight_bound_pauses_input_INV_BOUND_1(ready: Harness) -> None:
+    """INV-BOUND-1."""
     ready.session = type(ready.session)(SessionConfig(max_in_flight=2), ready.session.tools)
     ready.feed(initialize())
     ready.take()
@@ -568,6 +600,7 @@ def test_in_flight_bound_pauses_input_INV_BOUND_1(ready: Harness) -> None:
 
 
 def test_eof_drains_every_accepted_call_INV_DRAIN_2(ready: Harness) -> None:
+    """INV-DRAIN-2."""
     ready.feed(request(1, "tools/call", {"name": "slow"}) + request(2, "tools/call", {"name": "slow"}))
     assert ready.eof() is Wait.PAUSED and not ready.closed
     ready.complete(2, ToolResult("two"))
@@ -578,6 +611,7 @@ def test_eof_drains_every_accepted_call_INV_DRAIN_2(ready: Harness) -> None:
 
 
 def test_half_line_at_eof_is_answered_not_a_crash_INV_DRAIN_2(ready: Harness) -> None:
+    """INV-DRAIN-2."""
     ready.feed(b'{"jsonrpc":"2.0","id":9,"meth')
     ready.eof()
     [answer] = ready.take()
@@ -585,6 +619,7 @@ def test_half_line_at_eof_is_answered_not_a_crash_INV_DRAIN_2(ready: Harness) ->
 
 
 def test_unterminated_request_at_eof_is_served_INV_DRAIN_2(ready: Harness) -> None:
+    """INV-DRAIN-2."""
     ready.feed(request(3, "ping").rstrip(b"\n"))
     ready.eof()
     assert ready.take() == [{"jsonrpc": "2.0", "id": 3, "result": {}}]
@@ -596,6 +631,7 @@ def test_empty_chunk_means_eof(ready: Harness) -> None:
 
 
 def test_output_is_canonical_INV_FRAME_4() -> None:
+    """INV-FRAME-4."""
     output = run(initialize() + request(1, "tools/call", {"name": "echo", "arguments": {"b": 1, "a": "é"}}))
     for line in output.splitlines(keepends=True):
         assert line.endswith(b"\n")
@@ -604,11 +640,13 @@ def test_output_is_canonical_INV_FRAME_4() -> None:
 
 
 def test_crlf_and_blank_lines_INV_FRAME_3() -> None:
+    """INV-FRAME-3."""
     output = run(b"\r\n\n   \n" + initialize().replace(b"\n", b"\r\n") + b"\t\r\n")
     assert len(output.splitlines()) == 1
 
 
 def test_crashed_outcome_message_is_bounded_INV_CLASS_4(ready: Harness) -> None:
+    """INV-CLASS-4."""
     ready.tool = lambda event: ToolCrashed("x" * 100_000)
     [answer] = ready.ask(request(1, "tools/call", {"name": "echo"}))
     assert len(answer["error"]["message"]) <= 256

@@ -31,6 +31,7 @@ def test_small_text_is_untouched() -> None:
 
 
 def test_default_bound_is_48_kib_INV_BOUND_2() -> None:
+    """INV-BOUND-2."""
     text = "".join(f"line {i}\n" for i in range(20_000))
     bounded = bound_markdown(text)
     assert TOOL_TEXT_BYTES_MAX == 49_152
@@ -41,6 +42,7 @@ def test_default_bound_is_48_kib_INV_BOUND_2() -> None:
 
 
 def test_open_fence_is_closed_INV_BOUND_2() -> None:
+    """INV-BOUND-2."""
     text = "Intro\n\n````python\n" + "x = 1\n" * 1000 + "````\nafter\n"
     bounded = bound_markdown(text, limit=1000, hint="Call `smart_search` with `scope`.")
     assert bounded.truncated and len(bounded.text.encode()) <= 1000
@@ -50,6 +52,7 @@ def test_open_fence_is_closed_INV_BOUND_2() -> None:
 
 
 def test_inner_shorter_fence_does_not_close_INV_BOUND_2() -> None:
+    """INV-BOUND-2."""
     text = "~~~~\n```\n" + "y\n" * 500
     bounded = bound_markdown(text, limit=300)
     assert fences_balanced(bounded.text) and "~~~~\n\n_Truncated" in bounded.text
@@ -75,6 +78,7 @@ lines = st.one_of(
 @settings(max_examples=300)
 @given(body=st.lists(lines, max_size=200).map("\n".join), limit=st.integers(300, 3000))
 def test_any_cut_fits_and_closes_its_fences_INV_BOUND_2(body: str, limit: int) -> None:
+    """INV-BOUND-2."""
     bounded = bound_markdown(body, limit=limit)
     assert len(bounded.text.encode()) <= limit
     if bounded.truncated:

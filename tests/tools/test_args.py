@@ -25,6 +25,7 @@ class SearchArgs:
 
 
 def test_schema_is_derived_from_the_class_INV_TOOL_1() -> None:
+    """INV-TOOL-1."""
     assert schema_of(SearchArgs) == {
         "type": "object",
         "additionalProperties": False,
@@ -71,6 +72,7 @@ def test_valid_arguments_build_the_class() -> None:
     ],
 )
 def test_bad_arguments_say_what_is_wrong_INV_TOOL_1(arguments: dict, fragment: str) -> None:
+    """INV-TOOL-1."""
     with pytest.raises(ArgumentError) as caught:
         parse_args(SearchArgs, arguments)
     assert fragment in str(caught.value)
@@ -114,6 +116,7 @@ def test_unsupported_field_types_fail_at_declaration() -> None:
 
 @given(st.dictionaries(st.text(max_size=10), st.none() | st.integers() | st.text(max_size=5) | st.lists(st.text())))
 def test_any_arguments_either_parse_or_raise_argument_error_INV_TOOL_1(arguments: dict) -> None:
+    """INV-TOOL-1."""
     try:
         parse_args(SearchArgs, arguments)
     except ArgumentError:

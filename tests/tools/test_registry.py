@@ -60,6 +60,7 @@ def test_duplicate_and_bad_names_are_refused(registry: Registry) -> None:
 
 
 def test_every_answer_is_bounded_INV_BOUND_2(registry: Registry) -> None:
+    """INV-BOUND-2."""
     output = call(registry, "big", {"n": 100_000})
     assert output.truncated and len(output.text.encode()) <= TOOL_TEXT_BYTES_MAX
     assert "```\n\n_Truncated" in output.text
@@ -67,6 +68,7 @@ def test_every_answer_is_bounded_INV_BOUND_2(registry: Registry) -> None:
 
 
 def test_bad_arguments_are_an_error_result_INV_TOOL_1(registry: Registry) -> None:
+    """INV-TOOL-1."""
     output = call(registry, "big", {"n": -1, "x": 1})
     assert output.is_error
     assert "Invalid arguments for `big`" in output.text and "unknown argument 'x'" in output.text

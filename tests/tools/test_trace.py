@@ -6,6 +6,7 @@ VALID = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
 
 
 def test_valid_traceparent_gives_its_trace_id_INV_TOOL_2() -> None:
+    """INV-TOOL-2."""
     assert trace_id_of(VALID) == "4bf92f3577b34da6a3ce929d0e0e4736"
     # A future version may append fields; version 00 may not.
     assert trace_id_of("01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-extra") == "4bf92f3577b34da6a3ce929d0e0e4736"
@@ -29,6 +30,7 @@ def test_valid_traceparent_gives_its_trace_id_INV_TOOL_2() -> None:
     ],
 )
 def test_invalid_traceparent_gives_none_INV_TOOL_2(value: object) -> None:
+    """INV-TOOL-2."""
     assert trace_id_of(value) is None
 
 
