@@ -72,8 +72,24 @@ SERVER_INFO_KEY: Final = "io.modelcontextprotocol/serverInfo"
 _HANDSHAKE_METHODS: Final = frozenset({"initialize", "ping", "tools/list", "tools/call"})
 #: 2026-07-28 has no ``ping`` and no ``initialize``.
 _MODERN_METHODS: Final = frozenset({"server/discover", "tools/list", "tools/call"})
+_STATELESS_ONLY: Final = _MODERN_METHODS - _HANDSHAKE_METHODS
 _CURSOR_PREFIX: Final = "tools:"
 _ABSENT: Final = object()
+
+
+class _Kind(Enum):
+    INITIALIZE = "initialize"
+    #: Carries the 2026-07-28 ``_meta`` envelope.
+    ENVELOPED = "enveloped"
+    PLAIN = "plain"
+
+
+class _Route(Enum):
+    NEGOTIATE = "negotiate the handshake version"
+    BEFORE_ERA = "serve ping; other methods wait for an era"
+    SERVE_HANDSHAKE = "serve at the negotiated version"
+    SERVE_STATELESS = "check the envelope, serve at its version"
+    REFUSE = "refuse: the era is fixed otherwise"
 
 
 class Era(Enum):
@@ -83,6 +99,21 @@ class Era(Enum):
     HANDSHAKE = "handshake"
     #: 2026-07-28: no handshake, every request carries its version in ``params._meta``.
     STATELESS = "stateless"
+
+
+#: The lifecycle as a table: what a request of each kind does in each era. A request that passes its
+#: route's checks fixes an undecided era (NEGOTIATE to HANDSHAKE, SERVE_STATELESS to STATELESS).
+_ROUTES: Final = {
+    (Era.UNDECIDED, _Kind.INITIALIZE): _Route.NEGOTIATE,
+    (Era.UNDECIDED, _Kind.ENVELOPED): _Route.SERVE_STATELESS,
+    (Era.UNDECIDED, _Kind.PLAIN): _Route.BEFORE_ERA,
+    (Era.HANDSHAKE, _Kind.INITIALIZE): _Route.REFUSE,  # -32600 already initialized
+    (Era.HANDSHAKE, _Kind.ENVELOPED): _Route.REFUSE,  # -32600 envelope on a handshake session
+    (Era.HANDSHAKE, _Kind.PLAIN): _Route.SERVE_HANDSHAKE,
+    (Era.STATELESS, _Kind.INITIALIZE): _Route.REFUSE,  # -32022
+    (Era.STATELESS, _Kind.ENVELOPED): _Route.SERVE_STATELESS,
+    (Era.STATELESS, _Kind.PLAIN): _Route.SERVE_STATELESS,  # the envelope check answers -32602
+}
 
 
 @attrs.frozen
@@ -131,7 +162,6 @@ class ServerSession:
     _out: list[bytes] = attrs.field(init=False, factory=list)
     _era: Era = attrs.field(init=False, default=Era.UNDECIDED)
     _version: str | None = attrs.field(init=False, default=None)
-    _initialized_notified: bool = attrs.field(init=False, default=False)
     _client_info: Any = attrs.field(init=False, default=None)
     _calls: dict[RequestId, _Call] = attrs.field(init=False, factory=dict)
     _closed: bool = attrs.field(init=False, default=False)
@@ -335,9 +365,8 @@ class ServerSession:
             return _error(reply_id, exc)
 
     def _handle_notification(self, method: str, params: dict[str, Any]) -> None:
-        if method == "notifications/initialized":
-            self._initialized_notified = self._era is Era.HANDSHAKE
-        elif method == "notifications/cancelled":
+        # notifications/initialized needs nothing: requests are served from the initialize answer on.
+        if method == "notifications/cancelled":
             request_id = params.get("requestId")
             if not _is_request_id(request_id):
                 return
@@ -355,31 +384,50 @@ class ServerSession:
     ) -> dict[str, Any] | None:
         params = {} if params is _ABSENT else params
         meta = params.get("_meta")
-        enveloped = isinstance(meta, dict) and PROTOCOL_VERSION_KEY in meta
         if method == "initialize":
-            return _result(request_id, self._initialize(params))
-        if self._era is Era.HANDSHAKE:
-            if enveloped:
-                reason = (
-                    f"this session negotiated {self._version} with initialize; "
-                    "requests carrying the 2026-07-28 _meta envelope are not accepted on it"
-                )
-                raise RpcError(ErrorCode.INVALID_REQUEST, reason)
-            version = self._version
-            assert version is not None
-        elif self._era is Era.STATELESS or enveloped or method in _MODERN_METHODS - _HANDSHAKE_METHODS:
-            version = self._check_envelope(meta)
-            if self._era is Era.UNDECIDED:
-                self._era = Era.STATELESS
-                self._client_info = meta.get(CLIENT_INFO_KEY)
-        elif method == "ping":
-            return _result(request_id, {})
-        elif method in _HANDSHAKE_METHODS:
-            reason = "not initialized: send initialize first (or use the 2026-07-28 _meta envelope)"
-            raise RpcError(ErrorCode.INVALID_REQUEST, reason)
+            kind = _Kind.INITIALIZE
+        elif isinstance(meta, dict) and PROTOCOL_VERSION_KEY in meta:
+            kind = _Kind.ENVELOPED
         else:
+            kind = _Kind.PLAIN
+        route = _ROUTES[self._era, kind]
+        if route is _Route.NEGOTIATE:
+            return _result(request_id, self._initialize(params))
+        if route is _Route.REFUSE:
+            raise self._refusal(kind, params)
+        if route is _Route.BEFORE_ERA:
+            if method == "ping":
+                return _result(request_id, {})
+            if method in _STATELESS_ONLY:
+                self._check_envelope(meta)  # raises: names the envelope keys it lacks
+            if method in _HANDSHAKE_METHODS:
+                reason = "not initialized: send initialize first (or use the 2026-07-28 _meta envelope)"
+                raise RpcError(ErrorCode.INVALID_REQUEST, reason)
             raise _method_not_found(method)
+        if route is _Route.SERVE_HANDSHAKE:
+            assert self._version is not None
+            return self._dispatch(request_id, method, params, self._version, batch, slot)
+        version = self._check_envelope(meta)
+        if self._era is Era.UNDECIDED:
+            self._era = Era.STATELESS
+            self._client_info = meta.get(CLIENT_INFO_KEY)
         return self._dispatch(request_id, method, params, version, batch, slot)
+
+    def _refusal(self, kind: _Kind, params: dict[str, Any]) -> RpcError:
+        if self._era is Era.STATELESS:
+            requested = params.get("protocolVersion")
+            return RpcError(
+                ErrorCode.UNSUPPORTED_PROTOCOL_VERSION,
+                "this session serves the stateless 2026-07-28 protocol; initialize is not accepted",
+                {"supported": list(MODERN_VERSIONS), "requested": requested if isinstance(requested, str) else None},
+            )
+        if kind is _Kind.INITIALIZE:
+            return RpcError(ErrorCode.INVALID_REQUEST, f"already initialized (protocol version {self._version})")
+        reason = (
+            f"this session negotiated {self._version} with initialize; "
+            "requests carrying the 2026-07-28 _meta envelope are not accepted on it"
+        )
+        return RpcError(ErrorCode.INVALID_REQUEST, reason)
 
     def _dispatch(
         self, request_id: RequestId, method: str, params: dict[str, Any], version: str, batch: _Batch | None, slot: int
@@ -397,15 +445,7 @@ class ServerSession:
         return None
 
     def _initialize(self, params: dict[str, Any]) -> dict[str, Any]:
-        if self._era is Era.HANDSHAKE:
-            raise RpcError(ErrorCode.INVALID_REQUEST, f"already initialized (protocol version {self._version})")
         requested = params.get("protocolVersion")
-        if self._era is Era.STATELESS:
-            raise RpcError(
-                ErrorCode.UNSUPPORTED_PROTOCOL_VERSION,
-                "this session serves the stateless 2026-07-28 protocol; initialize is not accepted",
-                {"supported": list(MODERN_VERSIONS), "requested": requested if isinstance(requested, str) else None},
-            )
         if not isinstance(requested, str):
             raise RpcError(ErrorCode.INVALID_PARAMS, "initialize needs params.protocolVersion (a string)")
         version = requested if requested in HANDSHAKE_VERSIONS else LATEST_HANDSHAKE_VERSION
