@@ -46,11 +46,15 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _complain(message: str) -> None:
+    """A one-line usage problem, on stderr (stdout belongs to the protocol)."""
+    sys.stderr.write(f"mesh-mcp: {message}\n")
+
+
 def _setup_logging(level_name: str | None) -> None:
     level_name = (level_name or os.environ.get("MESH_LOG") or "warning").lower()
     if level_name not in LOG_LEVELS:
-        print(f"mesh-mcp: MESH_LOG={level_name!r} is not one of {', '.join(LOG_LEVELS)}; using warning",
-              file=sys.stderr)
+        _complain(f"MESH_LOG={level_name!r} is not one of {', '.join(LOG_LEVELS)}; using warning")
         level_name = "warning"
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
@@ -66,7 +70,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.workspace is not None:
         workspace = args.workspace.resolve()
         if not workspace.is_dir():
-            print(f"mesh-mcp: --workspace {args.workspace}: not a folder", file=sys.stderr)
+            _complain(f"--workspace {args.workspace}: not a folder")
             return 2
     else:
         workspace = find_workspace(Path.cwd())
@@ -75,7 +79,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         load_plugins(registry, plugins)
     except (ImportError, AttributeError, ValueError, TypeError) as exc:
-        print(f"mesh-mcp: MESH_TOOL_PLUGINS: {exc}", file=sys.stderr)
+        _complain(f"MESH_TOOL_PLUGINS: {exc}")
         return 2
     config = SessionConfig(server_name="mesh-mcp", server_version=__version__)
     return serve_stdio(registry=registry, workspace=workspace, config=config)
