@@ -1,8 +1,5 @@
 """mesh-mcp: a code-intelligence Model Context Protocol server for workspaces of many services."""
 
-from importlib.metadata import PackageNotFoundError, version
-
-try:
-    __version__ = version("mesh-mcp")
-except PackageNotFoundError:  # running from a source tree that was never installed
-    __version__ = "0.0.0+unknown"
+# The one place the version is written: pyproject.toml reads it from here (setuptools dynamic
+# metadata), so start-up does not pay for importlib.metadata (~40 ms).
+__version__ = "0.1.0"
