@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import queue
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -73,6 +74,16 @@ def make_pump(pipe: Pipe, **config: int) -> tuple[ConnectionPump, ThreadPoolExec
     return pump, executor
 
 
+def wait_for_answer(pipe: Pipe, request_id: object, timeout: float = 10.0) -> None:
+    """Block until the answer to ``request_id`` was written (the loop handled its chunk)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if any(answer.get("id") == request_id for answer in pipe.answers()):
+            return
+        time.sleep(0.005)
+    raise AssertionError(f"no answer to {request_id!r} within {timeout}s")
+
+
 def run_pump(pump: ConnectionPump) -> tuple[threading.Thread, list[int]]:
     result: list[int] = []
     thread = threading.Thread(target=lambda: result.append(pump.run()), daemon=True)
@@ -102,7 +113,8 @@ def test_reads_only_when_the_session_wants_data_INV_BOUND_1() -> None:
     thread, result = run_pump(pump)
     pipe.chunks.put(initialize() + request(1, "tools/call", {"name": "sleep", "arguments": {"ms": 300}}) + request(2, "ping"))
     # While the one allowed call runs, the pump must not ask for more input.
-    threading.Event().wait(0.15)
+    wait_for_answer(pipe, 0)
+    time.sleep(0.1)
     assert pipe.reads == 1
     pipe.chunks.put(b"")
     thread.join(5)
@@ -129,7 +141,7 @@ def test_stop_cancels_running_calls_and_refuses_queued_ones() -> None:
     pump, executor = make_pump(pipe)
     thread, result = run_pump(pump)
     pipe.chunks.put(initialize() + request(1, "tools/call", {"name": "sleep", "arguments": {"ms": 30_000}}))
-    threading.Event().wait(0.1)
+    wait_for_answer(pipe, 0)
     pump.request_stop("SIGTERM")
     thread.join(5)
     executor.shutdown()
@@ -149,7 +161,7 @@ def test_calls_received_but_not_started_at_stop_are_refused() -> None:
         + request(1, "tools/call", {"name": "sleep", "arguments": {"ms": 30_000}})
         + request(2, "tools/call", {"name": "echo", "arguments": {"text": "x"}})
     )
-    threading.Event().wait(0.1)
+    wait_for_answer(pipe, 0)
     pump.request_stop("SIGTERM")
     thread.join(5)
     executor.shutdown()
@@ -164,7 +176,7 @@ def test_stop_gives_up_on_a_tool_that_ignores_cancellation() -> None:
     RELEASE.clear()
     thread, result = run_pump(pump)
     pipe.chunks.put(initialize() + request(1, "tools/call", {"name": "stubborn"}))
-    threading.Event().wait(0.1)
+    wait_for_answer(pipe, 0)
     pump.request_stop("SIGTERM")
     thread.join(5)
     assert result == [0] and pump.abandoned == 1
@@ -180,7 +192,7 @@ def test_second_stop_exits_at_once() -> None:
     RELEASE.clear()
     thread, result = run_pump(pump)
     pipe.chunks.put(initialize() + request(1, "tools/call", {"name": "stubborn"}))
-    threading.Event().wait(0.1)
+    wait_for_answer(pipe, 0)
     pump.request_stop("SIGTERM")
     pump.request_stop("SIGINT")
     thread.join(5)
