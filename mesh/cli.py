@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from . import __version__
-from .drivers.stdio import serve_stdio
+from .drivers.stdio import claim_stdout, serve_stdio
 from .protocol import SessionConfig
 from .tools import builtin_registry, load_plugins
 from .workspace import find_workspace
@@ -74,6 +74,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
     else:
         workspace = find_workspace(Path.cwd())
+    out_fd = claim_stdout()
     registry = builtin_registry()
     plugins = [name.strip() for name in os.environ.get("MESH_TOOL_PLUGINS", "").split(",") if name.strip()]
     try:
@@ -82,7 +83,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         _complain(f"MESH_TOOL_PLUGINS: {exc}")
         return 2
     config = SessionConfig(server_name="mesh-mcp", server_version=__version__)
-    return serve_stdio(registry=registry, workspace=workspace, config=config)
+    return serve_stdio(out_fd=out_fd, registry=registry, workspace=workspace, config=config)
 
 
 if __name__ == "__main__":

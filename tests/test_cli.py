@@ -42,10 +42,12 @@ def test_missing_workspace_folder_is_a_usage_error(tmp_path: Path, capsys: pytes
     assert "not a folder" in capsys.readouterr().err
 
 
-def test_bad_plugin_is_a_usage_error(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    monkeypatch.setenv("MESH_TOOL_PLUGINS", "no.such.plugin")
-    assert main(["mcp"]) == 2
-    assert "MESH_TOOL_PLUGINS" in capsys.readouterr().err
+def test_bad_plugin_is_a_usage_error() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "mesh", "mcp"], input=b"", capture_output=True, timeout=60, cwd=ROOT,
+        env={**os.environ, "MESH_TOOL_PLUGINS": "no.such.plugin"},
+    )  # fmt: skip
+    assert result.returncode == 2 and b"MESH_TOOL_PLUGINS" in result.stderr and result.stdout == b""
 
 
 def run_cli(*args: str, stdin: bytes = b"") -> subprocess.CompletedProcess[bytes]:

@@ -21,7 +21,7 @@ from ..protocol import ServerSession, SessionConfig, ToolSpec
 from ..tools import Registry
 from ._pump import ConnectionPump
 
-__all__ = ["catalogue", "serve_stdio"]
+__all__ = ["catalogue", "claim_stdout", "serve_stdio"]
 
 log = logging.getLogger("mesh.stdio")
 
@@ -44,14 +44,17 @@ def catalogue(registry: Registry) -> list[ToolSpec]:
 
 def serve_stdio(
     *,
+    out_fd: int,
     registry: Registry,
     workspace: Path,
     config: SessionConfig,
     workers: int = 4,
     shutdown_grace_s: float = 5.0,
 ) -> int:
-    """Serve MCP on stdin/stdout until EOF or a stop signal; returns the exit code."""
-    out_fd = _claim_stdout()
+    """Serve MCP on stdin and ``out_fd`` (from :func:`claim_stdout`) until EOF or a stop signal.
+
+    Returns the exit code.
+    """
     session = ServerSession(config, catalogue(registry))
     executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="mesh-tool")
     pump = ConnectionPump(
@@ -84,8 +87,11 @@ def serve_stdio(
     return code
 
 
-def _claim_stdout() -> int:
-    """Take fd 1 for the protocol writer; leave fd 1 and ``sys.stdout`` pointing at stderr."""
+def claim_stdout() -> int:
+    """Take fd 1 for the protocol writer; leave fd 1 and ``sys.stdout`` pointing at stderr.
+
+    Call it before anything else can write: importing a plugin may already print.
+    """
     sys.stdout.flush()
     out_fd = os.dup(1)
     os.dup2(2, 1)

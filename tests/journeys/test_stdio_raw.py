@@ -419,14 +419,8 @@ def test_stray_stdout_from_a_tool_goes_to_stderr_INV_DRAIN_3() -> None:
         assert noise in transcript.stderr
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "server bug: mesh/cli.py imports MESH_TOOL_PLUGINS (load_plugins) before serve_stdio claims "
-        "stdout (_claim_stdout), so output printed while a plugin is imported lands on the protocol stream"
-    ),
-)
 def test_stray_stdout_while_a_plugin_is_imported_goes_to_stderr_INV_DRAIN_3() -> None:
+    """INV-DRAIN-3: stdout is claimed before plugins are imported."""
     transcript = run_server(
         request(1, "ping"), plugins=(TEST_TOOLS, NOISY_TOOLS), extra_env={"NOISY_TOOLS_IMPORT_NOISE": "1"}
     )
