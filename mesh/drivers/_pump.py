@@ -1,38 +1,45 @@
-"""Run one :class:`ServerSession` over a byte source and a byte sink, with tools on a worker pool.
+"""Run one :class:`ServerSession` over a pair of file descriptors, tools on a worker pool.
 
 Theory of operation
 -------------------
-Four kinds of thread, one owner each:
+One thread, the **loop** (the caller of :meth:`ConnectionPump.run`), owns the session and both
+descriptors. It sleeps in ``poll`` on three things: the input (only while the session says
+``NEED_DATA``: a paused session reads nothing, so backpressure reaches the client's pipe), the
+output (only while frames wait to be written) and a wake-up pipe. Nothing else touches the
+output, and no byte of it is written by anyone but the loop.
 
-* the **loop** (the caller of :meth:`ConnectionPump.run`) owns the session: it alone feeds it,
-  pulls its events and completes its calls, taking one message at a time from ``inbox``;
-* the **reader** reads one chunk only when the loop grants it (the session said ``NEED_DATA``):
-  input is pulled, never pushed, so a paused session reads nothing more;
-* **workers** run tool calls and post their outcomes to ``inbox``;
-* the **writer** alone owns the sink and writes whole frames, in order, as the loop hands them over.
+**Workers** run tool calls; each appends its outcome to a queue and writes one byte to the wake-up
+pipe. :meth:`ConnectionPump.request_stop` does the same, and the stdio driver points
+``signal.set_wakeup_fd`` at that pipe too, so a signal wakes the loop whichever thread the kernel
+handed it to.
 
-EOF from the reader: the session answers everything already accepted, then reports
-``SessionClosed``; the loop waits for the writer to flush it all and returns 0 (the drain
-barrier). A stop request (SIGTERM/SIGINT in the stdio driver) ends the input the same way, tells
-running tools to stop, answers calls not yet started with an ``isError`` "shutting down" result, and
-returns after at most ``shutdown_grace_s`` even if a tool ignores its cancellation.
+Writes never block the loop for long: the output is written only when ``poll`` says it is
+writable, at most ``PIPE_BUF`` bytes at a time, which POSIX guarantees a writable pipe accepts
+whole. So a client that stops reading stalls its own answers, never the loop, and a stop request
+is still acted on.
+
+EOF on the input: the session answers everything already accepted, then reports
+``SessionClosed``; the loop writes out every frame and returns 0 (the drain barrier). A stop
+request ends the input the same way, tells running tools to stop, answers calls not yet started
+with an ``isError`` "shutting down" result, and returns within ``shutdown_grace_s`` even if a tool
+ignores its cancellation. A second stop request returns at once.
 """
 
 from __future__ import annotations
 
 import logging
-import queue
+import os
+import select
 import threading
 import time
-from collections.abc import Callable
+from collections import deque
 from concurrent.futures import Executor
 from pathlib import Path
 from typing import Final
 
-import attrs
-
 from ..protocol import (
     CallCancelled,
+    RequestId,
     ServerSession,
     SessionClosed,
     ToolCallRequested,
@@ -48,30 +55,14 @@ __all__ = ["ConnectionPump"]
 log = logging.getLogger("mesh.server")
 
 SHUTTING_DOWN: Final = "The server is shutting down; this call was not run. Call it again once the server restarts."
+READ_CHUNK_BYTES: Final = 64 * 1024
+#: A write of at most this many bytes to a pipe that polls writable never blocks (POSIX PIPE_BUF).
+WRITE_CHUNK_BYTES: Final = select.PIPE_BUF
+#: Output still unwritten after a stop is abandoned after this long (the client is not reading).
+FLUSH_S_MAX: Final = 2.0
 
-
-@attrs.frozen
-class _Chunk:
-    data: bytes  # b"" is EOF
-
-
-@attrs.frozen
-class _Done:
-    request_id: str | int
-    outcome: ToolOutcome
-
-
-@attrs.frozen
-class _Stop:
-    reason: str
-
-
-@attrs.frozen
-class _WriteFailed:
-    error: str
-
-
-_Message = _Chunk | _Done | _Stop | _WriteFailed
+_IN: Final = select.POLLIN | select.POLLPRI
+_BROKEN: Final = select.POLLERR | select.POLLHUP | select.POLLNVAL
 
 
 class ConnectionPump:
@@ -81,8 +72,8 @@ class ConnectionPump:
         session: ServerSession,
         registry: Registry,
         workspace: Path,
-        read: Callable[[], bytes],
-        write: Callable[[bytes], None],
+        in_fd: int,
+        out_fd: int,
         executor: Executor,
         name: str = "stdio",
         shutdown_grace_s: float = 5.0,
@@ -90,32 +81,47 @@ class ConnectionPump:
         self._session = session
         self._registry = registry
         self._workspace = workspace
-        self._read = read
-        self._write = write
+        self._in_fd = in_fd
+        self._out_fd = out_fd
         self._executor = executor
         self._name = name
         self._grace_s = shutdown_grace_s
-        self._inbox: queue.SimpleQueue[_Message] = queue.SimpleQueue()
-        self._may_read = threading.Event()
-        self._outbox: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
-        self._written = threading.Event()
-        self._cancel_flags: dict[str | int, threading.Event] = {}
+        self._wake_r, self._wake_w = os.pipe()
+        os.set_blocking(self._wake_r, False)
+        os.set_blocking(self._wake_w, False)
+        self._done: deque[tuple[RequestId, ToolOutcome]] = deque()
+        self._stops: deque[str] = deque()
+        self._cancel_flags: dict[RequestId, threading.Event] = {}
+        self._out = bytearray()
         #: Calls still running when the pump returned (their threads may outlive it).
         self.abandoned = 0
 
+    @property
+    def wake_fd(self) -> int:
+        """The write end of the wake-up pipe (for ``signal.set_wakeup_fd``)."""
+        return self._wake_w
+
     def request_stop(self, reason: str) -> None:
         """Thread- and signal-safe: stop reading, finish or cancel what runs, return promptly."""
-        self._inbox.put(_Stop(reason))
+        self._stops.append(reason)
+        self._wake()
+
+    def close(self) -> None:
+        """Release the wake-up pipe (after :meth:`run` returned)."""
+        for fd in (self._wake_r, self._wake_w):
+            os.close(fd)
 
     def run(self) -> int:
         """Serve until the input ends and everything is answered; the exit code (0 or 1)."""
-        threading.Thread(target=self._reader, name=f"{self._name}-reader", daemon=True).start()
-        threading.Thread(target=self._writer, name=f"{self._name}-writer", daemon=True).start()
         session = self._session
-        input_ended = reading = stopping = False
+        poller = select.poll()
+        poller.register(self._wake_r, select.POLLIN)
+        input_ended = stopping = closed = False
+        reading = writing = False
         deadline: float | None = None
         while True:
-            while True:
+            want_read = False
+            while not closed:
                 event = session.next_event()
                 if isinstance(event, ToolCallRequested):
                     if stopping:
@@ -127,57 +133,103 @@ class ConnectionPump:
                     if flag is not None:
                         flag.set()
                 elif isinstance(event, SessionClosed):
-                    self._outbox.put(session.data_to_send())
-                    return self._finish(0)
+                    closed = True
                 else:
-                    if event is Wait.NEED_DATA and not reading and not input_ended:
-                        reading = True
-                        self._may_read.set()
+                    want_read = event is Wait.NEED_DATA and not input_ended
                     break
-            out = session.data_to_send()
-            if out:
-                self._outbox.put(out)
-            timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
-            try:
-                message = self._inbox.get(timeout=timeout)
-            except queue.Empty:
-                self.abandoned = len(self._cancel_flags)
-                log.warning("%s: %d call(s) did not stop within %.1fs; exiting without them",
-                            self._name, self.abandoned, self._grace_s)
-                return self._finish(0)
-            if isinstance(message, _Chunk):
-                reading = False
-                if input_ended:
-                    continue
-                if message.data:
-                    session.receive_data(message.data)
+            self._out += session.data_to_send()
+            if closed and not self._out:
+                return 0
+            if want_read != reading:
+                reading = want_read
+                if reading:
+                    poller.register(self._in_fd, _IN)
                 else:
+                    poller.unregister(self._in_fd)
+            if bool(self._out) != writing:
+                writing = bool(self._out)
+                if writing:
+                    poller.register(self._out_fd, select.POLLOUT)
+                else:
+                    poller.unregister(self._out_fd)
+            if stopping and closed:
+                # Everything is answered; the client has FLUSH_S_MAX to take the last frames.
+                deadline = min(deadline or float("inf"), time.monotonic() + FLUSH_S_MAX)
+            timeout_ms = None if deadline is None else max(0, int((deadline - time.monotonic()) * 1000) + 1)
+            ready = dict(poller.poll(timeout_ms))
+            if not ready and deadline is not None and time.monotonic() >= deadline:
+                return self._give_up()
+            if self._wake_r in ready:
+                self._drain_wake_pipe()
+                while self._done:
+                    request_id, outcome = self._done.popleft()
+                    self._cancel_flags.pop(request_id, None)
+                    session.complete(request_id, outcome)
+                while self._stops:
+                    reason = self._stops.popleft()
+                    if stopping:
+                        log.warning("%s: second stop request (%s); exiting now", self._name, reason)
+                        return self._give_up()
+                    stopping = True
+                    log.info("%s: %s: stopping; %d call(s) in flight", self._name, reason, len(self._cancel_flags))
+                    deadline = time.monotonic() + self._grace_s
+                    for flag in self._cancel_flags.values():
+                        flag.set()
+                    if not input_ended:
+                        input_ended = True
+                        session.receive_eof()
+            if reading and self._in_fd in ready:
+                data = self._read()
+                if not data:
                     input_ended = True
-                    session.receive_eof()
-            elif isinstance(message, _Done):
-                self._cancel_flags.pop(message.request_id, None)
-                session.complete(message.request_id, message.outcome)
-            elif isinstance(message, _Stop):
-                if stopping:
-                    log.warning("%s: second stop request (%s); exiting now", self._name, message.reason)
-                    self.abandoned = len(self._cancel_flags)
-                    return self._finish(0, flush_s=0.5)
-                log.info("%s: %s: stopping; %d call(s) in flight", self._name, message.reason, len(self._cancel_flags))
-                stopping = True
-                deadline = time.monotonic() + self._grace_s
-                for flag in self._cancel_flags.values():
-                    flag.set()
-                if not input_ended:
-                    input_ended = True
-                    session.receive_eof()
-            else:
-                log.warning("%s: cannot write to the client (%s); stopping", self._name, message.error)
+                session.receive_data(data)  # b"" is EOF
+            if writing and self._out_fd in ready and not self._write():
                 for flag in self._cancel_flags.values():
                     flag.set()
                 self.abandoned = len(self._cancel_flags)
                 return 1
 
     # --- helpers -----------------------------------------------------------------------------
+
+    def _read(self) -> bytes:
+        try:
+            return os.read(self._in_fd, READ_CHUNK_BYTES)
+        except OSError as exc:
+            log.warning("%s: read failed (%s); treating it as EOF", self._name, exc)
+            return b""
+
+    def _write(self) -> bool:
+        """Write one chunk of pending output; False when the client can no longer take it."""
+        try:
+            written = os.write(self._out_fd, self._out[:WRITE_CHUNK_BYTES])
+        except BlockingIOError:
+            return True
+        except OSError as exc:
+            log.warning("%s: cannot write to the client (%s); stopping", self._name, exc)
+            return False
+        del self._out[:written]
+        return True
+
+    def _give_up(self) -> int:
+        self.abandoned = len(self._cancel_flags)
+        if self.abandoned:
+            log.warning("%s: %d call(s) did not stop in time; exiting without them", self._name, self.abandoned)
+        if self._out:
+            log.warning("%s: %d byte(s) of answers not taken by the client", self._name, len(self._out))
+        return 0
+
+    def _wake(self) -> None:
+        try:
+            os.write(self._wake_w, b"\0")
+        except BlockingIOError:
+            pass  # the pipe is full of wake-ups already: the loop will run
+
+    def _drain_wake_pipe(self) -> None:
+        try:
+            while os.read(self._wake_r, 4096):
+                pass
+        except BlockingIOError:
+            pass
 
     def _start(self, event: ToolCallRequested) -> None:
         flag = threading.Event()
@@ -194,39 +246,5 @@ class ConnectionPump:
         except Exception as exc:  # a crashed tool must not take the server down
             log.exception("tool %s crashed (request %r)", event.name, event.request_id)
             outcome = ToolCrashed(f"{type(exc).__name__}: {exc}")
-        self._inbox.put(_Done(event.request_id, outcome))
-
-    def _reader(self) -> None:
-        while True:
-            self._may_read.wait()
-            self._may_read.clear()
-            try:
-                data = self._read()
-            except OSError as exc:
-                log.warning("%s: read failed (%s); treating it as EOF", self._name, exc)
-                data = b""
-            self._inbox.put(_Chunk(data))
-            if not data:
-                return
-
-    def _writer(self) -> None:
-        failed = False
-        while True:
-            data = self._outbox.get()
-            if data is None:
-                self._written.set()
-                return
-            if failed or not data:
-                continue
-            try:
-                self._write(data)
-            except OSError as exc:
-                failed = True
-                self._inbox.put(_WriteFailed(str(exc)))
-
-    def _finish(self, code: int, flush_s: float = 10.0) -> int:
-        self._outbox.put(None)
-        if not self._written.wait(flush_s):
-            log.warning("%s: output not flushed within %.1fs", self._name, flush_s)
-            return 1
-        return code
+        self._done.append((event.request_id, outcome))
+        self._wake()

@@ -12,7 +12,6 @@ import logging
 import os
 import signal
 import sys
-from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from types import FrameType
@@ -24,8 +23,6 @@ from ._pump import ConnectionPump
 __all__ = ["catalogue", "claim_stdout", "serve_stdio"]
 
 log = logging.getLogger("mesh.stdio")
-
-READ_CHUNK_BYTES = 64 * 1024
 
 
 def catalogue(registry: Registry) -> list[ToolSpec]:
@@ -61,8 +58,8 @@ def serve_stdio(
         session=session,
         registry=registry,
         workspace=workspace,
-        read=lambda: os.read(0, READ_CHUNK_BYTES),
-        write=_writer_for(out_fd),
+        in_fd=0,
+        out_fd=out_fd,
         executor=executor,
         name="stdio",
         shutdown_grace_s=shutdown_grace_s,
@@ -72,12 +69,16 @@ def serve_stdio(
         pump.request_stop(signal.Signals(signum).name)
 
     previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGTERM, signal.SIGINT)}
+    # Whichever thread the kernel hands a signal to, this byte wakes the loop's poll.
+    previous_wakeup = signal.set_wakeup_fd(pump.wake_fd, warn_on_full_buffer=False)
     log.info("serving %s on stdio (%d tools)", workspace, len(registry))
     try:
         code = pump.run()
     finally:
+        signal.set_wakeup_fd(previous_wakeup)
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+        pump.close()
     log.info("session ended (era %s, version %s), exit %d", session.era.value, session.protocol_version or "-", code)
     if pump.abandoned:
         # A tool thread ignored its cancellation; the interpreter would wait for it at exit.
@@ -99,11 +100,3 @@ def claim_stdout() -> int:
     return out_fd
 
 
-def _writer_for(fd: int) -> Callable[[bytes], None]:
-    def write(data: bytes) -> None:
-        view = memoryview(data)
-        while view:
-            written = os.write(fd, view)
-            view = view[written:]
-
-    return write

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
-import queue
+import fcntl
+import os
+import struct
+import termios
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -20,25 +23,41 @@ from tests.support.memory import initialize, notification, request
 
 
 class Pipe:
-    """Fake transport: the test feeds chunks, the pump reads them; writes are collected."""
+    """Real pipes around the pump: the test feeds its input and collects what it writes."""
 
-    def __init__(self, fail_writes: bool = False) -> None:
-        self.chunks: queue.SimpleQueue[bytes] = queue.SimpleQueue()
+    def __init__(self, close_output: bool = False) -> None:
+        self.in_r, self.in_w = os.pipe()
+        self.out_r, self.out_w = os.pipe()
         self.written = bytearray()
-        self.fail_writes = fail_writes
-        self.reads = 0
+        self.collector = threading.Thread(target=self._collect, daemon=True)
+        if close_output:
+            os.close(self.out_r)  # the client stopped reading: writes fail with EPIPE
+        else:
+            self.collector.start()
+        self.chunks = self  # the tests say pipe.chunks.put(data)
 
-    def read(self) -> bytes:
-        self.reads += 1
-        return self.chunks.get()
+    def put(self, data: bytes) -> None:
+        if data:
+            os.write(self.in_w, data)
+        else:
+            os.close(self.in_w)
 
-    def write(self, data: bytes) -> None:
-        if self.fail_writes:
-            raise BrokenPipeError("client went away")
-        self.written += data
+    def _collect(self) -> None:
+        while data := os.read(self.out_r, 65536):
+            self.written += data
 
     def answers(self) -> list[dict]:
-        return [json.loads(line) for line in bytes(self.written).splitlines()]
+        complete = bytes(self.written).rpartition(b"\n")[0]  # the collector may hold half a frame
+        return [json.loads(line) for line in complete.splitlines()]
+
+    def unread(self) -> int:
+        """Bytes the test wrote that the pump has not read yet."""
+        return struct.unpack("i", fcntl.ioctl(self.in_r, termios.FIONREAD, b"\0\0\0\0"))[0]
+
+    def done(self) -> None:
+        """After the pump returned: collect the rest of what it wrote."""
+        os.close(self.out_w)
+        self.collector.join(5)
 
 
 @attrs.frozen
@@ -56,6 +75,7 @@ def stubborn(args: NoArgs, ctx: CallContext) -> str:
 
 
 def make_pump(pipe: Pipe, **config: int) -> tuple[ConnectionPump, ThreadPoolExecutor]:
+    """A pump over the pipe's descriptors, with the test tools and ``stubborn``."""
     registry = Registry()
     load_plugins(registry, ["tests.support.tools"])
     registry.register(Tool("stubborn", "Ignores cancellation.", NoArgs, stubborn))
@@ -65,8 +85,8 @@ def make_pump(pipe: Pipe, **config: int) -> tuple[ConnectionPump, ThreadPoolExec
         session=session,
         registry=registry,
         workspace=Path("."),
-        read=pipe.read,
-        write=pipe.write,
+        in_fd=pipe.in_r,
+        out_fd=pipe.out_w,
         executor=executor,
         name="test",
         shutdown_grace_s=0.5,
@@ -100,6 +120,7 @@ def test_eof_drains_every_accepted_call_INV_DRAIN_2() -> None:
     pipe.chunks.put(b"")
     assert pump.run() == 0
     executor.shutdown()
+    pipe.done()
     answers = pipe.answers()
     assert answers[0]["id"] == 0 and "protocolVersion" in answers[0]["result"]
     # Every call is answered before the pump returns, in the order the calls finished.
@@ -111,14 +132,17 @@ def test_reads_only_when_the_session_wants_data_INV_BOUND_1() -> None:
     pipe = Pipe()
     pump, executor = make_pump(pipe, max_in_flight=1)
     thread, result = run_pump(pump)
-    pipe.chunks.put(initialize() + request(1, "tools/call", {"name": "sleep", "arguments": {"ms": 300}}) + request(2, "ping"))
-    # While the one allowed call runs, the pump must not ask for more input.
+    pipe.chunks.put(initialize() + request(1, "tools/call", {"name": "sleep", "arguments": {"ms": 300}}))
     wait_for_answer(pipe, 0)
+    # While the one allowed call runs, the pump must not read more input.
+    ping = request(2, "ping")
+    pipe.chunks.put(ping)
     time.sleep(0.1)
-    assert pipe.reads == 1
+    assert pipe.unread() == len(ping)
     pipe.chunks.put(b"")
     thread.join(5)
     executor.shutdown()
+    pipe.done()
     assert result == [0]
     assert [answer["id"] for answer in pipe.answers()] == [0, 1, 2]
 
@@ -132,6 +156,7 @@ def test_cancelled_call_stops_early_and_is_not_answered() -> None:
     pipe.chunks.put(b"")
     thread.join(5)
     executor.shutdown()
+    pipe.done()
     assert result == [0]
     assert [answer["id"] for answer in pipe.answers()] == [0, 2]
 
@@ -145,6 +170,7 @@ def test_stop_cancels_running_calls_and_refuses_queued_ones() -> None:
     pump.request_stop("SIGTERM")
     thread.join(5)
     executor.shutdown()
+    pipe.done()
     assert result == [0]
     answers = {answer["id"]: answer for answer in pipe.answers()}
     assert answers[1]["result"]["content"][0]["text"] == "cancelled"  # the tool honoured it
@@ -165,6 +191,7 @@ def test_calls_received_but_not_started_at_stop_are_refused() -> None:
     pump.request_stop("SIGTERM")
     thread.join(5)
     executor.shutdown()
+    pipe.done()
     assert result == [0]
     answers = {answer["id"]: answer["result"] for answer in pipe.answers()}
     assert answers[2] == {"content": [{"type": "text", "text": SHUTTING_DOWN}], "isError": True}
@@ -180,6 +207,7 @@ def test_stop_gives_up_on_a_tool_that_ignores_cancellation() -> None:
     pump.request_stop("SIGTERM")
     thread.join(5)
     assert result == [0] and pump.abandoned == 1
+    pipe.done()
     assert [answer["id"] for answer in pipe.answers()] == [0]
     RELEASE.set()
     executor.shutdown()
@@ -202,7 +230,7 @@ def test_second_stop_exits_at_once() -> None:
 
 
 def test_client_that_closed_its_output_ends_the_session_with_1() -> None:
-    pipe = Pipe(fail_writes=True)
+    pipe = Pipe(close_output=True)
     pump, executor = make_pump(pipe)
     thread, result = run_pump(pump)
     pipe.chunks.put(initialize())
@@ -211,20 +239,15 @@ def test_client_that_closed_its_output_ends_the_session_with_1() -> None:
     assert result == [1]
 
 
-def test_read_error_is_treated_as_eof() -> None:
+def test_read_error_is_treated_as_eof(tmp_path: Path) -> None:
     pipe = Pipe()
+    os.close(pipe.in_r)
+    pipe.in_r = os.open(tmp_path, os.O_RDONLY)  # reading a folder fails with EISDIR
     pump, executor = make_pump(pipe)
-    chunks = [initialize()]
-
-    def read() -> bytes:
-        if chunks:
-            return chunks.pop()
-        raise OSError("EIO")
-
-    pump._read = read
     assert pump.run() == 0
     executor.shutdown()
-    assert [answer["id"] for answer in pipe.answers()] == [0]
+    pipe.done()
+    assert pipe.answers() == []
 
 
 @pytest.mark.parametrize("name", ["fail"])
@@ -235,4 +258,5 @@ def test_crashing_tool_is_an_internal_error(name: str) -> None:
     pipe.chunks.put(b"")
     assert pump.run() == 0
     executor.shutdown()
+    pipe.done()
     assert pipe.answers()[1]["error"]["code"] == -32603
