@@ -13,10 +13,10 @@ pipe. :meth:`ConnectionPump.request_stop` does the same, and the stdio driver po
 ``signal.set_wakeup_fd`` at that pipe too, so a signal wakes the loop whichever thread the kernel
 handed it to.
 
-Writes never block the loop for long: the output is written only when ``poll`` says it is
-writable, at most ``PIPE_BUF`` bytes at a time, which POSIX guarantees a writable pipe accepts
-whole. So a client that stops reading stalls its own answers, never the loop, and a stop request
-is still acted on.
+Writes never block the loop: the driver hands over a non-blocking output descriptor (a pipe or a
+socket; a terminal or a regular file never blocks for long), the loop writes what the client will
+take right away and polls for the rest. So a client that stops reading stalls its own answers,
+never the loop, and a stop request is still acted on.
 
 EOF on the input: the session answers everything already accepted, then reports
 ``SessionClosed``; the loop writes out every frame and returns 0 (the drain barrier). A stop
@@ -56,8 +56,6 @@ log = logging.getLogger("mesh.server")
 
 SHUTTING_DOWN: Final = "The server is shutting down; this call was not run. Call it again once the server restarts."
 READ_CHUNK_BYTES: Final = 64 * 1024
-#: A write of at most this many bytes to a pipe that polls writable never blocks (POSIX PIPE_BUF).
-WRITE_CHUNK_BYTES: Final = select.PIPE_BUF
 #: Output still unwritten after a stop is abandoned after this long (the client is not reading).
 FLUSH_S_MAX: Final = 2.0
 
@@ -138,6 +136,11 @@ class ConnectionPump:
                     want_read = event is Wait.NEED_DATA and not input_ended
                     break
             self._out += session.data_to_send()
+            if self._out and not self._write():
+                for flag in self._cancel_flags.values():
+                    flag.set()
+                self.abandoned = len(self._cancel_flags)
+                return 1
             if closed and not self._out:
                 return 0
             if want_read != reading:
@@ -183,11 +186,6 @@ class ConnectionPump:
                 if not data:
                     input_ended = True
                 session.receive_data(data)  # b"" is EOF
-            if writing and self._out_fd in ready and not self._write():
-                for flag in self._cancel_flags.values():
-                    flag.set()
-                self.abandoned = len(self._cancel_flags)
-                return 1
 
     # --- helpers -----------------------------------------------------------------------------
 
@@ -199,15 +197,16 @@ class ConnectionPump:
             return b""
 
     def _write(self) -> bool:
-        """Write one chunk of pending output; False when the client can no longer take it."""
+        """Write what the client takes now; False when it can no longer take anything."""
         try:
-            written = os.write(self._out_fd, self._out[:WRITE_CHUNK_BYTES])
+            while self._out:
+                written = os.write(self._out_fd, self._out)
+                del self._out[:written]
         except BlockingIOError:
-            return True
+            pass  # the rest waits for POLLOUT
         except OSError as exc:
             log.warning("%s: cannot write to the client (%s); stopping", self._name, exc)
             return False
-        del self._out[:written]
         return True
 
     def _give_up(self) -> int:

@@ -14,9 +14,12 @@ from typing import Any
 
 import orjson
 
-__all__ = ["DecodeError", "decode", "encode_frame"]
+__all__ = ["DecodeError", "Fragment", "decode", "encode_fragment", "encode_frame"]
 
 _OPTIONS = orjson.OPT_SORT_KEYS | orjson.OPT_APPEND_NEWLINE
+
+#: Already-encoded canonical JSON, spliced verbatim into a frame by :func:`encode_frame`.
+Fragment = orjson.Fragment
 
 
 class DecodeError(ValueError):
@@ -29,6 +32,17 @@ def decode(line: bytes) -> Any:
         return orjson.loads(line)
     except orjson.JSONDecodeError as exc:
         raise DecodeError(str(exc)) from None
+
+
+def encode_fragment(value: Any) -> Fragment:
+    """Encode ``value`` once, canonically, for reuse inside many frames.
+
+    Raises ``TypeError`` for a value JSON cannot carry.
+    """
+    try:
+        return orjson.Fragment(orjson.dumps(value, option=orjson.OPT_SORT_KEYS))
+    except orjson.JSONEncodeError as exc:
+        raise TypeError(str(exc)) from None
 
 
 def encode_frame(message: dict[str, Any] | list[dict[str, Any]]) -> bytes:

@@ -64,9 +64,16 @@ class LineSplitter:
         """Consume one chunk. Raises ``RuntimeError`` after :meth:`feed_eof`."""
         if self._eof:
             raise RuntimeError("data received after EOF")
-        view = memoryview(data)
         start = 0
         end = len(data)
+        if not self._skipping and not self._tail and data.endswith(b"\n") and data.find(b"\n") == end - 1:
+            # The common case, one whole frame per chunk: no scanning, no copying into the tail.
+            if end - 1 > self.max_frame_bytes + 1:
+                self._items.append(OVERSIZED)
+            else:
+                self._push_line(data[:-1])
+            return
+        view = memoryview(data)
         while start < end:
             newline = data.find(b"\n", start)
             if self._skipping:

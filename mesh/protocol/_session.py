@@ -39,7 +39,7 @@ from typing import Any, Final
 
 import attrs
 
-from ._codec import DecodeError, decode, encode_frame
+from ._codec import DecodeError, Fragment, decode, encode_fragment, encode_frame
 from ._errors import ErrorCode, RpcError, clip
 from ._events import (
     CallCancelled,
@@ -166,6 +166,7 @@ class ServerSession:
     _calls: dict[RequestId, _Call] = attrs.field(init=False, factory=dict)
     _closed: bool = attrs.field(init=False, default=False)
     _tool_index: dict[str, ToolSpec] = attrs.field(init=False)
+    _result_cache: dict[tuple[str, str, int], Fragment] = attrs.field(init=False, factory=dict)
 
     def __attrs_post_init__(self) -> None:
         self._splitter = LineSplitter(self.config.max_frame_bytes)
@@ -244,7 +245,7 @@ class ServerSession:
         elif isinstance(outcome, ToolCrashed):
             answer = _error(request_id, RpcError(ErrorCode.INTERNAL_ERROR, f"tool failed: {outcome.message}"))
         else:
-            answer = self._result(request_id, self._call_result(outcome, call.version), call.version)
+            answer = _result(request_id, self._shape(self._call_result(outcome, call.version), call.version))
         if call.batch is None:
             if answer is not None:
                 self._emit(answer)
@@ -266,9 +267,8 @@ class ServerSession:
             limit = self.config.max_frame_bytes
             self._emit(_error(None, RpcError(ErrorCode.INVALID_REQUEST, f"frame longer than {limit} bytes; dropped")))
             return
-        assert isinstance(item, bytes)
         try:
-            message = decode(item)
+            message = decode(item)  # type: ignore[arg-type]
         except DecodeError as exc:
             self._emit(_error(None, RpcError(ErrorCode.PARSE_ERROR, f"parse error: {exc}")))
             return
@@ -438,9 +438,11 @@ class ServerSession:
         if method == "ping":
             return _result(request_id, {})
         if method == "tools/list":
-            return self._result(request_id, self._tools_list(params, version), version)
+            cursor = params.get("cursor")
+            start = 0 if cursor is None else _parse_cursor(cursor, len(self.tools))
+            return _result(request_id, self._cached(method, version, start))
         if method == "server/discover":
-            return self._result(request_id, self._discover(), version)
+            return _result(request_id, self._cached(method, version, 0))
         self._start_call(request_id, params, version, batch, slot)
         return None
 
@@ -495,11 +497,28 @@ class ServerSession:
             result["instructions"] = self.config.instructions
         return result
 
-    def _result(self, request_id: RequestId, result: dict[str, Any], version: str) -> dict[str, Any]:
+    def _shape(self, result: dict[str, Any], version: str) -> dict[str, Any]:
         """A result in the shape of ``version``: 2026-07-28 adds ``resultType`` and ``serverInfo``."""
         if version in MODERN_VERSIONS:
             result = {**result, "resultType": "complete", "_meta": {SERVER_INFO_KEY: self._server_info()}}
-        return _result(request_id, result)
+        return result
+
+    def _cached(self, method: str, version: str, start: int) -> Fragment:
+        """The encoded result of a request whose answer never changes in this session.
+
+        ``tools/list`` pages and ``server/discover`` depend only on the catalogue, the version and
+        the page: each is rendered and encoded once, then spliced into every answer.
+        """
+        key = (method, version, start)
+        fragment = self._result_cache.get(key)
+        if fragment is None:
+            result = self._tools_list(start, version) if method == "tools/list" else self._discover()
+            try:
+                fragment = encode_fragment(self._shape(result, version))
+            except TypeError as exc:
+                raise RpcError(ErrorCode.INTERNAL_ERROR, f"{method} result could not be encoded: {exc}") from None
+            self._result_cache[key] = fragment
+        return fragment
 
     def _capabilities(self) -> dict[str, Any]:
         return {"tools": {"listChanged": False}}
@@ -509,9 +528,7 @@ class ServerSession:
 
     # --- tools -------------------------------------------------------------------------------
 
-    def _tools_list(self, params: dict[str, Any], version: str) -> dict[str, Any]:
-        cursor = params.get("cursor")
-        start = 0 if cursor is None else _parse_cursor(cursor, len(self.tools))
+    def _tools_list(self, start: int, version: str) -> dict[str, Any]:
         end = start + self.config.tools_page_size
         result: dict[str, Any] = {"tools": [_render_tool(spec, version) for spec in self.tools[start:end]]}
         if end < len(self.tools):
@@ -596,7 +613,7 @@ def _render_tool(spec: ToolSpec, version: str) -> dict[str, Any]:
     return entry
 
 
-def _result(request_id: RequestId, result: dict[str, Any]) -> dict[str, Any]:
+def _result(request_id: RequestId, result: dict[str, Any] | Fragment) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": request_id, "result": result}
 
 

@@ -278,6 +278,25 @@ def test_bad_cursor_is_invalid_params_INV_CLASS_3(ready: Harness, cursor: object
     assert error_code(answer) == ErrorCode.INVALID_PARAMS
 
 
+def test_catalogue_that_cannot_be_encoded_is_an_internal_error() -> None:
+    harness = Harness(tools=[ToolSpec("t", "T.", {"type": "object", "bad": {1, 2}})])
+    harness.feed(initialize())
+    harness.take()
+    [answer] = harness.ask(request(1, "tools/list"))
+    assert error_code(answer) == ErrorCode.INTERNAL_ERROR
+
+
+def test_cached_answers_are_byte_identical_to_fresh_ones_INV_FRAME_4() -> None:
+    """INV-FRAME-4: a spliced, cached result encodes exactly as the same result encoded whole."""
+    harness = Harness(SessionConfig(tools_page_size=2))
+    harness.feed(initialize())
+    harness.take()
+    harness.feed(request(1, "tools/list") + request(2, "tools/list"))
+    first, second = bytes(harness.output).splitlines()
+    assert first.replace(b'"id":1', b'"id":2') == second
+    assert first == json.dumps(json.loads(first), sort_keys=True, separators=(",", ":")).encode()
+
+
 def test_duplicate_tool_names_are_refused() -> None:
     with pytest.raises(ValueError, match="duplicate"):
         Harness(tools=[SPEC, SPEC])
