@@ -21,6 +21,7 @@ end after a last frame without a newline is still answered.
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Iterable
 from typing import Final
 
 import attrs
@@ -39,6 +40,7 @@ class _Oversized:
 OVERSIZED: Final = _Oversized()
 
 _BLANK: Final = b" \t"
+_CR: Final = ord("\r")
 
 
 @attrs.define
@@ -46,7 +48,8 @@ class LineSplitter:
     """Splits a byte stream into bounded lines; see the module docstring."""
 
     max_frame_bytes: int
-    _items: deque[bytes | _Oversized] = attrs.field(init=False, factory=deque)
+    #: Complete items, oldest first: lines (``bytes``) and :data:`OVERSIZED` markers.
+    items: deque[bytes | _Oversized] = attrs.field(init=False, factory=deque)
     _tail: bytearray = attrs.field(init=False, factory=bytearray)
     _skipping: bool = attrs.field(init=False, default=False)
     _eof: bool = attrs.field(init=False, default=False)
@@ -65,39 +68,30 @@ class LineSplitter:
         if self._eof:
             raise RuntimeError("data received after EOF")
         start = 0
-        end = len(data)
-        if not self._skipping and not self._tail and data.endswith(b"\n") and data.find(b"\n") == end - 1:
-            # The common case, one whole frame per chunk: no scanning, no copying into the tail.
-            if end - 1 > self.max_frame_bytes + 1:
-                self._items.append(OVERSIZED)
-            else:
-                self._push_line(data[:-1])
-            return
-        view = memoryview(data)
-        while start < end:
-            newline = data.find(b"\n", start)
-            if self._skipping:
-                if newline < 0:
-                    return
-                self._skipping = False
-                start = newline + 1
-                continue
+        if self._skipping or self._tail:
+            # Finish the line already under way first.
+            newline = data.find(b"\n")
             if newline < 0:
-                self._extend_tail(view[start:end])
+                if not self._skipping:
+                    self._extend_tail(memoryview(data))
                 return
-            if self._tail:
-                self._extend_tail(view[start:newline])
-                if self._skipping:
-                    # The limit was crossed just now; the rest of this line is already consumed.
-                    self._skipping = False
-                else:
-                    self._push_line(bytes(self._tail))
-                self._tail.clear()
-            elif newline - start > self.max_frame_bytes + 1:
-                self._items.append(OVERSIZED)  # never copy a line already known to be too long
+            if self._skipping:
+                self._skipping = False
             else:
-                self._push_line(data[start:newline])
+                self._extend_tail(memoryview(data)[:newline])
+                if self._skipping:
+                    self._skipping = False  # the limit was crossed by this very line, now ended
+                else:
+                    self._push_lines((bytes(self._tail),))
+            self._tail.clear()
             start = newline + 1
+        last = data.rfind(b"\n", start)
+        if last >= start:
+            # Whole lines in one C-level split; the chunk is copied at most once.
+            self._push_lines(data[start:last].split(b"\n"))
+            start = last + 1
+        if start < len(data):
+            self._extend_tail(memoryview(data)[start:])
 
     def feed_eof(self) -> None:
         """Mark the end of input; an unterminated tail becomes the last item."""
@@ -105,28 +99,27 @@ class LineSplitter:
             return
         self._eof = True
         if self._tail:
-            self._push_line(bytes(self._tail))
+            self._push_lines((bytes(self._tail),))
             self._tail.clear()
         self._skipping = False
-
-    def next_item(self) -> bytes | _Oversized | None:
-        """The next queued item, or ``None`` when nothing complete is queued."""
-        if self._items:
-            return self._items.popleft()
-        return None
 
     def _extend_tail(self, part: memoryview) -> None:
         if len(self._tail) + len(part) > self.max_frame_bytes + 1:
             self._tail.clear()
-            self._items.append(OVERSIZED)
+            self.items.append(OVERSIZED)
             self._skipping = True
             return
         self._tail += part
 
-    def _push_line(self, line: bytes) -> None:
-        if line.endswith(b"\r"):
-            line = line[:-1]
-        if len(line) > self.max_frame_bytes:
-            self._items.append(OVERSIZED)
-        elif line.strip(_BLANK):
-            self._items.append(line)
+    def _push_lines(self, lines: Iterable[bytes]) -> None:
+        append = self.items.append
+        limit = self.max_frame_bytes
+        for line in lines:
+            if not line:
+                continue
+            if line[-1] == _CR:
+                line = line[:-1]
+            if len(line) > limit:
+                append(OVERSIZED)
+            elif line and (line[0] not in _BLANK or line.strip(_BLANK)):
+                append(line)

@@ -77,11 +77,12 @@ _CURSOR_PREFIX: Final = "tools:"
 _ABSENT: Final = object()
 
 
-class _Kind(Enum):
-    INITIALIZE = "initialize"
-    #: Carries the 2026-07-28 ``_meta`` envelope.
-    ENVELOPED = "enveloped"
-    PLAIN = "plain"
+# The kinds of request, as far as the lifecycle cares (plain strings: they key a hot lookup).
+_INITIALIZE: Final = "initialize"
+#: Carries the 2026-07-28 ``_meta`` envelope.
+_ENVELOPED: Final = "enveloped"
+_PLAIN: Final = "plain"
+_KINDS: Final = (_INITIALIZE, _ENVELOPED, _PLAIN)
 
 
 class _Route(Enum):
@@ -104,15 +105,21 @@ class Era(Enum):
 #: The lifecycle as a table: what a request of each kind does in each era. A request that passes its
 #: route's checks fixes an undecided era (NEGOTIATE to HANDSHAKE, SERVE_STATELESS to STATELESS).
 _ROUTES: Final = {
-    (Era.UNDECIDED, _Kind.INITIALIZE): _Route.NEGOTIATE,
-    (Era.UNDECIDED, _Kind.ENVELOPED): _Route.SERVE_STATELESS,
-    (Era.UNDECIDED, _Kind.PLAIN): _Route.BEFORE_ERA,
-    (Era.HANDSHAKE, _Kind.INITIALIZE): _Route.REFUSE,  # -32600 already initialized
-    (Era.HANDSHAKE, _Kind.ENVELOPED): _Route.REFUSE,  # -32600 envelope on a handshake session
-    (Era.HANDSHAKE, _Kind.PLAIN): _Route.SERVE_HANDSHAKE,
-    (Era.STATELESS, _Kind.INITIALIZE): _Route.REFUSE,  # -32022
-    (Era.STATELESS, _Kind.ENVELOPED): _Route.SERVE_STATELESS,
-    (Era.STATELESS, _Kind.PLAIN): _Route.SERVE_STATELESS,  # the envelope check answers -32602
+    Era.UNDECIDED: {
+        _INITIALIZE: _Route.NEGOTIATE,
+        _ENVELOPED: _Route.SERVE_STATELESS,
+        _PLAIN: _Route.BEFORE_ERA,
+    },
+    Era.HANDSHAKE: {
+        _INITIALIZE: _Route.REFUSE,  # -32600 already initialized
+        _ENVELOPED: _Route.REFUSE,  # -32600 envelope on a handshake session
+        _PLAIN: _Route.SERVE_HANDSHAKE,
+    },
+    Era.STATELESS: {
+        _INITIALIZE: _Route.REFUSE,  # -32022
+        _ENVELOPED: _Route.SERVE_STATELESS,
+        _PLAIN: _Route.SERVE_STATELESS,  # the envelope check answers -32602
+    },
 }
 
 
@@ -161,6 +168,8 @@ class ServerSession:
     _events: deque[Event] = attrs.field(init=False, factory=deque)
     _out: list[bytes] = attrs.field(init=False, factory=list)
     _era: Era = attrs.field(init=False, default=Era.UNDECIDED)
+    #: ``_ROUTES[_era]``, kept beside the era it belongs to.
+    _routes: dict[str, _Route] = attrs.field(init=False, default=_ROUTES[Era.UNDECIDED])
     _version: str | None = attrs.field(init=False, default=None)
     _client_info: Any = attrs.field(init=False, default=None)
     _calls: dict[RequestId, _Call] = attrs.field(init=False, factory=dict)
@@ -215,14 +224,16 @@ class ServerSession:
 
     def next_event(self) -> Event | Wait:
         """The next event for the driver, or why there is none."""
+        events, calls, items = self._events, self._calls, self._splitter.items
+        max_in_flight = self.config.max_in_flight
         while True:
-            if self._events:
-                return self._events.popleft()
+            if events:
+                return events.popleft()
             if self._closed:
                 return SessionClosed()
-            if len(self._calls) >= self.config.max_in_flight:
+            if len(calls) >= max_in_flight:
                 return Wait.PAUSED
-            item = self._splitter.next_item()
+            item = items.popleft() if items else None
             if item is None:
                 if not self._splitter.eof:
                     return Wait.NEED_DATA
@@ -272,7 +283,7 @@ class ServerSession:
         except DecodeError as exc:
             self._emit(_error(None, RpcError(ErrorCode.PARSE_ERROR, f"parse error: {exc}")))
             return
-        if isinstance(message, list):
+        if message.__class__ is list:
             self._handle_batch(message)
             return
         answer = self._handle_message(message, None, 0)
@@ -334,7 +345,7 @@ class ServerSession:
             reason = f"a message must be a JSON object, not a JSON {_json_type(message)}"
             return _error(None, RpcError(ErrorCode.INVALID_REQUEST, reason))
         raw_id = message.get("id", _ABSENT)
-        reply_id = raw_id if _is_request_id(raw_id) else None
+        reply_id = raw_id if type(raw_id) in _ID_TYPES else None  # bool is not an id
         if message.get("jsonrpc") != "2.0":
             return _error(reply_id, RpcError(ErrorCode.INVALID_REQUEST, 'jsonrpc must be exactly "2.0"'))
         if "method" not in message:
@@ -385,12 +396,14 @@ class ServerSession:
         params = {} if params is _ABSENT else params
         meta = params.get("_meta")
         if method == "initialize":
-            kind = _Kind.INITIALIZE
+            kind = _INITIALIZE
         elif isinstance(meta, dict) and PROTOCOL_VERSION_KEY in meta:
-            kind = _Kind.ENVELOPED
+            kind = _ENVELOPED
         else:
-            kind = _Kind.PLAIN
-        route = _ROUTES[self._era, kind]
+            kind = _PLAIN
+        route = self._routes[kind]
+        if route is _Route.SERVE_HANDSHAKE:
+            return self._dispatch(request_id, method, params, self._version, _HANDSHAKE_METHODS, batch, slot)  # type: ignore[arg-type]
         if route is _Route.NEGOTIATE:
             return _result(request_id, self._initialize(params))
         if route is _Route.REFUSE:
@@ -404,16 +417,17 @@ class ServerSession:
                 reason = "not initialized: send initialize first (or use the 2026-07-28 _meta envelope)"
                 raise RpcError(ErrorCode.INVALID_REQUEST, reason)
             raise _method_not_found(method)
-        if route is _Route.SERVE_HANDSHAKE:
-            assert self._version is not None
-            return self._dispatch(request_id, method, params, self._version, batch, slot)
         version = self._check_envelope(meta)
         if self._era is Era.UNDECIDED:
-            self._era = Era.STATELESS
+            self._set_era(Era.STATELESS)
             self._client_info = meta.get(CLIENT_INFO_KEY)
-        return self._dispatch(request_id, method, params, version, batch, slot)
+        return self._dispatch(request_id, method, params, version, _MODERN_METHODS, batch, slot)
 
-    def _refusal(self, kind: _Kind, params: dict[str, Any]) -> RpcError:
+    def _set_era(self, era: Era) -> None:
+        self._era = era
+        self._routes = _ROUTES[era]
+
+    def _refusal(self, kind: str, params: dict[str, Any]) -> RpcError:
         if self._era is Era.STATELESS:
             requested = params.get("protocolVersion")
             return RpcError(
@@ -421,7 +435,7 @@ class ServerSession:
                 "this session serves the stateless 2026-07-28 protocol; initialize is not accepted",
                 {"supported": list(MODERN_VERSIONS), "requested": requested if isinstance(requested, str) else None},
             )
-        if kind is _Kind.INITIALIZE:
+        if kind == _INITIALIZE:
             return RpcError(ErrorCode.INVALID_REQUEST, f"already initialized (protocol version {self._version})")
         reason = (
             f"this session negotiated {self._version} with initialize; "
@@ -430,13 +444,19 @@ class ServerSession:
         return RpcError(ErrorCode.INVALID_REQUEST, reason)
 
     def _dispatch(
-        self, request_id: RequestId, method: str, params: dict[str, Any], version: str, batch: _Batch | None, slot: int
+        self,
+        request_id: RequestId,
+        method: str,
+        params: dict[str, Any],
+        version: str,
+        served: frozenset[str],
+        batch: _Batch | None,
+        slot: int,
     ) -> dict[str, Any] | None:
-        stateless = version in MODERN_VERSIONS
-        if method not in (_MODERN_METHODS if stateless else _HANDSHAKE_METHODS):
+        if method not in served:
             raise _method_not_found(method)
         if method == "ping":
-            return _result(request_id, {})
+            return {"jsonrpc": "2.0", "id": request_id, "result": {}}
         if method == "tools/list":
             cursor = params.get("cursor")
             start = 0 if cursor is None else _parse_cursor(cursor, len(self.tools))
@@ -451,7 +471,7 @@ class ServerSession:
         if not isinstance(requested, str):
             raise RpcError(ErrorCode.INVALID_PARAMS, "initialize needs params.protocolVersion (a string)")
         version = requested if requested in HANDSHAKE_VERSIONS else LATEST_HANDSHAKE_VERSION
-        self._era = Era.HANDSHAKE
+        self._set_era(Era.HANDSHAKE)
         self._version = version
         self._client_info = params.get("clientInfo")
         result: dict[str, Any] = {
@@ -571,8 +591,11 @@ class ServerSession:
 # --- helpers ---------------------------------------------------------------------------------
 
 
+_ID_TYPES: Final = (str, int)
+
+
 def _is_request_id(value: Any) -> bool:
-    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+    return type(value) in _ID_TYPES
 
 
 def _json_type(value: Any) -> str:

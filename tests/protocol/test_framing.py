@@ -10,9 +10,8 @@ from mesh.protocol._framing import OVERSIZED, LineSplitter
 
 
 def items(splitter: LineSplitter) -> list[object]:
-    out = []
-    while (item := splitter.next_item()) is not None:
-        out.append(item)
+    out = list(splitter.items)
+    splitter.items.clear()
     return out
 
 
