@@ -22,12 +22,21 @@ log = logging.getLogger("mesh.cli")
 LOG_LEVELS = ("debug", "info", "warning", "error")
 
 
+class _Formatter(argparse.HelpFormatter):
+    """Fixed width: the default asks the terminal, importing shutil (and bz2, lzma) at every start."""
+
+    def __init__(self, prog: str) -> None:
+        super().__init__(prog, width=100)
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="mesh-mcp", description="Code-intelligence MCP server.")
+    parser = argparse.ArgumentParser(prog="mesh-mcp", description="Code-intelligence MCP server.", formatter_class=_Formatter)
     parser.add_argument("--version", action="version", version=f"mesh-mcp {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name, help_text in (("mcp", "serve MCP on stdin/stdout"), ("run", "alias of mcp")):
-        serve = commands.add_parser(name, help=help_text, description="Serve MCP on stdin/stdout.")
+        serve = commands.add_parser(
+            name, help=help_text, description="Serve MCP on stdin/stdout.", formatter_class=_Formatter
+        )
         serve.add_argument(
             "--workspace",
             type=Path,
