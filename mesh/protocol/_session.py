@@ -75,6 +75,8 @@ _MODERN_METHODS: Final = frozenset({"server/discover", "tools/list", "tools/call
 _STATELESS_ONLY: Final = _MODERN_METHODS - _HANDSHAKE_METHODS
 _CURSOR_PREFIX: Final = "tools:"
 _ABSENT: Final = object()
+#: ``params`` of a request that has none (shared: nothing here mutates params).
+_EMPTY: Final[dict[str, Any]] = {}
 
 
 # The kinds of request, as far as the lifecycle cares (plain strings: they key a hot lookup).
@@ -341,31 +343,31 @@ class ServerSession:
 
     def _handle_message(self, message: Any, batch: _Batch | None, slot: int) -> dict[str, Any] | None:
         """Classify one message; return its immediate answer, or ``None`` (no answer, or later)."""
-        if not isinstance(message, dict):
+        # The decoder gives exact types: ``__class__ is`` tests are exact and cheap (bool is not int).
+        if message.__class__ is not dict:
             reason = f"a message must be a JSON object, not a JSON {_json_type(message)}"
             return _error(None, RpcError(ErrorCode.INVALID_REQUEST, reason))
-        raw_id = message.get("id", _ABSENT)
-        reply_id = raw_id if type(raw_id) in _ID_TYPES else None  # bool is not an id
-        if message.get("jsonrpc") != "2.0":
+        get = message.get
+        raw_id = get("id", _ABSENT)
+        reply_id = raw_id if raw_id.__class__ in _ID_TYPES else None
+        if get("jsonrpc") != "2.0":
             return _error(reply_id, RpcError(ErrorCode.INVALID_REQUEST, 'jsonrpc must be exactly "2.0"'))
-        if "method" not in message:
+        method = get("method", _ABSENT)
+        if method.__class__ is not str:
+            if method is not _ABSENT:
+                return _error(reply_id, RpcError(ErrorCode.INVALID_REQUEST, "method must be a string"))
             if ("result" in message or "error" in message) and raw_id is not _ABSENT:
                 return None  # a client's response: never answered
             return _error(reply_id, RpcError(ErrorCode.INVALID_REQUEST, "not a request: no method"))
-        method = message["method"]
-        if not isinstance(method, str):
-            return _error(reply_id, RpcError(ErrorCode.INVALID_REQUEST, "method must be a string"))
-        params = message.get("params", _ABSENT)
+        params = get("params", _EMPTY)
         if raw_id is _ABSENT:
-            if isinstance(params, dict):
+            if params.__class__ is dict:
                 self._handle_notification(method, params)
-            elif params is _ABSENT:
-                self._handle_notification(method, {})
             return None  # notifications are never answered, not even malformed ones
         if reply_id is None:
             reason = f"id must be a string or an integer, not {_json_type(raw_id)}"
             return _error(None, RpcError(ErrorCode.INVALID_REQUEST, reason))
-        if params is not _ABSENT and not isinstance(params, dict):
+        if params.__class__ is not dict:
             return _error(reply_id, RpcError(ErrorCode.INVALID_PARAMS, "params must be an object"))
         if reply_id in self._calls:
             reason = f"request id {clip(str(reply_id))} is already in flight"
@@ -391,9 +393,8 @@ class ServerSession:
     # --- requests ----------------------------------------------------------------------------
 
     def _handle_request(
-        self, request_id: RequestId, method: str, params: Any, batch: _Batch | None, slot: int
+        self, request_id: RequestId, method: str, params: dict[str, Any], batch: _Batch | None, slot: int
     ) -> dict[str, Any] | None:
-        params = {} if params is _ABSENT else params
         meta = params.get("_meta")
         if method == "initialize":
             kind = _INITIALIZE
