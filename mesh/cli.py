@@ -30,7 +30,9 @@ class _Formatter(argparse.HelpFormatter):
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="mesh-mcp", description="Code-intelligence MCP server.", formatter_class=_Formatter)
+    parser = argparse.ArgumentParser(
+        prog="mesh-mcp", description="Code-intelligence MCP server.", formatter_class=_Formatter
+    )
     parser.add_argument("--version", action="version", version=f"mesh-mcp {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name, help_text in (("mcp", "serve MCP on stdin/stdout"), ("run", "alias of mcp")):

@@ -21,9 +21,9 @@ Eras. The first request that succeeds fixes the session's era, once:
   *stateless* era (2026-07-28): every request names its own version, checked on every request
   (``-32022`` for one not served); ``initialize`` is then refused with ``-32022``.
 
-Before either, only ``ping`` is served (2026-07-28 itself has no ``ping``: -32601 there). JSON-RPC batches are served only when the handshake
-negotiated 2025-03-26 (the one revision that has them); their answers go out as one array, in the
-batch's order, once every call in it has completed.
+Before either, only ``ping`` is served (2026-07-28 itself has no ``ping``: -32601 there). JSON-RPC
+batches are served only when the handshake negotiated 2025-03-26 (the one revision that has them);
+their answers go out as one array, in the batch's order, once every call in it has completed.
 
 Bounds. A frame over ``max_frame_bytes`` is dropped while it streams and answered once with
 ``-32600``. At ``max_in_flight`` calls in flight ``next_event`` returns ``Wait.PAUSED`` and takes
@@ -559,7 +559,9 @@ class ServerSession:
             result["cacheScope"] = "public"
         return result
 
-    def _start_call(self, request_id: RequestId, params: dict[str, Any], version: str, batch: _Batch | None, slot: int) -> None:
+    def _start_call(
+        self, request_id: RequestId, params: dict[str, Any], version: str, batch: _Batch | None, slot: int
+    ) -> None:
         if "name" not in params:
             raise RpcError(ErrorCode.INVALID_PARAMS, "tools/call needs params.name (the tool to call)")
         name = params["name"]

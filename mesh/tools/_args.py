@@ -152,7 +152,9 @@ def schema_of(cls: type) -> dict[str, Any]:
     return result
 
 
-def parse_args(cls: type, arguments: Mapping[str, Any], params_meta: Mapping[str, Any] | None = None) -> tuple[Any, Meta]:
+def parse_args(
+    cls: type, arguments: Mapping[str, Any], params_meta: Mapping[str, Any] | None = None
+) -> tuple[Any, Meta]:
     """Build ``cls`` from a call's ``arguments``; also return the call's :class:`Meta`.
 
     Raises :class:`ArgumentError` naming every problem found, with the tool's accepted fields.
@@ -215,7 +217,9 @@ def _check(field: _Field, value: Any) -> str | None:
 def _check_range(field: _Field, value: float) -> str | None:
     low, high = field.metadata.get("minimum"), field.metadata.get("maximum")
     if (low is not None and value < low) or (high is not None and value > high):
-        return f"must be from {low if low is not None else '-inf'} to {high if high is not None else 'inf'}, not {value}"
+        shown_low = "-inf" if low is None else low
+        shown_high = "inf" if high is None else high
+        return f"must be from {shown_low} to {shown_high}, not {value}"
     return None
 
 
