@@ -33,7 +33,6 @@ import select
 import threading
 import time
 from collections import deque
-from concurrent.futures import Executor
 from pathlib import Path
 from typing import Final
 
@@ -49,6 +48,7 @@ from ..protocol import (
     Wait,
 )
 from ..tools import Registry
+from ._workers import WorkerPool
 
 __all__ = ["ConnectionPump"]
 
@@ -72,7 +72,7 @@ class ConnectionPump:
         workspace: Path,
         in_fd: int,
         out_fd: int,
-        executor: Executor,
+        workers: WorkerPool,
         name: str = "stdio",
         shutdown_grace_s: float = 5.0,
     ) -> None:
@@ -81,7 +81,7 @@ class ConnectionPump:
         self._workspace = workspace
         self._in_fd = in_fd
         self._out_fd = out_fd
-        self._executor = executor
+        self._workers = workers
         self._name = name
         self._grace_s = shutdown_grace_s
         self._wake_r, self._wake_w = os.pipe()
@@ -233,7 +233,7 @@ class ConnectionPump:
     def _start(self, event: ToolCallRequested) -> None:
         flag = threading.Event()
         self._cancel_flags[event.request_id] = flag
-        self._executor.submit(self._run_tool, event, flag)
+        self._workers.submit(self._run_tool, event, flag)
 
     def _run_tool(self, event: ToolCallRequested, cancelled: threading.Event) -> None:
         outcome: ToolOutcome

@@ -12,13 +12,13 @@ import logging
 import os
 import signal
 import sys
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from types import FrameType
 
 from ..protocol import ServerSession, SessionConfig, ToolSpec
 from ..tools import Registry
 from ._pump import ConnectionPump
+from ._workers import WorkerPool
 
 __all__ = ["catalogue", "claim_stdout", "serve_stdio"]
 
@@ -53,14 +53,14 @@ def serve_stdio(
     Returns the exit code.
     """
     session = ServerSession(config, catalogue(registry))
-    executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="mesh-tool")
+    pool = WorkerPool(workers)
     pump = ConnectionPump(
         session=session,
         registry=registry,
         workspace=workspace,
         in_fd=0,
         out_fd=out_fd,
-        executor=executor,
+        workers=pool,
         name="stdio",
         shutdown_grace_s=shutdown_grace_s,
     )
@@ -80,11 +80,9 @@ def serve_stdio(
             signal.signal(sig, handler)
         pump.close()
     log.info("session ended (era %s, version %s), exit %d", session.era.value, session.protocol_version or "-", code)
-    if pump.abandoned:
-        # A tool thread ignored its cancellation; the interpreter would wait for it at exit.
-        logging.shutdown()
-        os._exit(code)
-    executor.shutdown(wait=True)
+    # Workers are daemon threads: one still running a tool that ignored its cancellation
+    # (pump.abandoned) does not hold the process open.
+    pool.shutdown()
     return code
 
 

@@ -2,20 +2,20 @@
 
 from __future__ import annotations
 
-import json
 import fcntl
+import json
 import os
 import struct
 import termios
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import attrs
 import pytest
 
 from mesh.drivers._pump import SHUTTING_DOWN, ConnectionPump
+from mesh.drivers._workers import WorkerPool
 from mesh.drivers.stdio import catalogue
 from mesh.protocol import ServerSession, SessionConfig
 from mesh.tools import CallContext, Registry, Tool, load_plugins
@@ -74,20 +74,20 @@ def stubborn(args: NoArgs, ctx: CallContext) -> str:
     return "released"
 
 
-def make_pump(pipe: Pipe, **config: int) -> tuple[ConnectionPump, ThreadPoolExecutor]:
+def make_pump(pipe: Pipe, **config: int) -> tuple[ConnectionPump, WorkerPool]:
     """A pump over the pipe's descriptors, with the test tools and ``stubborn``."""
     registry = Registry()
     load_plugins(registry, ["tests.support.tools"])
     registry.register(Tool("stubborn", "Ignores cancellation.", NoArgs, stubborn))
     session = ServerSession(SessionConfig(**config), catalogue(registry))
-    executor = ThreadPoolExecutor(max_workers=4)
+    executor = WorkerPool(4)
     pump = ConnectionPump(
         session=session,
         registry=registry,
         workspace=Path("."),
         in_fd=pipe.in_r,
         out_fd=pipe.out_w,
-        executor=executor,
+        workers=executor,
         name="test",
         shutdown_grace_s=0.5,
     )
