@@ -50,7 +50,7 @@ from ..protocol import (
 from ..tools import Registry
 from ._workers import WorkerPool
 
-__all__ = ["ConnectionPump"]
+__all__ = ["ConnectionPump", "run_tool"]
 
 log = logging.getLogger("mesh.server")
 
@@ -236,14 +236,15 @@ class ConnectionPump:
         self._workers.submit(self._run_tool, event, flag)
 
     def _run_tool(self, event: ToolCallRequested, cancelled: threading.Event) -> None:
-        outcome: ToolOutcome
-        try:
-            output = self._registry.call(
-                event.name, event.arguments, event.meta, workspace=self._workspace, cancelled=cancelled
-            )
-            outcome = ToolResult(output.text, output.is_error, output.structured)
-        except Exception as exc:  # a crashed tool must not take the server down
-            log.exception("tool %s crashed (request %r)", event.name, event.request_id)
-            outcome = ToolCrashed(f"{type(exc).__name__}: {exc}")
-        self._done.append((event.request_id, outcome))
+        self._done.append((event.request_id, run_tool(self._registry, event, self._workspace, cancelled)))
         self._wake()
+
+
+def run_tool(registry: Registry, event: ToolCallRequested, workspace: Path, cancelled: threading.Event) -> ToolOutcome:
+    """Run one call and turn what happened into the outcome the session expects."""
+    try:
+        output = registry.call(event.name, event.arguments, event.meta, workspace=workspace, cancelled=cancelled)
+    except Exception as exc:  # a crashed tool must not take the server down
+        log.exception("tool %s crashed (request %r)", event.name, event.request_id)
+        return ToolCrashed(f"{type(exc).__name__}: {exc}")
+    return ToolResult(output.text, output.is_error, output.structured)

@@ -1,0 +1,310 @@
+"""The simulator's command line.
+
+    python -m sim run SEED [--target memory|pipe|both] [--steps N] [--off KIND,...] [--transcript FILE]
+    python -m sim replay [--target memory|pipe|both] [--jobs N]
+    python -m sim record [--count N]
+    python -m sim fuzz --seconds N [--target memory|pipe|both]
+    python -m sim determinism SEED... (each seed in two processes under different PYTHONHASHSEEDs)
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import random
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import orjson
+
+from .check import check, first_difference
+from .scenario import FAULTS, GENERATOR_VERSION, PYTHON_MINOR, Scenario, generate
+from .seeds import DEFAULT_SEEDS, TRANSCRIPTS, Recorded, read_seeds, write_seeds
+from .targets import MemoryTarget, PipeTarget, Transcript
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run_one(
+    seed: int, target: str, steps: int | None = None, off: Sequence[str] = ()
+) -> tuple[Scenario, dict[str, Transcript], list[str]]:
+    """Run one scenario on the chosen targets; the transcripts and every problem found."""
+    scenario = generate(seed, steps=steps, off=off)
+    transcripts: dict[str, Transcript] = {}
+    if target in ("memory", "both"):
+        transcripts["memory"] = MemoryTarget().run(scenario)
+    if target in ("pipe", "both"):
+        transcripts["pipe"] = PipeTarget().run(scenario)
+    problems = [problem for transcript in transcripts.values() for problem in check(scenario, transcript)]
+    if len(transcripts) == 2:
+        difference = first_difference(transcripts["memory"], transcripts["pipe"])
+        if difference:
+            problems.append(f"memory and pipe transcripts differ at {difference}")  # INV-DET-2
+    return scenario, transcripts, problems
+
+
+def command_for(seed: int, steps: int | None = None, off: Sequence[str] = (), target: str = "both") -> str:
+    parts = [f"python -m sim run {seed}", f"--target {target}"]
+    if steps is not None:
+        parts.append(f"--steps {steps}")
+    if off:
+        parts.append(f"--off {','.join(off)}")
+    return " ".join(parts)
+
+
+def readable(scenario: Scenario, transcript: Transcript) -> bytes:
+    """A transcript as JSON lines a person can review."""
+    lines = [
+        {
+            "seed": scenario.seed,
+            "generator": GENERATOR_VERSION,
+            "python": PYTHON_MINOR,
+            "era": scenario.era,
+            "version": scenario.version,
+            "faults": list(scenario.faults),
+            "target": transcript.target,
+        }
+    ]
+    for index, step in enumerate(scenario.steps):
+        if index >= len(transcript.steps):
+            break
+        frames = transcript.steps[index]
+        sent = step.data.decode("utf-8", errors="backslashreplace")
+        entry: dict[str, object] = {
+            "step": index,
+            "kind": step.kind,
+            "label": step.label,
+            "sent": sent if len(sent) <= 300 else f"{sent[:300]}... ({len(step.data)} bytes)",
+            "writes": len(step.writes),
+        }
+        if frames is None:
+            entry["answers"] = "killed"
+        else:
+            entry["answers"] = [_decoded(frame) for frame in frames]
+        lines.append(entry)
+    lines.append({"end": transcript.end, "digest": transcript.digest()})
+    return b"".join(orjson.dumps(line, option=orjson.OPT_APPEND_NEWLINE) for line in lines)
+
+
+def _decoded(frame: bytes) -> object:
+    if len(frame) > 2000:
+        return f"{frame[:200].decode(errors='replace')}... ({len(frame)} bytes)"
+    try:
+        return orjson.loads(frame)
+    except orjson.JSONDecodeError:
+        return frame.decode(errors="backslashreplace")
+
+
+# --- commands ------------------------------------------------------------------------------------
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    off = _kinds(args.off)
+    scenario, transcripts, problems = run_one(args.seed, args.target, args.steps, off)
+    print(f"seed {scenario.seed}: {scenario.era} {scenario.version}, {len(scenario.steps)} steps, "
+          f"faults: {', '.join(scenario.faults) or 'none'}")
+    for name, transcript in transcripts.items():
+        if args.transcript:
+            path = Path(args.transcript.replace("{target}", name))
+            path.write_bytes(readable(scenario, transcript))
+            print(f"{name}: transcript written to {path}")
+        elif not args.quiet:
+            sys.stdout.write(readable(scenario, transcript).decode())
+        print(f"{name}: digest {transcript.digest()}")
+    for problem in problems:
+        print(f"PROBLEM: {problem}")
+    if problems:
+        print(f"reproduce: {command_for(args.seed, args.steps, off, args.target)}")
+    return 1 if problems else 0
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    header, recorded = read_seeds(Path(args.seeds))
+    if header.get("generator") != str(GENERATOR_VERSION) or header.get("python") != PYTHON_MINOR:
+        print(f"seeds were recorded with generator {header.get('generator')} on Python {header.get('python')}; "
+              f"this is generator {GENERATOR_VERSION} on Python {PYTHON_MINOR}: re-record with `python -m sim record`")
+        return 2
+    started = time.monotonic()
+    failures: list[str] = []
+    memory_s = pipe_s = 0.0
+    if args.target in ("memory", "both"):
+        t0 = time.monotonic()
+        for entry in recorded:
+            failures += _replay_entry(entry, "memory")
+        memory_s = time.monotonic() - t0
+    if args.target in ("pipe", "both"):
+        t0 = time.monotonic()
+        with ThreadPoolExecutor(max_workers=args.jobs) as pool:
+            for found in pool.map(lambda entry: _replay_entry(entry, "pipe"), recorded):
+                failures += found
+        pipe_s = time.monotonic() - t0
+    for failure in failures:
+        print(f"FAIL {failure}")
+    count = len(recorded)
+    rates = []
+    if memory_s:
+        rates.append(f"memory {count / memory_s:.0f} seeds/s")
+    if pipe_s:
+        rates.append(f"pipe {count / pipe_s:.1f} seeds/s with {args.jobs} jobs")
+    print(f"replayed {count} seeds in {time.monotonic() - started:.1f}s ({'; '.join(rates)}): "
+          f"{len(failures)} failure(s)")
+    return 1 if failures else 0
+
+
+def _replay_entry(entry: Recorded, target: str) -> list[str]:
+    scenario, transcripts, problems = run_one(entry.seed, target, entry.steps, entry.off)
+    transcript = transcripts[target]
+    failures = [f"seed {entry.seed} ({target}): {problem}" for problem in problems]
+    if transcript.digest() != entry.digest:
+        failures.append(
+            f"seed {entry.seed} ({target}): digest {transcript.digest()} differs from the recorded {entry.digest}; "
+            f"reproduce: {command_for(entry.seed, entry.steps, entry.off, target)}"
+        )
+    return failures
+
+
+def cmd_record(args: argparse.Namespace) -> int:
+    path = Path(args.seeds)
+    _, existing = read_seeds(path) if path.exists() else ({}, [])
+    extra = [entry for entry in existing if entry.steps is not None or entry.off]  # fuzz finds stay
+    entries: list[Recorded] = []
+    for seed in range(1, args.count + 1):
+        _, transcripts, problems = run_one(seed, "memory")
+        if problems:
+            for problem in problems:
+                print(f"PROBLEM seed {seed}: {problem}")
+            return 1
+        entries.append(Recorded(seed, transcripts["memory"].digest()))
+    for entry in extra:
+        _, transcripts, _ = run_one(entry.seed, "memory", entry.steps, entry.off)
+        entries.append(Recorded(entry.seed, transcripts["memory"].digest(), entry.steps, entry.off))
+    write_seeds(path, entries)
+    TRANSCRIPTS.mkdir(parents=True, exist_ok=True)
+    for seed in args.keep:
+        scenario, transcripts, _ = run_one(seed, "memory")
+        (TRANSCRIPTS / f"{seed}.jsonl").write_bytes(readable(scenario, transcripts["memory"]))
+    print(f"recorded {len(entries)} seeds in {path}; readable transcripts for {args.keep} in {TRANSCRIPTS}")
+    return 0
+
+
+def cmd_fuzz(args: argparse.Namespace) -> int:
+    deadline = time.monotonic() + args.seconds
+    seed = args.start if args.start is not None else random.SystemRandom().randrange(10_000, 2**31)
+    tried = 0
+    while time.monotonic() < deadline:
+        _, _, problems = run_one(seed, args.target)
+        tried += 1
+        if problems:
+            steps, off = _minimise(seed, args.target, problems)
+            print(f"FAILING seed {seed} after {tried} seeds; minimal: steps={steps} off={','.join(off) or '-'}")
+            _, _, problems = run_one(seed, args.target, steps, off)
+            for problem in problems:
+                print(f"  {problem}")
+            print(f"reproduce: {command_for(seed, steps, off, args.target)}")
+            print(f"record it: add the line `{seed} <digest> steps={steps} off={','.join(off) or '-'}` "
+                  f"to {args.seeds} once fixed (python -m sim record keeps it)")
+            return 1
+        seed += 1
+    print(f"fuzz: {tried} seeds, no failure ({args.target}, {args.seconds}s)")
+    return 0
+
+
+def _minimise(seed: int, target: str, problems: list[str]) -> tuple[int, tuple[str, ...]]:
+    """Lower the step count, then switch fault kinds off, while the seed still fails."""
+    scenario = generate(seed)
+    steps = len(scenario.steps)
+    low, high = 0, steps
+    while low < high:  # the smallest step count that still fails
+        middle = (low + high) // 2
+        if run_one(seed, target, middle)[2]:
+            high = middle
+        else:
+            low = middle + 1
+    off: list[str] = []
+    for kind in scenario.faults:
+        if run_one(seed, target, high, (*off, kind))[2]:
+            off.append(kind)
+    return high, tuple(off)
+
+
+def cmd_determinism(args: argparse.Namespace) -> int:
+    failures = 0
+    for seed in args.seeds_to_check:
+        outputs = []
+        for hash_seed in ("0", "12345"):
+            env = {**os.environ, "PYTHONHASHSEED": hash_seed}
+            result = subprocess.run(
+                [sys.executable, "-m", "sim", "run", str(seed), "--target", args.target, "--raw"],
+                env=env, cwd=ROOT, capture_output=True, timeout=300,
+            )  # fmt: skip
+            outputs.append(result.stdout)
+        if outputs[0] != outputs[1]:
+            failures += 1
+            left, right = outputs[0].splitlines(), outputs[1].splitlines()
+            for index, (a, b) in enumerate(zip(left, right, strict=False)):
+                if a != b:
+                    print(f"seed {seed}: runs differ at frame {index}\n  PYTHONHASHSEED=0:     {a[:300]!r}\n"
+                          f"  PYTHONHASHSEED=12345: {b[:300]!r}")
+                    break
+            else:
+                print(f"seed {seed}: runs differ in length ({len(left)} vs {len(right)} frames)")
+            print(f"reproduce: PYTHONHASHSEED=0 {command_for(seed, target=args.target)} ; "
+                  f"PYTHONHASHSEED=12345 {command_for(seed, target=args.target)}")
+    print(f"determinism: {len(args.seeds_to_check)} seed(s), {failures} divergent")
+    return 1 if failures else 0
+
+
+def _kinds(text: str | None) -> tuple[str, ...]:
+    kinds = tuple(kind for kind in (text or "").split(",") if kind and kind != "-")
+    unknown = [kind for kind in kinds if kind not in FAULTS]
+    if unknown:
+        raise SystemExit(f"unknown fault kind(s) {unknown}; known: {', '.join(FAULTS)}")
+    return kinds
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m sim", description="Deterministic simulation of mesh-mcp sessions.")
+    commands = parser.add_subparsers(dest="command", required=True)
+    run = commands.add_parser("run", help="run one seed, verbosely")
+    run.add_argument("seed", type=int)
+    run.add_argument("--target", choices=("memory", "pipe", "both"), default="both")
+    run.add_argument("--steps", type=int)
+    run.add_argument("--off", help="fault kinds to switch off, comma-separated")
+    run.add_argument("--transcript", help="write readable transcripts here ({target} is replaced)")
+    run.add_argument("--raw", action="store_true", help="print only the canonical transcript bytes")
+    run.add_argument("--quiet", action="store_true")
+    replay = commands.add_parser("replay", help="replay every recorded seed")
+    replay.add_argument("--target", choices=("memory", "pipe", "both"), default="both")
+    replay.add_argument("--jobs", type=int, default=4, help="pipe sessions at once")
+    record = commands.add_parser("record", help="re-record seeds/ deliberately")
+    record.add_argument("--count", type=int, default=1000)
+    record.add_argument("--keep", type=int, nargs="*", default=[1, 2, 3, 7], help="seeds kept as readable transcripts")
+    fuzz = commands.add_parser("fuzz", help="fresh seeds until the budget ends")
+    fuzz.add_argument("--seconds", type=float, required=True)
+    fuzz.add_argument("--target", choices=("memory", "pipe", "both"), default="memory")
+    fuzz.add_argument("--start", type=int, help="first seed (default: a random one)")
+    determinism = commands.add_parser("determinism", help="each seed in two processes, other hash seeds")
+    determinism.add_argument("seeds_to_check", type=int, nargs="+", metavar="SEED")
+    determinism.add_argument("--target", choices=("memory", "pipe", "both"), default="memory")
+    for sub in (replay, record, fuzz):
+        sub.add_argument("--seeds", default=str(DEFAULT_SEEDS), help="the recorded seeds file")
+    args = parser.parse_args(argv)
+    # Tool crashes are part of the scenarios; their tracebacks would drown the report.
+    logging.getLogger("mesh").setLevel(logging.CRITICAL)
+    if args.command == "run" and args.raw:
+        _, transcripts, _ = run_one(args.seed, args.target, args.steps, _kinds(args.off))
+        for transcript in transcripts.values():
+            sys.stdout.buffer.write(transcript.encode())
+        return 0
+    handler = {"run": cmd_run, "replay": cmd_replay, "record": cmd_record, "fuzz": cmd_fuzz,
+               "determinism": cmd_determinism}[args.command]  # fmt: skip
+    return handler(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
