@@ -209,7 +209,7 @@ class PipeTarget:
 
 
 def _torn_output_problems(lines: list[bytes]) -> list[str]:
-    """After kill -9: whole frames, and at most one partial line at the very end."""
+    """INV-DRAIN-4: after kill -9, whole frames and at most one partial line at the very end."""
     import orjson
 
     problems = []

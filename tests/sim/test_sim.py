@@ -62,7 +62,8 @@ def test_every_recorded_seed_replays_in_memory_INV_DET_2() -> None:
 @pytest.mark.timeout(600)
 @pytest.mark.parametrize("shard", range(PIPE_SHARDS))
 def test_every_recorded_seed_replays_over_a_real_pipe_INV_DRAIN_2(shard: int) -> None:
-    """INV-DRAIN-2, INV-DET-2: the real binary gives the recorded bytes, ends with exit 0."""
+    """INV-DRAIN-2, INV-DRAIN-4, INV-DET-2: the real binary gives the recorded bytes, ends with exit 0;
+    seeds with the kill fault kill -9 it mid-step and check the torn output and the restart."""
     failures = []
     for entry in RECORDED[shard::PIPE_SHARDS]:
         _, transcripts, problems = run_one(entry.seed, "pipe", entry.steps, entry.off)
