@@ -3,7 +3,7 @@
     python -m sim run SEED [--target memory|pipe|both] [--steps N] [--off KIND,...] [--transcript FILE]
     python -m sim replay [--target memory|pipe|both] [--jobs N]
     python -m sim record [--count N]
-    python -m sim fuzz --seconds N [--target memory|pipe|both]
+    python -m sim fuzz --seconds N [--target memory|pipe|both] [--pipelined]
     python -m sim determinism SEED... (each seed in two processes under different PYTHONHASHSEEDs)
 """
 
@@ -23,6 +23,7 @@ from pathlib import Path
 import orjson
 
 from .check import check, first_difference
+from .pipelined import compare_pipelined
 from .scenario import FAULTS, GENERATOR_VERSION, PYTHON_MINOR, Scenario, generate
 from .seeds import DEFAULT_SEEDS, TRANSCRIPTS, Recorded, read_seeds, write_seeds
 from .targets import MemoryTarget, PipeTarget, Transcript
@@ -31,9 +32,10 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def run_one(
-    seed: int, target: str, steps: int | None = None, off: Sequence[str] = ()
+    seed: int, target: str, steps: int | None = None, off: Sequence[str] = (), pipelined: bool = False
 ) -> tuple[Scenario, dict[str, Transcript], list[str]]:
-    """Run one scenario on the chosen targets; the transcripts and every problem found."""
+    """Run one scenario on the chosen targets (and, with ``pipelined``, once more all written at
+    once, compared per id); the lockstep transcripts and every problem found."""
     scenario = generate(seed, steps=steps, off=off)
     transcripts: dict[str, Transcript] = {}
     if target in ("memory", "both"):
@@ -45,11 +47,17 @@ def run_one(
         difference = first_difference(transcripts["memory"], transcripts["pipe"])
         if difference:
             problems.append(f"memory and pipe transcripts differ at {difference}")  # INV-DET-2
+    if pipelined:
+        problems += compare_pipelined(scenario)
     return scenario, transcripts, problems
 
 
-def command_for(seed: int, steps: int | None = None, off: Sequence[str] = (), target: str = "both") -> str:
+def command_for(
+    seed: int, steps: int | None = None, off: Sequence[str] = (), target: str = "both", pipelined: bool = False
+) -> str:
     parts = [f"python -m sim run {seed}", f"--target {target}"]
+    if pipelined:
+        parts.append("--pipelined")
     if steps is not None:
         parts.append(f"--steps {steps}")
     if off:
@@ -105,7 +113,7 @@ def _decoded(frame: bytes) -> object:
 
 def cmd_run(args: argparse.Namespace) -> int:
     off = _kinds(args.off)
-    scenario, transcripts, problems = run_one(args.seed, args.target, args.steps, off)
+    scenario, transcripts, problems = run_one(args.seed, args.target, args.steps, off, args.pipelined)
     print(f"seed {scenario.seed}: {scenario.era} {scenario.version}, {len(scenario.steps)} steps, "
           f"faults: {', '.join(scenario.faults) or 'none'}")
     for name, transcript in transcripts.items():
@@ -119,7 +127,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     for problem in problems:
         print(f"PROBLEM: {problem}")
     if problems:
-        print(f"reproduce: {command_for(args.seed, args.steps, off, args.target)}")
+        print(f"reproduce: {command_for(args.seed, args.steps, off, args.target, args.pipelined)}")
     return 1 if problems else 0
 
 
@@ -197,15 +205,15 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     seed = args.start if args.start is not None else random.SystemRandom().randrange(10_000, 2**31)
     tried = 0
     while time.monotonic() < deadline:
-        _, _, problems = run_one(seed, args.target)
+        _, _, problems = run_one(seed, args.target, pipelined=args.pipelined)
         tried += 1
         if problems:
-            steps, off = _minimise(seed, args.target, problems)
+            steps, off = _minimise(seed, args.target, args.pipelined)
             print(f"FAILING seed {seed} after {tried} seeds; minimal: steps={steps} off={','.join(off) or '-'}")
-            _, _, problems = run_one(seed, args.target, steps, off)
+            _, _, problems = run_one(seed, args.target, steps, off, args.pipelined)
             for problem in problems:
                 print(f"  {problem}")
-            print(f"reproduce: {command_for(seed, steps, off, args.target)}")
+            print(f"reproduce: {command_for(seed, steps, off, args.target, args.pipelined)}")
             print(f"record it: add the line `{seed} <digest> steps={steps} off={','.join(off) or '-'}` "
                   f"to {args.seeds} once fixed (python -m sim record keeps it)")
             return 1
@@ -214,20 +222,19 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     return 0
 
 
-def _minimise(seed: int, target: str, problems: list[str]) -> tuple[int, tuple[str, ...]]:
+def _minimise(seed: int, target: str, pipelined: bool) -> tuple[int, tuple[str, ...]]:
     """Lower the step count, then switch fault kinds off, while the seed still fails."""
     scenario = generate(seed)
-    steps = len(scenario.steps)
-    low, high = 0, steps
+    low, high = 0, len(scenario.steps)
     while low < high:  # the smallest step count that still fails
         middle = (low + high) // 2
-        if run_one(seed, target, middle)[2]:
+        if run_one(seed, target, middle, pipelined=pipelined)[2]:
             high = middle
         else:
             low = middle + 1
     off: list[str] = []
     for kind in scenario.faults:
-        if run_one(seed, target, high, (*off, kind))[2]:
+        if run_one(seed, target, high, (*off, kind), pipelined)[2]:
             off.append(kind)
     return high, tuple(off)
 
@@ -278,6 +285,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     run.add_argument("--transcript", help="write readable transcripts here ({target} is replaced)")
     run.add_argument("--raw", action="store_true", help="print only the canonical transcript bytes")
     run.add_argument("--quiet", action="store_true")
+    run.add_argument("--pipelined", action="store_true", help="also write it all at once and compare per id")
     replay = commands.add_parser("replay", help="replay every recorded seed")
     replay.add_argument("--target", choices=("memory", "pipe", "both"), default="both")
     replay.add_argument("--jobs", type=int, default=4, help="pipe sessions at once")
@@ -288,6 +296,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     fuzz.add_argument("--seconds", type=float, required=True)
     fuzz.add_argument("--target", choices=("memory", "pipe", "both"), default="memory")
     fuzz.add_argument("--start", type=int, help="first seed (default: a random one)")
+    fuzz.add_argument("--pipelined", action="store_true", help="also run each seed pipelined")
     determinism = commands.add_parser("determinism", help="each seed in two processes, other hash seeds")
     determinism.add_argument("seeds_to_check", type=int, nargs="+", metavar="SEED")
     determinism.add_argument("--target", choices=("memory", "pipe", "both"), default="memory")

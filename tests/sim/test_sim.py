@@ -152,3 +152,42 @@ def test_pipe_target_reports_a_server_that_does_not_answer() -> None:
     silent = PipeTarget(argv=(sys.executable, "-c", "import sys; sys.stdin.read()"), answer_timeout_s=0.5)
     transcript = silent.run(scenario)
     assert any("answers within" in problem for problem in transcript.problems)
+
+
+@pytest.mark.journey
+@pytest.mark.timeout(600)
+def test_pipelined_runs_give_the_same_answers_per_id_INV_DRAIN_1() -> None:
+    """INV-DRAIN-1: written all at once, every id is answered once, the same in memory and over a pipe."""
+    from sim.pipelined import compare_pipelined
+
+    failures = {}
+    for seed in range(2001, 2041):
+        problems = compare_pipelined(generate(seed))
+        if problems:
+            failures[seed] = problems[:3]
+    assert failures == {}
+
+
+def test_fuzz_minimises_a_failure_and_prints_what_to_record(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import sim.__main__ as cli
+
+    real = cli.run_one
+
+    def flaky_core(seed, target, steps=None, off=(), pipelined=False):  # type: ignore[no-untyped-def]
+        scenario, transcripts, problems = real(seed, target, steps, off, pipelined)
+        if len(scenario.steps) >= 5 and "garbage" in scenario.faults:
+            problems = [*problems, "planted failure"]
+        return scenario, transcripts, problems
+
+    monkeypatch.setattr(cli, "run_one", flaky_core)
+    seed = next(seed for seed in range(1, 100) if "garbage" in generate(seed).faults and len(generate(seed).steps) > 8)
+    assert main(["fuzz", "--seconds", "30", "--start", str(seed)]) == 1
+    out = capsys.readouterr().out
+    assert f"FAILING seed {seed} after 1 seeds" in out
+    minimal = generate(seed)
+    assert "planted failure" in out and "reproduce: python -m sim run" in out
+    # Steps were cut to the fewest that still fail; every kind but garbage was switched off.
+    kept_off = [kind for kind in minimal.faults if kind != "garbage"]
+    assert f"off={','.join(kept_off) or '-'}" in out
