@@ -161,6 +161,10 @@ class PipeTarget:
         self.answer_timeout_s = answer_timeout_s
 
     def spawn(self) -> _Server:
+        return _Server(self.start_process())
+
+    def start_process(self) -> subprocess.Popen[bytes]:
+        """The server process, its three streams piped, with the simulated tools loaded."""
         env = {
             **os.environ,
             "PYTHONPATH": os.pathsep.join(filter(None, (str(ROOT), os.environ.get("PYTHONPATH")))),
@@ -168,7 +172,7 @@ class PipeTarget:
             "MESH_LOG": "error",
         }
         pipes = {"stdin": subprocess.PIPE, "stdout": subprocess.PIPE, "stderr": subprocess.PIPE}
-        return _Server(subprocess.Popen(self.argv, env=env, cwd=ROOT, **pipes))
+        return subprocess.Popen(self.argv, env=env, cwd=ROOT, **pipes)
 
     def run(self, scenario: Scenario) -> Transcript:
         problems: list[str] = []
@@ -184,6 +188,7 @@ class PipeTarget:
                     tail = server.finish(self.answer_timeout_s)
                     problems += [f"step {index} (kill): {problem}" for problem in _torn_output_problems(tail)]
                     steps.append(None)
+                    server.kill()  # reap it and close its pipes before the next one starts
                     server = self.spawn()
                     continue
                 if step.kind == "eof":

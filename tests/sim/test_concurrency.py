@@ -62,7 +62,7 @@ import pytest
 
 from sim.check import check, first_difference
 from sim.scenario import FAULTS, Scenario, generate
-from sim.targets import ROOT, MemoryTarget, PipeTarget, Transcript, _Server, _torn_output_problems
+from sim.targets import MemoryTarget, PipeTarget, Transcript, _Server, _torn_output_problems
 
 pytestmark = [pytest.mark.journey]
 
@@ -222,17 +222,8 @@ class _SessionTarget(PipeTarget):
         self.servers = servers
 
     def spawn(self) -> _TracedServer:
-        # As PipeTarget.spawn, with the traced server.
-        env = {
-            **os.environ,
-            "PYTHONPATH": os.pathsep.join(filter(None, (str(ROOT), os.environ.get("PYTHONPATH")))),
-            "MESH_TOOL_PLUGINS": "sim.tools",
-            "MESH_LOG": "error",
-        }
-        process = subprocess.Popen(
-            self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=ROOT
-        )
-        server = _TracedServer(process, self.session)
+        # PipeTarget's own process, with the traced server around it.
+        server = _TracedServer(self.start_process(), self.session)
         self.servers.add(server)
         self.session.server = server
         return server
