@@ -12,14 +12,16 @@ accumulate as whole newline-terminated frames, collected with ``data_to_send``.
 So the output is a pure function of the input bytes and of the order in which the driver completes
 calls, whatever the chunking of the input: there is no clock, no randomness, no I/O in here.
 
-Eras. The first request that succeeds fixes the session's era, once:
+Eras. The era is fixed once, by the first request that passes its era's checks:
 
 * ``initialize`` opens the *handshake* era (2024-11-05 ... 2025-11-25). The version is negotiated
   (a supported one is echoed, otherwise the newest is offered); afterwards a request carrying the
   2026 envelope is refused with ``-32600``, a second ``initialize`` too.
 * a request whose ``params._meta`` carries ``io.modelcontextprotocol/protocolVersion`` opens the
-  *stateless* era (2026-07-28): every request names its own version, checked on every request
-  (``-32022`` for one not served); ``initialize`` is then refused with ``-32022``.
+  *stateless* era (2026-07-28) as soon as that envelope passes its checks, even if the request then
+  fails (an unknown method, a bad cursor): the client has said which protocol it speaks. Every
+  request names its own version, checked on every request (``-32022`` for one not served);
+  ``initialize`` is then refused with ``-32022``.
 
 Before either, only ``ping`` is served (2026-07-28 itself has no ``ping``: -32601 there). JSON-RPC
 batches are served only when the handshake negotiated 2025-03-26 (the one revision that has them);
@@ -622,7 +624,7 @@ def _method_not_found(method: str) -> RpcError:
 def _parse_cursor(cursor: Any, total: int) -> int:
     if isinstance(cursor, str) and cursor.startswith(_CURSOR_PREFIX):
         digits = cursor[len(_CURSOR_PREFIX) :]
-        if digits.isdigit() and len(digits) < 10 and 0 < int(digits) < total:
+        if digits.isascii() and digits.isdigit() and len(digits) < 10 and 0 < int(digits) < total:
             return int(digits)
     raise RpcError(ErrorCode.INVALID_PARAMS, f"invalid cursor {clip(cursor)}; use a nextCursor from tools/list")
 
