@@ -9,6 +9,7 @@ a matter of timing here. Kill steps are skipped: a pipelined client has no momen
 
 from __future__ import annotations
 
+import random
 import threading
 from collections import Counter
 from typing import Any
@@ -45,6 +46,7 @@ def memory_pipelined(scenario: Scenario) -> tuple[bytes, str]:
     registry = _registry()
     session = ServerSession(_config(), catalogue(registry))
     held: dict[Any, tuple[ToolCallRequested, _Elapsed]] = {}
+    prng = random.Random(scenario.seed)
 
     def release(request_id: Any) -> None:
         waiting, flag = held.pop(request_id)
@@ -69,7 +71,7 @@ def memory_pipelined(scenario: Scenario) -> tuple[bytes, str]:
         elif isinstance(event, SessionClosed):
             return session.data_to_send(), "exit 0"
         elif event is Wait.PAUSED and held:
-            release(next(iter(held)))
+            release(prng.choice(list(held)))  # held calls finish in a seeded order
         else:
             return session.data_to_send(), f"stuck: {event}"
 

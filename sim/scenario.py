@@ -32,7 +32,7 @@ import attrs
 __all__ = ["FAULTS", "GENERATOR_VERSION", "Expect", "Scenario", "Step", "generate"]
 
 #: Bump when the same seed starts giving another scenario; recorded seeds must then be re-recorded.
-GENERATOR_VERSION: Final = 1
+GENERATOR_VERSION: Final = 2
 #: Python's minor version: ``random`` promises its sequences only within one.
 PYTHON_MINOR: Final = f"{sys.version_info.major}.{sys.version_info.minor}"
 
@@ -263,6 +263,8 @@ class _Builder:
         message, expect, label = self.prng.choice(options)
         if label in ("non-object", "string", "float id", "empty batch", "batch"):
             return _frame(message), (expect,), label
+        if self.prng.random() < 0.25:
+            return self.wrong_era(request_id)
         if self.prng.random() < 0.4:
             frame = self.request(request_id, "no/such/method")
             return frame, (Expect(request_id, -32601),), "unknown method"
@@ -270,6 +272,21 @@ class _Builder:
             frame = _frame({"jsonrpc": "2.0", "id": request_id, "method": "tools/list", "params": [1]})
             return frame, (Expect(request_id, -32602),), "array params"
         return _frame(message), (expect,), label
+
+    def wrong_era(self, request_id: Any) -> tuple[bytes, tuple[Expect, ...], str]:
+        """Requests the era refuses: a version not served, another era's envelope, a second handshake."""
+        envelope = {"io.modelcontextprotocol/clientCapabilities": {}}
+        if self.era == "stateless":
+            envelope["io.modelcontextprotocol/protocolVersion"] = "2099-01-01"  # never fixes the era
+            frame = _frame({"jsonrpc": "2.0", "id": request_id, "method": "tools/list", "params": {"_meta": envelope}})
+            return frame, (Expect(request_id, -32022),), "unsupported version"
+        if self.prng.random() < 0.5:
+            params = {"protocolVersion": self.version, "capabilities": {}}
+            frame = _frame({"jsonrpc": "2.0", "id": request_id, "method": "initialize", "params": params})
+            return frame, (Expect(request_id, -32600),), "second initialize"
+        envelope["io.modelcontextprotocol/protocolVersion"] = STATELESS_VERSION
+        frame = _frame({"jsonrpc": "2.0", "id": request_id, "method": "tools/list", "params": {"_meta": envelope}})
+        return frame, (Expect(request_id, -32600),), "envelope on a handshake session"
 
     def make_oversized(self) -> tuple[bytes, tuple[Expect, ...], str]:
         request_id = self.new_id()
