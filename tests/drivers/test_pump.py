@@ -104,6 +104,13 @@ def wait_for_answer(pipe: Pipe, request_id: object, timeout: float = 10.0) -> No
     raise AssertionError(f"no answer to {request_id!r} within {timeout}s")
 
 
+def finish(thread: threading.Thread, workers: WorkerPool, pipe: Pipe) -> None:
+    """After a stop or EOF: wait for the pump, release its workers, collect what it wrote."""
+    thread.join(5)
+    workers.shutdown()
+    pipe.done()
+
+
 def run_pump(pump: ConnectionPump) -> tuple[threading.Thread, list[int]]:
     result: list[int] = []
     thread = threading.Thread(target=lambda: result.append(pump.run()), daemon=True)
@@ -140,9 +147,7 @@ def test_reads_only_when_the_session_wants_data_INV_BOUND_1() -> None:
     time.sleep(0.1)
     assert pipe.unread() == len(ping)
     pipe.chunks.put(b"")
-    thread.join(5)
-    executor.shutdown()
-    pipe.done()
+    finish(thread, executor, pipe)
     assert result == [0]
     assert [answer["id"] for answer in pipe.answers()] == [0, 1, 2]
 
@@ -154,9 +159,7 @@ def test_cancelled_call_stops_early_and_is_not_answered() -> None:
     pipe.chunks.put(initialize() + request(1, "tools/call", {"name": "sleep", "arguments": {"ms": 30_000}}))
     pipe.chunks.put(notification("notifications/cancelled", {"requestId": 1}) + request(2, "ping"))
     pipe.chunks.put(b"")
-    thread.join(5)
-    executor.shutdown()
-    pipe.done()
+    finish(thread, executor, pipe)
     assert result == [0]
     assert [answer["id"] for answer in pipe.answers()] == [0, 2]
 
@@ -168,9 +171,7 @@ def test_stop_cancels_running_calls_and_refuses_queued_ones() -> None:
     pipe.chunks.put(initialize() + request(1, "tools/call", {"name": "sleep", "arguments": {"ms": 30_000}}))
     wait_for_answer(pipe, 0)
     pump.request_stop("SIGTERM")
-    thread.join(5)
-    executor.shutdown()
-    pipe.done()
+    finish(thread, executor, pipe)
     assert result == [0]
     answers = {answer["id"]: answer for answer in pipe.answers()}
     assert answers[1]["result"]["content"][0]["text"] == "cancelled"  # the tool honoured it
@@ -179,7 +180,6 @@ def test_stop_cancels_running_calls_and_refuses_queued_ones() -> None:
 def test_calls_received_but_not_started_at_stop_are_refused() -> None:
     pipe = Pipe()
     pump, executor = make_pump(pipe, max_in_flight=1)
-    RELEASE.clear()
     thread, result = run_pump(pump)
     # The second call waits behind the in-flight bound; the stop ends the input before it starts.
     pipe.chunks.put(
@@ -189,9 +189,7 @@ def test_calls_received_but_not_started_at_stop_are_refused() -> None:
     )
     wait_for_answer(pipe, 0)
     pump.request_stop("SIGTERM")
-    thread.join(5)
-    executor.shutdown()
-    pipe.done()
+    finish(thread, executor, pipe)
     assert result == [0]
     answers = {answer["id"]: answer["result"] for answer in pipe.answers()}
     assert answers[2] == {"content": [{"type": "text", "text": SHUTTING_DOWN}], "isError": True}
