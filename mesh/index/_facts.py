@@ -1,0 +1,168 @@
+"""What the parsers extract from one file: plain frozen values, picklable across the process pool.
+
+Every extractor returns a :class:`FileFacts`; nothing here knows about SQLite or services. Lines are
+1-based and inclusive. Lists are in source order (the order the extractor met them), so the same
+bytes always give the same facts.
+"""
+
+from __future__ import annotations
+
+import attrs
+
+__all__ = [
+    "Definition",
+    "Dependency",
+    "FileFacts",
+    "GrpcFact",
+    "GrpcRole",
+    "Import",
+    "ProtoField",
+    "ProtoFile",
+    "ProtoMessage",
+    "ProtoMethod",
+    "ProtoService",
+    "Section",
+]
+
+
+@attrs.frozen
+class Definition:
+    """A function, method, class, struct, interface, enum, trait, module or type alias."""
+
+    name: str
+    #: One of: function, method, class, struct, interface, enum, trait, module, type, constant.
+    kind: str
+    #: Dotted path of the enclosing definitions ("" at top level), e.g. ``Outer.Inner`` for a method
+    #: of a nested class; for a Go method, the receiver type.
+    container: str
+    line: int
+    end_line: int
+
+
+@attrs.frozen
+class Import:
+    """An import/use/require/include, with the module path exactly as written in the source."""
+
+    module: str
+    line: int
+    #: Names imported from the module when the syntax lists them (``from m import a, b``).
+    names: tuple[str, ...] = ()
+
+
+class GrpcRole:
+    """The kinds of gRPC evidence (plain strings so facts stay trivially picklable)."""
+
+    #: A server registration or an implementing type/class (service level; ``method`` is "").
+    SERVER = "server"
+    #: A method implemented by a server (``method`` as the code spells it).
+    HANDLER = "handler"
+    #: A client stub created (service level; ``method`` is "").
+    CLIENT = "client"
+    #: A method called on a client stub (``method`` as the code spells it).
+    CALL = "call"
+
+
+@attrs.frozen
+class GrpcFact:
+    role: str
+    #: The service name as the generated code spells it, with generated prefixes/suffixes removed
+    #: (``RegisterOrdersServer`` -> ``Orders``, ``OrdersServicer`` -> ``Orders``).
+    service: str
+    #: The method as the code spells it (``GetOrder``, ``getOrder``, ``get_order``); "" for SERVER
+    #: and CLIENT facts.
+    method: str
+    line: int
+    #: Dotted name of the enclosing definition ("" at module level), e.g. ``OrdersClient.fetch``.
+    symbol: str = ""
+    #: Generated-code namespace as written when visible (``orders_pb2_grpc``, ``pb``,
+    #: ``com.acme.orders``): a hint to tell apart same-named services of different proto packages.
+    namespace: str = ""
+
+
+@attrs.frozen
+class ProtoField:
+    name: str
+    type: str
+    number: int
+    #: "" | "repeated" | "optional" | "map" (``type`` is then ``map<K,V>``).
+    label: str
+    line: int
+
+
+@attrs.frozen
+class ProtoMessage:
+    #: Dotted within the file (``Order.Item`` for a nested message); enums are messages of kind "enum".
+    name: str
+    kind: str
+    fields: tuple[ProtoField, ...]
+    line: int
+    end_line: int
+
+
+@attrs.frozen
+class ProtoMethod:
+    name: str
+    request: str
+    response: str
+    client_streaming: bool
+    server_streaming: bool
+    line: int
+
+
+@attrs.frozen
+class ProtoService:
+    name: str
+    methods: tuple[ProtoMethod, ...]
+    line: int
+    end_line: int
+
+
+@attrs.frozen
+class ProtoFile:
+    package: str
+    imports: tuple[str, ...]
+    services: tuple[ProtoService, ...]
+    messages: tuple[ProtoMessage, ...]
+    #: Problems met while parsing (a broken proto still yields what could be read).
+    errors: tuple[str, ...] = ()
+
+
+@attrs.frozen
+class Section:
+    """A Markdown heading and the lines it covers (up to the next heading of the same or a higher level)."""
+
+    #: Stable id: the slugs of the heading path joined by ``/`` (``install/from-source``), with
+    #: ``-2``, ``-3``... added to the last slug when siblings repeat a title.
+    section_id: str
+    title: str
+    level: int
+    #: ``section_id`` of the enclosing section, "" for a top-level one.
+    parent_id: str
+    line: int
+    end_line: int
+
+
+@attrs.frozen
+class Dependency:
+    """A dependency declared in a build manifest."""
+
+    name: str
+    #: As written ("" when none); ``ecosystem`` is go, npm, pypi, maven, gradle, nuget or cargo.
+    version: str
+    ecosystem: str
+    line: int
+    #: "" for a normal dependency, else the manifest's own word: dev, test, build, optional...
+    scope: str = ""
+
+
+@attrs.frozen
+class FileFacts:
+    language: str
+    definitions: tuple[Definition, ...] = ()
+    imports: tuple[Import, ...] = ()
+    grpc: tuple[GrpcFact, ...] = ()
+    proto: ProtoFile | None = None
+    sections: tuple[Section, ...] = ()
+    dependencies: tuple[Dependency, ...] = ()
+    #: Why the file could not be (fully) parsed; facts found before the problem are kept.
+    error: str = ""

@@ -1,0 +1,91 @@
+"""Per-file extraction: which language a path is, and the facts its bytes hold.
+
+``extract(path, source)`` is pure (bytes in, :class:`~mesh.index.FileFacts` out) so it can run in
+any worker process. Each language has its own module with ``extract(source) -> FileFacts``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Final
+
+import attrs
+
+from .._facts import FileFacts
+
+__all__ = ["LANGUAGE_OF_SUFFIX", "extract", "language_of", "manifest_kind"]
+
+LANGUAGE_OF_SUFFIX: Final = {
+    ".py": "python", ".pyi": "python",
+    ".go": "go",
+    ".java": "java",
+    ".kt": "kotlin", ".kts": "kotlin",
+    ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript", ".jsx": "javascript",
+    ".ts": "typescript", ".mts": "typescript", ".cts": "typescript", ".tsx": "tsx",
+    ".cs": "csharp",
+    ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".hpp": "cpp", ".hh": "cpp", ".hxx": "cpp", ".h": "cpp",
+    ".rs": "rust",
+    ".rb": "ruby",
+    ".php": "php",
+    ".proto": "proto",
+    ".md": "markdown", ".markdown": "markdown",
+}  # fmt: skip
+
+#: module holding ``extract(source) -> FileFacts`` for each language
+_EXTRACTORS: Final = {
+    "python": "_python", "go": "_go", "java": "_java", "kotlin": "_kotlin",
+    "javascript": "_javascript", "typescript": "_typescript", "tsx": "_typescript",
+    "csharp": "_csharp", "cpp": "_cpp", "rust": "_rust", "ruby": "_ruby", "php": "_php",
+    "proto": "_proto", "markdown": "_markdown",
+}  # fmt: skip
+
+_MANIFEST_NAMES: Final = {
+    "go.mod": "go.mod",
+    "package.json": "package.json",
+    "pyproject.toml": "pyproject.toml",
+    "setup.py": "setup.py",
+    "setup.cfg": "setup.cfg",
+    "pom.xml": "pom.xml",
+    "build.gradle": "build.gradle",
+    "build.gradle.kts": "build.gradle.kts",
+    "Cargo.toml": "Cargo.toml",
+    "Gemfile": "Gemfile",
+    "composer.json": "composer.json",
+}
+
+
+def manifest_kind(name: str) -> str | None:
+    """The manifest kind of a file name (``requirements-dev.txt`` -> ``requirements.txt``), or None."""
+    if name in _MANIFEST_NAMES:
+        return _MANIFEST_NAMES[name]
+    if name.endswith(".csproj"):
+        return ".csproj"
+    if name.startswith("requirements") and name.endswith(".txt"):
+        return "requirements.txt"
+    return None
+
+
+def language_of(path: str) -> str | None:
+    """The language of a workspace path, by suffix (None: text only, or a manifest)."""
+    name = path.rsplit("/", 1)[-1]
+    dot = name.rfind(".")
+    if dot <= 0 and not name.startswith("."):
+        return None
+    return LANGUAGE_OF_SUFFIX.get(name[dot:].lower())
+
+
+def extract(path: str, source: bytes) -> FileFacts:
+    """Every fact of one file. Raises nothing for bad input: problems land in ``FileFacts.error``."""
+    name = path.rsplit("/", 1)[-1]
+    language = language_of(path)
+    facts = FileFacts(language=language or "")
+    if language is not None:
+        module = importlib.import_module(f".{_EXTRACTORS[language]}", __name__)
+        facts = module.extract(source)
+    kind = manifest_kind(name)
+    if kind is not None:
+        from . import _manifests
+
+        deps, error = _manifests.extract(kind, source)
+        facts = attrs.evolve(facts, dependencies=deps, error=facts.error or error)
+    return facts
