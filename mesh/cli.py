@@ -44,9 +44,7 @@ def _parser() -> argparse.ArgumentParser:
             type=Path,
             help="workspace folder (default: nearest ancestor with mesh.toml, else .git, else the current folder)",
         )
-        serve.add_argument(
-            "--standalone", action="store_true", help="serve in this process, without the shared daemon"
-        )
+        serve.add_argument("--standalone", action="store_true", help="serve in this process, without the shared daemon")
         serve.add_argument(
             "--log-level",
             choices=LOG_LEVELS,
@@ -54,6 +52,16 @@ def _parser() -> argparse.ArgumentParser:
             default=None,
             help="log level on stderr (default: $MESH_LOG, else warning)",
         )
+    index = commands.add_parser(
+        "index",
+        help="build or refresh the workspace index",
+        description="Build or refresh the index of a workspace (progress on stderr, a summary at the end).",
+        formatter_class=_Formatter,
+    )
+    index.add_argument("directory", nargs="?", type=Path, metavar="DIR", help="workspace (default: as for mcp)")
+    index.add_argument("--json", action="store_true", help="print the summary as JSON")
+    index.add_argument("--workers", type=int, default=None, help="parser processes (default: one per core)")
+    index.add_argument("--log-level", choices=LOG_LEVELS, type=str.lower, default=None, help="log level on stderr")
     return parser
 
 
@@ -78,6 +86,13 @@ def _setup_logging(level_name: str | None) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     _setup_logging(args.log_level)
+    if args.command == "index":
+        from ._index_command import run_index
+
+        if args.workers is not None and args.workers < 1:
+            _complain("--workers must be at least 1")
+            return 2
+        return run_index(args.directory, as_json=args.json, workers=args.workers, stdout=sys.stdout, stderr=sys.stderr)
     if args.workspace is not None:
         workspace = args.workspace.resolve()
         if not workspace.is_dir():

@@ -1,0 +1,132 @@
+"""``mesh-mcp index [DIR]``: build or refresh a workspace's index, with progress and a summary."""
+
+from __future__ import annotations
+
+import logging
+import time
+from pathlib import Path
+from typing import TextIO
+
+import attrs
+import orjson
+
+from .index import ConfigError, Index, IndexUnavailable, Progress, Summary
+from .workspace import cache_dir, find_workspace
+
+__all__ = ["run_index"]
+
+log = logging.getLogger("mesh.index")
+
+#: How often a progress line is written when stderr is not a terminal.
+PLAIN_EVERY_S = 2.0
+SHOWN_FAILURES = 10
+
+
+class ProgressBar:
+    """Files parsed of total, rate and ETA on one redrawn line (a line every few seconds off a tty)."""
+
+    def __init__(self, stream: TextIO, clock=time.monotonic) -> None:
+        self.stream = stream
+        self.clock = clock
+        self.tty = stream.isatty()
+        self.started = clock()
+        self.last = -PLAIN_EVERY_S
+        self.parse_started: float | None = None
+        self.width = 0
+
+    def __call__(self, progress: Progress) -> None:
+        now = self.clock()
+        if progress.phase == "parsing" and self.parse_started is None:
+            self.parse_started = now
+        final = progress.phase in ("writing", "done")
+        if not final and now - self.last < (0.1 if self.tty else PLAIN_EVERY_S):
+            return
+        self.last = now
+        self._draw(self.line(progress, now), final)
+
+    def line(self, progress: Progress, now: float) -> str:
+        if progress.phase == "walking":
+            return "walking the workspace..."
+        if progress.phase in ("writing", "done"):
+            return f"parsed {progress.done} of {progress.total} files; writing the index..."
+        elapsed = now - (self.parse_started or now)
+        rate = progress.done / elapsed if elapsed > 0 else 0.0
+        left = (progress.total - progress.done) / rate if rate > 0 else None
+        share = progress.done / progress.total if progress.total else 1.0
+        filled = int(share * 30)
+        eta = f"ETA {left:.0f}s" if left is not None else "ETA ?"
+        return (
+            f"[{'#' * filled}{'.' * (30 - filled)}] {progress.done}/{progress.total} files"
+            f" {share:4.0%} {rate:6.0f} files/s {eta}"
+        )
+
+    def _draw(self, text: str, final: bool) -> None:
+        if self.tty:
+            self.stream.write("\r" + text.ljust(self.width) + ("\n" if final else ""))
+            self.width = 0 if final else len(text)
+        else:
+            self.stream.write(text + "\n")
+        self.stream.flush()
+
+
+def render_summary(summary: Summary, root: Path) -> str:
+    languages = ", ".join(f"{name} {count}" for name, count in summary.languages.items()) or "none"
+    lines = [
+        f"workspace   {root}",
+        f"services    {summary.services}",
+        (
+            f"files       {summary.files} (parsed {summary.parsed}, unchanged {summary.unchanged},"
+            f" deleted {summary.deleted}, skipped {summary.skipped})"
+        ),
+        f"languages   {languages}",
+        f"symbols     {summary.symbols}",
+        (
+            f"gRPC        {summary.grpc_services} services, {summary.grpc_methods} methods,"
+            f" {summary.grpc_implementations} implementations, {summary.grpc_clients} client calls"
+        ),
+        f"problems    {len(summary.failures)}",
+    ]
+    for path, error in summary.failures[:SHOWN_FAILURES]:
+        lines.append(f"  {path}: {error}")
+    if len(summary.failures) > SHOWN_FAILURES:
+        lines.append(f"  ... and {len(summary.failures) - SHOWN_FAILURES} more (mesh-mcp index --json lists all)")
+    lines.append(f"time        {summary.elapsed_s:.2f} s")
+    return "\n".join(lines) + "\n"
+
+
+def run_index(directory: Path | None, *, as_json: bool, workers: int | None, stdout: TextIO, stderr: TextIO) -> int:
+    """The ``index`` command; returns the exit code (0 done, 1 the index cannot be kept, 2 bad input)."""
+    if directory is not None:
+        root = directory.resolve()
+        if not root.is_dir():
+            stderr.write(f"mesh-mcp index: {directory}: not a folder\n")
+            return 2
+    else:
+        root = find_workspace(Path.cwd())
+    try:
+        index = Index(root, cache_dir(root), workers=workers)
+    except IndexUnavailable as exc:
+        stderr.write(f"mesh-mcp index: {exc}\n")
+        return 1
+    try:
+        summary = index.refresh(progress=ProgressBar(stderr))
+    except ConfigError as exc:
+        stderr.write(f"mesh-mcp index: {exc}\n")
+        return 2
+    except IndexUnavailable as exc:
+        stderr.write(f"mesh-mcp index: {exc}\n")
+        return 1
+    finally:
+        index.close()
+    if as_json:
+        stdout.write(orjson.dumps({"workspace": str(root), **_plain(summary)}, option=orjson.OPT_INDENT_2).decode())
+        stdout.write("\n")
+    else:
+        stdout.write(render_summary(summary, root))
+    return 0
+
+
+def _plain(summary: Summary) -> dict:
+    data = attrs.asdict(summary)
+    data["failures"] = [{"path": path, "error": error} for path, error in summary.failures]
+    return data

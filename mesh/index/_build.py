@@ -1,0 +1,247 @@
+"""Building and refreshing the index: walk, compare, parse what changed, write one new snapshot.
+
+Theory of operation
+-------------------
+A refresh is one pass over the workspace:
+
+1. read ``mesh.toml`` and walk the tree (ignore rules, size cap, secrets...);
+2. decide the services (named in ``mesh.toml`` or discovered from the walked paths);
+3. inside one write transaction, compare every walked file with the index: the same size and
+   mtime means unchanged and is not even read; otherwise the file is read and hashed, and parsed
+   only when its hash differs from the one indexed; indexed files no longer walked are deleted
+   (a rename is a deletion plus a new file);
+4. resolve what needs the whole workspace (gRPC facts to ``package.Service/Method`` keys,
+   imports to files and services) and commit: the new generation appears at once.
+
+A watcher calls :meth:`Index.refresh` with the paths it saw change; those are re-checked without a
+walk of the whole tree (a periodic full refresh catches what watchers drop).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Final
+
+import attrs
+
+from ..workspace import cache_dir
+from ._enumerate import Walk, walk
+from ._kinds import kind_of
+from ._pool import ParsePool, run_inline
+from ._resolve import resolve
+from ._store import FileRecord, Store, Writer
+from ._work import Outcome, Task
+from ._workspace import Config, Workspace, discover_services, load_config, order_services
+
+__all__ = ["Index", "Progress", "Summary"]
+
+log = logging.getLogger("mesh.index")
+
+#: Fewer changed files than this are parsed in the calling thread, not in worker processes.
+INLINE_MAX: Final = 32
+
+
+@attrs.frozen
+class Progress:
+    #: "walking", "parsing", "writing" or "done".
+    phase: str
+    done: int
+    total: int
+
+
+@attrs.frozen
+class Summary:
+    generation: int
+    services: int
+    files: int
+    languages: dict[str, int]
+    symbols: int
+    grpc_services: int
+    grpc_methods: int
+    grpc_implementations: int
+    grpc_clients: int
+    parsed: int
+    unchanged: int
+    deleted: int
+    failures: tuple[tuple[str, str], ...]
+    skipped: int
+    elapsed_s: float
+
+
+class Index:
+    """The index of one workspace: a :class:`Store` kept in step with the files by :meth:`refresh`."""
+
+    def __init__(self, root: Path, folder: Path | None = None, *, workers: int | None = None) -> None:
+        self.root = root.resolve()
+        self.store = Store(folder if folder is not None else cache_dir(self.root))
+        self.workers = workers
+
+    def close(self) -> None:
+        self.store.close()
+
+    def refresh(
+        self,
+        changed: Iterable[str] | None = None,
+        progress: Callable[[Progress], None] | None = None,
+    ) -> Summary:
+        """Bring the index in step with the files; ``changed`` limits the check to those paths."""
+        started = time.monotonic()
+        report = progress or (lambda _: None)
+        report(Progress("walking", 0, 0))
+        config = load_config(self.root)
+        tree, workspace = self._walk(config)
+        walked = {entry.path: entry for entry in tree.files}
+        counts = Counter[str]()
+        failures: list[tuple[str, str]] = []
+        with self.store.transaction() as writer:
+            known = writer.known_files()
+            paths = set(walked) | set(known) if changed is None else set(changed) & (set(walked) | set(known))
+            tasks = []
+            for path in sorted(paths):
+                entry = walked.get(path)
+                old = known.get(path)
+                if entry is None:
+                    writer.delete([old[0]])
+                    counts["deleted"] += 1
+                elif old is not None and (old[1], old[2]) == (entry.size, entry.mtime_ns):
+                    counts["unchanged"] += 1
+                else:
+                    tasks.append(Task(path, old[3] if old is not None else None))
+            total = len(tasks)
+            report(Progress("parsing", 0, total))
+
+            def on_outcome(outcome: Outcome) -> None:
+                self._write(writer, workspace, known, outcome, counts, failures)
+                report(Progress("parsing", counts["parsed"] + counts["unchanged_content"] + counts["failed"], total))
+
+            if len(tasks) <= INLINE_MAX:
+                run_inline(self.root, tasks, on_outcome)
+            else:
+                with ParsePool(self.root, self.workers) as pool:
+                    pool.run(tasks, on_outcome)
+            report(Progress("writing", total, total))
+            self._reassign(writer, workspace)
+            resolve(writer.db)
+            writer.replace_services(self._service_rows(writer, workspace))
+            writer.replace_skipped((item.path, item.reason) for item in tree.skipped)
+            writer.set_meta(root=str(self.root), updated_at=f"{time.time():.3f}")
+        summary = self._summary(
+            self.store.writer_connection(),
+            parsed=counts["parsed"],
+            unchanged=counts["unchanged"] + counts["unchanged_content"],
+            deleted=counts["deleted"],
+            failures=failures,
+            skipped=len(tree.skipped),
+            elapsed_s=time.monotonic() - started,
+        )
+        report(Progress("done", total, total))
+        return summary
+
+    def _walk(self, config: Config) -> tuple[Walk, Workspace]:
+        named = config.services
+        services = order_services(named) if named is not None else ()
+        workspace = Workspace(self.root, config, services)
+        tree = walk(
+            self.root,
+            max_file_bytes=config.max_file_bytes,
+            include_vendored=config.include_vendored,
+            include_secrets=config.include_secrets,
+            extra_ignores=workspace.ignore_patterns(),
+        )
+        if named is None:
+            workspace = Workspace(self.root, config, discover_services(self.root, [f.path for f in tree.files]))
+        return tree, workspace
+
+    def _write(
+        self,
+        writer: Writer,
+        workspace: Workspace,
+        known: dict[str, tuple[int, int, int, bytes]],
+        outcome: Outcome,
+        counts: Counter[str],
+        failures: list[tuple[str, str]],
+    ) -> None:
+        old = known.get(outcome.path)
+        if outcome.status == "unchanged":
+            assert old is not None
+            writer.touch(old[0], outcome.size, outcome.mtime_ns)
+            counts["unchanged_content"] += 1
+            return
+        if old is not None:
+            writer.delete([old[0]])
+        facts = outcome.facts
+        if outcome.status == "failed":
+            counts["failed"] += 1
+        else:
+            counts["parsed"] += 1
+        if facts.error:
+            failures.append((outcome.path, facts.error))
+            log.info("%s: %s", outcome.path, facts.error)
+        record = FileRecord(
+            path=outcome.path,
+            service=workspace.service_of(outcome.path),
+            kind=kind_of(outcome.path, facts.language),
+            size=outcome.size,
+            mtime_ns=outcome.mtime_ns,
+            hash=outcome.hash,
+            lines=outcome.lines,
+            compressed=outcome.compressed,
+            facts=facts,
+        )
+        writer.put(record, outcome.text)
+
+    def _reassign(self, writer: Writer, workspace: Workspace) -> None:
+        """Services may have changed (a new manifest, an edited mesh.toml): move files to their owner."""
+        rows = writer.db.execute("SELECT id, path, service FROM files").fetchall()
+        moves = [
+            (owner, file_id) for file_id, path, service in rows if (owner := workspace.service_of(path)) != service
+        ]
+        writer.db.executemany("UPDATE files SET service = ? WHERE id = ?", moves)
+
+    def _service_rows(self, writer: Writer, workspace: Workspace) -> list[tuple[str, str, str, str, str]]:
+        languages: dict[str, Counter[str]] = {}
+        for service, language, count in writer.db.execute(
+            "SELECT service, language, count(*) FROM files WHERE language != '' GROUP BY service, language"
+        ):
+            languages.setdefault(service, Counter())[language] = count
+        rows = []
+        for service in workspace.services:
+            found = languages.get(service.name, Counter())
+            ranked = service.languages or tuple(
+                name for name, _ in sorted(found.items(), key=lambda kv: (-kv[1], kv[0]))
+            )
+            rows.append((service.name, service.path, service.origin, ",".join(ranked), ""))
+        return rows
+
+    def summary(self) -> Summary:
+        """Counts of what the index holds now (one snapshot)."""
+        with self.store.snapshot() as db:
+            return self._summary(db)
+
+    def _summary(self, db, **extra) -> Summary:
+        generation = int(db.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()[0])
+        languages = dict(db.execute(
+            "SELECT language, count(*) FROM files WHERE language != '' GROUP BY language ORDER BY 2 DESC, 1"
+        ).fetchall())  # fmt: skip
+        one = lambda sql: db.execute(sql).fetchone()[0]
+        return Summary(
+            generation=generation,
+            services=one("SELECT count(*) FROM services"),
+            files=one("SELECT count(*) FROM files"),
+            languages=languages,
+            symbols=one("SELECT count(*) FROM defs"),
+            grpc_services=one("SELECT count(DISTINCT package || '.' || name) FROM proto_services"),
+            grpc_methods=one("SELECT count(DISTINCT package || '.' || service || '/' || name) FROM proto_methods"),
+            grpc_implementations=one("SELECT count(*) FROM grpc WHERE role = 'handler'"),
+            grpc_clients=one("SELECT count(*) FROM grpc WHERE role = 'call'"),
+            parsed=extra.get("parsed", 0),
+            unchanged=extra.get("unchanged", 0),
+            deleted=extra.get("deleted", 0),
+            failures=tuple(sorted(extra.get("failures", ()))),
+            skipped=extra.get("skipped", 0),
+            elapsed_s=extra.get("elapsed_s", 0.0),
+        )

@@ -1,0 +1,97 @@
+"""One file's work, as a worker process does it: read, check, hash, extract, compress.
+
+Everything a file can do wrong ends here as a message in the result, never as an exception: it
+cannot be read, it is binary under a source name, it is not UTF-8, it is minified, it breaks the
+parser or the time budget. The text is still indexed for search whenever it is text.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import zlib
+from pathlib import Path
+from typing import Final
+
+import attrs
+
+from ._facts import FileFacts
+from .parse import extract, language_of
+
+__all__ = ["Outcome", "Task", "process"]
+
+BINARY_PROBE_BYTES: Final = 8192
+#: A line this long, in a file whose lines average over MINIFIED_MEAN_LINE, marks minified code.
+MINIFIED_LINE: Final = 5000
+MINIFIED_MEAN_LINE: Final = 300
+
+
+@attrs.frozen
+class Task:
+    path: str
+    #: The content hash already indexed for this path; equal content is not parsed again.
+    known_hash: bytes | None = None
+
+
+@attrs.frozen
+class Outcome:
+    path: str
+    size: int
+    mtime_ns: int
+    hash: bytes
+    #: "parsed", "unchanged" (same hash as known: nothing else is filled) or "failed" (see facts.error).
+    status: str
+    lines: int = 0
+    text: str = ""
+    compressed: bytes = b""
+    facts: FileFacts = attrs.field(factory=lambda: FileFacts(language=""))
+
+
+def content_hash(data: bytes) -> bytes:
+    return hashlib.blake2b(data, digest_size=16).digest()
+
+
+def process(root: Path, task: Task) -> Outcome:
+    """Read and extract one file; the caller decides what a failure means for the index."""
+    path = task.path
+    try:
+        with open(root / path, "rb") as handle:
+            status = os.fstat(handle.fileno())
+            data = handle.read()
+    except OSError as exc:
+        return Outcome(path, 0, 0, b"", "failed", facts=FileFacts(language="", error=f"unreadable: {exc.strerror}"))
+    digest = content_hash(data)
+    if task.known_hash == digest:
+        return Outcome(path, status.st_size, status.st_mtime_ns, digest, "unchanged")
+    return parsed(path, data, status.st_size, status.st_mtime_ns, digest)
+
+
+def parsed(path: str, data: bytes, size: int, mtime_ns: int, digest: bytes) -> Outcome:
+    language = language_of(path) or ""
+    nul = data.find(b"\0", 0, BINARY_PROBE_BYTES)
+    if nul >= 0:
+        facts = FileFacts(language=language, error=f"binary content (NUL byte at offset {nul}); not indexed")
+        return Outcome(path, size, mtime_ns, digest, "parsed", facts=facts)
+    note = ""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        text = data.decode("utf-8", "replace")
+        note = f"invalid UTF-8 at byte {exc.start}; indexed with replacement characters"
+    lines = text.count("\n") + (1 if text and not text.endswith("\n") else 0)
+    longest = max(map(len, text.split("\n"))) if text else 0
+    if longest > MINIFIED_LINE and len(text) / max(lines, 1) > MINIFIED_MEAN_LINE:
+        facts = FileFacts(
+            language=language, error=f"minified (a line of {longest} characters); text indexed, not parsed"
+        )
+    else:
+        try:
+            facts = extract(path, data)
+        except RecursionError:
+            facts = FileFacts(language=language, error="too deeply nested to parse; text indexed")
+        except Exception as exc:  # noqa: BLE001 - an extractor bug must cost one file, not the run
+            facts = FileFacts(language=language, error=f"parser failed: {type(exc).__name__}: {exc}")
+        if note and not facts.error:
+            facts = attrs.evolve(facts, error=note)
+    compressed = zlib.compress(text.encode("utf-8"), 6)
+    return Outcome(path, size, mtime_ns, digest, "parsed", lines, text, compressed, facts)
