@@ -17,6 +17,7 @@ from ._facts import (
     Section,
 )
 from ._store import IndexUnavailable, Store
+from ._watch import Watcher
 from ._workspace import Config, ConfigError, Service, Workspace, discover_services, load_config
 
 __all__ = [
@@ -43,6 +44,7 @@ __all__ = [
     "Store",
     "Summary",
     "Walk",
+    "Watcher",
     "Workspace",
     "discover_services",
     "load_config",

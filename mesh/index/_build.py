@@ -20,6 +20,7 @@ walk of the whole tree (a periodic full refresh catches what watchers drop).
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable
@@ -29,18 +30,21 @@ from typing import Final
 import attrs
 
 from ..workspace import cache_dir
-from ._enumerate import Walk, walk
+from ._enumerate import Walk, check_paths, walk
 from ._kinds import kind_of
 from ._pool import ParsePool, run_inline
 from ._resolve import resolve
 from ._store import FileRecord, Store, Writer
 from ._work import Outcome, Task
 from ._workspace import Config, Workspace, discover_services, load_config, order_services
+from .parse import manifest_kind
 
 __all__ = ["Index", "Progress", "Summary"]
 
 log = logging.getLogger("mesh.index")
 
+#: Files whose change may change the ignore rules or the services.
+STRUCTURAL_NAMES: Final = frozenset({"mesh.toml", ".gitignore", ".meshignore"})
 #: Fewer changed files than this are parsed in the calling thread, not in worker processes.
 INLINE_MAX: Final = 32
 
@@ -79,6 +83,9 @@ class Index:
         self.root = root.resolve()
         self.store = Store(folder if folder is not None else cache_dir(self.root))
         self.workers = workers
+        #: The workspace as of the last full refresh (changed-only refreshes keep its services).
+        self._workspace: Workspace | None = None
+        self._refreshing = threading.Lock()
 
     def close(self) -> None:
         self.store.close()
@@ -88,34 +95,71 @@ class Index:
         changed: Iterable[str] | None = None,
         progress: Callable[[Progress], None] | None = None,
     ) -> Summary:
-        """Bring the index in step with the files; ``changed`` limits the check to those paths."""
+        """Bring the index in step with the files; ``changed`` limits the check to those paths.
+
+        Refreshes are serialised (the watcher and a caller may both ask); each is one transaction.
+        """
+        with self._refreshing:
+            return self._refresh(changed, progress)
+
+    def _refresh(
+        self,
+        changed: Iterable[str] | None,
+        progress: Callable[[Progress], None] | None,
+    ) -> Summary:
         started = time.monotonic()
         report = progress or (lambda _: None)
         report(Progress("walking", 0, 0))
-        config = load_config(self.root)
-        tree, workspace = self._walk(config)
+        only = None if changed is None else sorted(set(changed))
+        if only is not None and (self._workspace is None or any(self._structural(path) for path in only)):
+            only = None  # the rules or the services may have changed: look at everything
+        if only is None:
+            tree, workspace = self._walk(load_config(self.root))
+        else:
+            workspace = self._workspace
+            config = workspace.config
+            tree = check_paths(
+                self.root,
+                only,
+                max_file_bytes=config.max_file_bytes,
+                include_vendored=config.include_vendored,
+                include_secrets=config.include_secrets,
+                extra_ignores=workspace.ignore_patterns(),
+            )
         walked = {entry.path: entry for entry in tree.files}
         counts = Counter[str]()
         failures: list[tuple[str, str]] = []
         with self.store.transaction() as writer:
             known = writer.known_files()
-            paths = set(walked) | set(known) if changed is None else set(changed) & (set(walked) | set(known))
+            if only is None:
+                paths = set(walked) | set(known)
+            else:
+                folders = tuple(path + "/" for path in only)
+                paths = set(walked) | {
+                    path for path in known if path in walked or path in only or path.startswith(folders)
+                }
             tasks = []
+            gone = []
             for path in sorted(paths):
                 entry = walked.get(path)
                 old = known.get(path)
                 if entry is None:
-                    writer.delete([old[0]])
-                    counts["deleted"] += 1
+                    if old is not None:
+                        writer.delete([old[0]])
+                        gone.append(path)
+                        counts["deleted"] += 1
                 elif old is not None and (old[1], old[2]) == (entry.size, entry.mtime_ns):
                     counts["unchanged"] += 1
                 else:
                     tasks.append(Task(path, old[3] if old is not None else None))
             total = len(tasks)
             report(Progress("parsing", 0, total))
+            written: list[int] = []
 
             def on_outcome(outcome: Outcome) -> None:
-                self._write(writer, workspace, known, outcome, counts, failures)
+                file_id = self._write(writer, workspace, known, outcome, counts, failures)
+                if file_id is not None:
+                    written.append(file_id)
                 report(Progress("parsing", counts["parsed"] + counts["unchanged_content"] + counts["failed"], total))
 
             if len(tasks) <= INLINE_MAX:
@@ -124,11 +168,20 @@ class Index:
                 with ParsePool(self.root, self.workers) as pool:
                     pool.run(tasks, on_outcome)
             report(Progress("writing", total, total))
-            self._reassign(writer, workspace)
-            resolve(writer.db)
-            writer.replace_services(self._service_rows(writer, workspace))
-            writer.replace_skipped((item.path, item.reason) for item in tree.skipped)
+            added = sorted(path for path in walked if path not in known)
+            if only is None:
+                self._reassign(writer, workspace)
+                resolve(writer.db)
+                writer.replace_services(self._service_rows(writer, workspace))
+                writer.replace_skipped((item.path, item.reason) for item in tree.skipped)
+            else:
+                resolve(writer.db, written=written, gone=gone, added=added)
+                writer.db.executemany("DELETE FROM skipped WHERE path = ?", [(path,) for path in only])
+                writer.db.executemany(
+                    "INSERT OR REPLACE INTO skipped VALUES (?, ?)", [(i.path, i.reason) for i in tree.skipped]
+                )
             writer.set_meta(root=str(self.root), updated_at=f"{time.time():.3f}")
+        self._workspace = workspace
         summary = self._summary(
             self.store.writer_connection(),
             parsed=counts["parsed"],
@@ -140,6 +193,11 @@ class Index:
         )
         report(Progress("done", total, total))
         return summary
+
+    def _structural(self, path: str) -> bool:
+        """A change to this path can change the rules or the services: only a full refresh will do."""
+        name = path.rsplit("/", 1)[-1]
+        return name in STRUCTURAL_NAMES or manifest_kind(name) is not None or (self.root / path).is_dir()
 
     def _walk(self, config: Config) -> tuple[Walk, Workspace]:
         named = config.services
@@ -164,13 +222,14 @@ class Index:
         outcome: Outcome,
         counts: Counter[str],
         failures: list[tuple[str, str]],
-    ) -> None:
+    ) -> int | None:
+        """Write one outcome; the id of the file row written, None when only its stat changed."""
         old = known.get(outcome.path)
         if outcome.status == "unchanged":
             assert old is not None
             writer.touch(old[0], outcome.size, outcome.mtime_ns)
             counts["unchanged_content"] += 1
-            return
+            return None
         if old is not None:
             writer.delete([old[0]])
         facts = outcome.facts
@@ -192,7 +251,7 @@ class Index:
             compressed=outcome.compressed,
             facts=facts,
         )
-        writer.put(record, outcome.text)
+        return writer.put(record, outcome.text)
 
     def _reassign(self, writer: Writer, workspace: Workspace) -> None:
         """Services may have changed (a new manifest, an edited mesh.toml): move files to their owner."""

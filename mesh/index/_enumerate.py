@@ -22,7 +22,7 @@ from typing import Final
 import attrs
 import pathspec
 
-__all__ = ["FileEntry", "Skipped", "Walk", "walk"]
+__all__ = ["FileEntry", "Skipped", "Walk", "check_paths", "walk"]
 
 #: Folders that are never source, at any depth.
 ALWAYS_SKIPPED_DIRS: Final = frozenset({".git", ".hg", ".svn", "__pycache__", ".mypy_cache", ".pytest_cache",
@@ -185,3 +185,69 @@ def _decide(
     if status.st_size > max_file_bytes:
         return Skipped(rel, f"larger than {max_file_bytes} bytes")
     return FileEntry(rel, status.st_size, status.st_mtime_ns)
+
+
+def check_paths(
+    root: Path,
+    paths: list[str],
+    *,
+    max_file_bytes: int = 1 << 20,
+    include_vendored: bool = False,
+    include_secrets: bool = False,
+    extra_ignores: tuple[str, ...] = (),
+) -> Walk:
+    """What :func:`walk` would say of just these paths (a watcher's few), without walking the tree.
+
+    Each path's folders are checked from the root down with the same rules (ignore files read once
+    per folder); a path that is gone, or whose folder a walk would not enter, is simply absent
+    from the result, so the caller treats it as deleted. Folders among ``paths`` are not expanded.
+    """
+    root = root.resolve()
+    result = Walk()
+    base_rules = [("", pathspec.GitIgnoreSpec.from_lines(extra_ignores))] if extra_ignores else []
+    rules_of: dict[str, list[tuple[str, pathspec.GitIgnoreSpec]] | None] = {}
+
+    def folder_rules(rel_dir: str) -> list[tuple[str, pathspec.GitIgnoreSpec]] | None:
+        """The rules in force inside ``rel_dir``, or None when a walk would not enter it."""
+        if rel_dir in rules_of:
+            return rules_of[rel_dir]
+        if not rel_dir:
+            found: list | None = base_rules + _rules_in(root, "", result)
+        else:
+            parent_rel = rel_dir.rsplit("/", 1)[0] if "/" in rel_dir else ""
+            parent = folder_rules(parent_rel)
+            found = None
+            if parent is not None:
+                entry = _entry(root / parent_rel, rel_dir.rsplit("/", 1)[-1])
+                if entry is not None:
+                    decision = _decide(entry, rel_dir, root, parent, max_file_bytes, include_vendored, include_secrets)
+                    if isinstance(decision, Path):
+                        found = parent + _rules_in(decision, rel_dir, result)
+        rules_of[rel_dir] = found
+        return found
+
+    for rel in sorted(set(paths)):
+        rel_dir, _, name = rel.rpartition("/")
+        rules = folder_rules(rel_dir)
+        if rules is None:
+            continue
+        entry = _entry(root / rel_dir, name)
+        if entry is None:
+            continue
+        decision = _decide(entry, rel, root, rules, max_file_bytes, include_vendored, include_secrets)
+        if isinstance(decision, FileEntry):
+            result.files.append(decision)
+        elif isinstance(decision, Skipped):
+            result.skipped.append(decision)
+    return result
+
+
+def _entry(folder: Path, name: str) -> os.DirEntry[str] | None:
+    try:
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                if entry.name == name:
+                    return entry
+    except OSError:
+        return None
+    return None

@@ -50,10 +50,43 @@ def _words(text: str) -> set[str]:
     return {word.lower() for word in _WORD.findall(text)} - {"pb", "pb2", "grpc", "proto", "v1", "v2", "v3"}
 
 
-def resolve(db: sqlite3.Connection) -> None:
-    """Recompute every derived key and import target in the open transaction of ``db``."""
+def resolve(
+    db: sqlite3.Connection,
+    *,
+    written: list[int] | None = None,
+    gone: list[str] = (),
+    added: list[str] = (),
+) -> None:
+    """Recompute derived keys and import targets in the open transaction of ``db``.
+
+    With ``written`` (the file ids just written), only what those changes can affect is redone:
+    their own imports, imports that pointed at a ``gone`` path, and imports whose module names an
+    ``added`` file's stem or folder (they may now resolve to it, or to it rather than its package).
+    gRPC keys are always recomputed (they are few).
+    """
     _resolve_grpc(db)
-    _resolve_imports(db)
+    if written is None:
+        _resolve_imports(db, "")
+        return
+    db.execute("CREATE TEMP TABLE IF NOT EXISTS touched(file_id INTEGER PRIMARY KEY)")
+    db.execute("DELETE FROM touched")
+    db.executemany("INSERT OR IGNORE INTO touched VALUES (?)", [(file_id,) for file_id in written])
+    db.execute("CREATE TEMP TABLE IF NOT EXISTS gone(path TEXT PRIMARY KEY)")
+    db.execute("DELETE FROM gone")
+    db.executemany("INSERT OR IGNORE INTO gone VALUES (?)", [(path,) for path in gone])
+    db.execute("CREATE TEMP TABLE IF NOT EXISTS stems(stem TEXT PRIMARY KEY)")
+    db.execute("DELETE FROM stems")
+    stems = set()
+    for path in added:
+        folder, _, name = path.rpartition("/")
+        stems.add(name.split(".", 1)[0])
+        stems.add(folder.rsplit("/", 1)[-1])
+    db.executemany("INSERT INTO stems VALUES (?)", [(stem,) for stem in sorted(stems) if stem])
+    where = (
+        " WHERE i.file_id IN (SELECT file_id FROM touched) OR i.target_path IN (SELECT path FROM gone)"
+        " OR EXISTS (SELECT 1 FROM stems WHERE instr(i.module, stems.stem) > 0)"
+    )
+    _resolve_imports(db, where)
 
 
 def _resolve_grpc(db: sqlite3.Connection) -> None:
@@ -193,11 +226,11 @@ def _declared_packages(db: sqlite3.Connection) -> dict[str, tuple[str, str]]:
     return found
 
 
-def _resolve_imports(db: sqlite3.Connection) -> None:
+def _resolve_imports(db: sqlite3.Connection, where: str) -> None:
     files = _Files(db)
     updates = []
     for rowid, module, names, path, language in db.execute(
-        "SELECT i.rowid, i.module, i.names, f.path, f.language FROM imports i JOIN files f ON f.id = i.file_id"
+        "SELECT i.rowid, i.module, i.names, f.path, f.language FROM imports i JOIN files f ON f.id = i.file_id" + where
     ):
         target = _target(files, language, module, names, path)
         owner = None

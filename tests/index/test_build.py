@@ -254,3 +254,41 @@ def test_a_file_over_the_time_budget_or_killing_its_worker_costs_only_itself(tmp
     assert outcomes["a/hang.py"].facts.error == "parse took longer than the 0.5 s budget; text not indexed"
     assert outcomes["a/crash.py"].facts.error == "parse failed: the worker process died"
     assert all(outcomes[path].status == "parsed" for path in files if path.startswith("a/m"))
+
+
+def test_a_changed_paths_refresh_applies_the_ignore_rules_without_a_walk(ws: Path, tmp_path: Path) -> None:
+    index, _ = build(ws, tmp_path / "cache")
+    make(ws, {"orders/.gitignore": "scratch/\n", "orders/scratch/tmp.py": "x = 1\n", "orders/orders/new.py": "y = 2\n"})
+    # .gitignore itself changed: the next refresh is a full one, and honours it
+    summary = index.refresh(changed=["orders/.gitignore", "orders/scratch/tmp.py", "orders/orders/new.py"])
+    assert summary.parsed == 1
+    make(ws, {"orders/scratch/other.py": "z = 3\n", "node_modules/x/index.js": "1", "orders/orders/more.py": "w = 4\n"})
+    summary = index.refresh(changed=["orders/scratch/other.py", "node_modules/x/index.js", "orders/orders/more.py"])
+    assert summary.parsed == 1
+    paths = [path for (path,) in rows(index, "SELECT path FROM files ORDER BY path")]
+    assert "orders/orders/more.py" in paths and "orders/scratch/other.py" not in paths
+    assert "node_modules/x/index.js" not in paths
+
+
+def test_a_deleted_folder_takes_its_files_with_it(ws: Path, tmp_path: Path) -> None:
+    import shutil
+
+    index, _ = build(ws, tmp_path / "cache")
+    index.refresh(changed=["docs/guide.md"])  # a changed-only refresh knows the workspace now
+    shutil.rmtree(ws / "docs")
+    summary = index.refresh(changed=["docs"])
+    assert summary.deleted == 1
+    assert rows(index, "SELECT count(*) FROM files WHERE path LIKE 'docs/%'") == [(0,)]
+
+
+def test_imports_follow_their_target_through_deletion_and_return(ws: Path, tmp_path: Path) -> None:
+    make(ws, {"orders/orders/api.py": "from orders.store import load\n"})
+    index, _ = build(ws, tmp_path / "cache")
+    target = "SELECT target_path FROM imports JOIN files ON files.id = file_id WHERE path = 'orders/orders/api.py'"
+    assert rows(index, target) == [("orders/orders/store.py",)]
+    (ws / "orders/orders/store.py").unlink()
+    index.refresh(changed=["orders/orders/store.py"])
+    assert rows(index, target) == [("orders/orders/__init__.py",)]
+    (ws / "orders/orders/store.py").write_text("def load():\n    pass\n")
+    index.refresh(changed=["orders/orders/store.py"])
+    assert rows(index, target) == [("orders/orders/store.py",)]
