@@ -99,7 +99,7 @@ class ParsePool:
         root: Path,
         workers: int | None = None,
         budget_s: float = DEFAULT_BUDGET_S,
-        worker_module: str = __name__,
+        worker_module: str = "mesh.index._worker_main",
     ) -> None:
         self.worker_module = worker_module
         self.root = root
@@ -212,7 +212,3 @@ class _Worker:
 def worker_main(processor: Callable[[Path, Task], Outcome] = process) -> None:
     """The entry point of a worker process: ``python -m <module> FD ROOT BUDGET_S``."""
     worker_loop(multiprocessing.connection.Connection(int(sys.argv[1])), sys.argv[2], float(sys.argv[3]), processor)
-
-
-if __name__ == "__main__":
-    worker_main()

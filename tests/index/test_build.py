@@ -64,6 +64,7 @@ def test_a_cold_build_indexes_every_file_with_its_service_and_kind(ws: Path, tmp
 
 
 def test_a_second_refresh_reads_nothing_and_an_edit_parses_one_file(ws: Path, tmp_path: Path) -> None:
+    """INV-INDEX-3."""
     index, first = build(ws, tmp_path / "cache")
     again = index.refresh()
     assert (again.parsed, again.unchanged, again.generation) == (0, 5, first.generation + 1)
@@ -77,6 +78,7 @@ def test_a_second_refresh_reads_nothing_and_an_edit_parses_one_file(ws: Path, tm
 
 
 def test_a_touched_file_with_the_same_content_is_not_parsed_again(ws: Path, tmp_path: Path) -> None:
+    """INV-INDEX-3."""
     index, _ = build(ws, tmp_path / "cache")
     path = ws / "orders/orders/store.py"
     os.utime(path, ns=(1, 1))
@@ -86,6 +88,7 @@ def test_a_touched_file_with_the_same_content_is_not_parsed_again(ws: Path, tmp_
 
 
 def test_deletions_and_renames_leave_no_stale_facts(ws: Path, tmp_path: Path) -> None:
+    """INV-INDEX-3."""
     index, _ = build(ws, tmp_path / "cache")
     (ws / "orders/orders/store.py").rename(ws / "orders/orders/storage.py")
     (ws / "docs/guide.md").unlink()
@@ -105,6 +108,7 @@ def test_deletions_and_renames_leave_no_stale_facts(ws: Path, tmp_path: Path) ->
 
 
 def test_refresh_limited_to_changed_paths(ws: Path, tmp_path: Path) -> None:
+    """INV-INDEX-1."""
     index, _ = build(ws, tmp_path / "cache")
     (ws / "docs/guide.md").write_text("# Guide\n\n## Upgrade\n")
     (ws / "orders/orders/store.py").write_text("def other():\n    pass\n")
@@ -117,6 +121,7 @@ def test_refresh_limited_to_changed_paths(ws: Path, tmp_path: Path) -> None:
 
 
 def test_readers_see_one_whole_snapshot_while_a_refresh_commits(ws: Path, tmp_path: Path) -> None:
+    """INV-INDEX-1."""
     index, first = build(ws, tmp_path / "cache")
     (ws / "docs/guide.md").unlink()
     with index.store.snapshot() as db:
@@ -149,6 +154,7 @@ def test_the_worker_pool_gives_the_same_index_as_inline_parsing(tmp_path: Path) 
 
 
 def test_bad_files_are_recorded_with_a_reason_and_never_stop_the_build(tmp_path: Path) -> None:
+    """INV-INDEX-4."""
     root = tmp_path / "ws"
     make(
         root,
@@ -181,12 +187,14 @@ def test_a_cache_folder_that_cannot_be_created_is_a_clear_error(ws: Path, tmp_pa
 
 
 def test_indexing_writes_nothing_into_the_workspace(ws: Path, tmp_path: Path) -> None:
+    """INV-INDEX-5."""
     before = sorted(str(p.relative_to(ws)) for p in ws.rglob("*"))
     build(ws, tmp_path / "cache")
     assert sorted(str(p.relative_to(ws)) for p in ws.rglob("*")) == before
 
 
 def test_a_damaged_database_is_set_aside_and_rebuilt(ws: Path, tmp_path: Path) -> None:
+    """INV-INDEX-2."""
     cache = tmp_path / "cache"
     index, _ = build(ws, cache)
     index.close()
@@ -199,6 +207,7 @@ def test_a_damaged_database_is_set_aside_and_rebuilt(ws: Path, tmp_path: Path) -
 
 
 def test_a_database_of_another_schema_is_rebuilt(ws: Path, tmp_path: Path) -> None:
+    """INV-INDEX-2."""
     cache = tmp_path / "cache"
     index, _ = build(ws, cache)
     index.store._writer.execute("UPDATE meta SET value = 'old' WHERE key = 'schema'")
@@ -221,6 +230,7 @@ Index(Path(sys.argv[1]), Path(sys.argv[2])).refresh(progress=progress)
 
 
 def test_kill_9_mid_build_keeps_the_previous_snapshot_and_the_next_start_goes_on(ws: Path, tmp_path: Path) -> None:
+    """INV-INDEX-2."""
     cache = tmp_path / "cache"
     index, first = build(ws, cache)
     index.close()
@@ -238,6 +248,7 @@ def test_kill_9_mid_build_keeps_the_previous_snapshot_and_the_next_start_goes_on
 
 
 def test_a_file_over_the_time_budget_or_killing_its_worker_costs_only_itself(tmp_path: Path) -> None:
+    """INV-INDEX-4."""
     from mesh.index._pool import ParsePool
     from mesh.index._work import Task
 
@@ -257,6 +268,7 @@ def test_a_file_over_the_time_budget_or_killing_its_worker_costs_only_itself(tmp
 
 
 def test_a_changed_paths_refresh_applies_the_ignore_rules_without_a_walk(ws: Path, tmp_path: Path) -> None:
+    """INV-INDEX-5."""
     index, _ = build(ws, tmp_path / "cache")
     make(ws, {"orders/.gitignore": "scratch/\n", "orders/scratch/tmp.py": "x = 1\n", "orders/orders/new.py": "y = 2\n"})
     # .gitignore itself changed: the next refresh is a full one, and honours it
@@ -271,6 +283,7 @@ def test_a_changed_paths_refresh_applies_the_ignore_rules_without_a_walk(ws: Pat
 
 
 def test_a_deleted_folder_takes_its_files_with_it(ws: Path, tmp_path: Path) -> None:
+    """INV-INDEX-3."""
     import shutil
 
     index, _ = build(ws, tmp_path / "cache")

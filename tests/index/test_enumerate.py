@@ -50,6 +50,7 @@ def tree(tmp_path: Path) -> Path:
 
 
 def test_stable_order_and_the_reasons_for_what_is_left_out(tree: Path) -> None:
+    """INV-INDEX-5."""
     result = walk(tree, max_file_bytes=4096)
     assert [entry.path for entry in result.files] == [
         "README.md",
@@ -88,6 +89,7 @@ def test_extra_ignores_apply_from_the_root(tree: Path) -> None:
 
 
 def test_symlinks_inside_are_followed_once_outside_never(tmp_path: Path) -> None:
+    """INV-INDEX-5."""
     outside = tmp_path / "outside"
     make(outside, {"secret.go": "package s\n"})
     ws = tmp_path / "ws"

@@ -1,0 +1,190 @@
+"""Index benchmarks: cold build, no-change refresh, a saved edit reaching queries, size, RSS, walk vs rg.
+
+Run by hand (never in CI; the machine is shared and noisy, so read medians and ratios)::
+
+    .venv/bin/python bench/index.py --tree /tmp/stdlib/lib --tree tests/fixtures/workspace
+
+Each cold build and restart runs in its own process (``mesh-mcp index --json``) so that peak RSS
+is that process's own; the cache folder is fresh for a cold build and reused for the restart.
+Results are printed as a Markdown table and written to bench/results/index-<stamp>.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+MESH = [sys.executable, "-m", "mesh.cli"]
+
+
+def tree_size(root: Path) -> tuple[int, int]:
+    files = size = 0
+    for folder, dirs, names in os.walk(root):
+        dirs[:] = [d for d in dirs if d != ".git"]
+        for name in names:
+            try:
+                size += os.lstat(os.path.join(folder, name)).st_size
+                files += 1
+            except OSError:
+                pass
+    return files, size
+
+
+def run_index(tree: Path, cache: Path) -> tuple[float, dict, int]:
+    """Wall seconds, the JSON summary and the child's peak RSS (KiB) of one ``mesh-mcp index``."""
+    env = dict(os.environ, MESH_CACHE_DIR=str(cache))
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    started = time.perf_counter()
+    done = subprocess.run(
+        [*MESH, "index", str(tree), "--json"], env=env, cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    elapsed = time.perf_counter() - started
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return elapsed, json.loads(done.stdout), max(peak, before)
+
+
+def folder_bytes(folder: Path) -> int:
+    return sum(path.stat().st_size for path in folder.rglob("*") if path.is_file())
+
+
+def edit_latency(tree: Path, cache: Path, edits: int) -> list[float]:
+    """Seconds from a saved edit to the edit being visible in a snapshot, with the watcher running."""
+    sys.path.insert(0, str(ROOT))
+    from mesh.index import Index, Watcher
+    from mesh.workspace import cache_dir
+
+    work = Path(tempfile.mkdtemp(prefix="mesh-edit-"))
+    copy = work / "tree"
+    shutil.copytree(tree, copy, symlinks=True)
+    index = Index(copy, cache_dir(copy, {"MESH_CACHE_DIR": str(cache)}))
+    index.refresh()
+    victim = max(sorted(copy.rglob("*.py")), key=lambda path: path.stat().st_size)
+    original = victim.read_text(encoding="utf-8", errors="replace")
+    watcher = Watcher(index, reconcile_s=3600)
+    watcher.start()
+    time.sleep(0.5)
+    latencies = []
+    try:
+        for number in range(edits):
+            marker = f"mesh_bench_marker_{number}"
+            started = time.perf_counter()
+            victim.write_text(original + f"\n\ndef {marker}():\n    pass\n", encoding="utf-8")
+            while True:
+                with index.store.snapshot() as db:
+                    if db.execute("SELECT 1 FROM defs WHERE name = ?", (marker,)).fetchone():
+                        break
+                if time.perf_counter() - started > 30:
+                    raise RuntimeError("an edit never reached the index")
+                time.sleep(0.005)
+            latencies.append(time.perf_counter() - started)
+            time.sleep(0.2)
+    finally:
+        watcher.stop()
+        index.close()
+        shutil.rmtree(work, ignore_errors=True)
+    return latencies
+
+
+def walk_vs_rg(tree: Path, rounds: int) -> tuple[float, float, int, int]:
+    sys.path.insert(0, str(ROOT))
+    from mesh.index import walk
+
+    ours, theirs = [], []
+    count_ours = count_rg = 0
+    for _ in range(rounds):
+        started = time.perf_counter()
+        count_ours = len(walk(tree).files)
+        ours.append(time.perf_counter() - started)
+        if shutil.which("rg"):
+            started = time.perf_counter()
+            done = subprocess.run(["rg", "--files", str(tree)], capture_output=True, check=False)
+            theirs.append(time.perf_counter() - started)
+            count_rg = done.stdout.count(b"\n")
+    return statistics.median(ours), statistics.median(theirs) if theirs else float("nan"), count_ours, count_rg
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--tree", action="append", type=Path, required=True)
+    parser.add_argument("--rounds", type=int, default=3, help="cold builds and restarts per tree (median)")
+    parser.add_argument("--edits", type=int, default=10)
+    args = parser.parse_args()
+    results = []
+    for tree in args.tree:
+        tree = tree.resolve()
+        files_on_disk, bytes_on_disk = tree_size(tree)
+        colds, restarts, rss = [], [], []
+        summary: dict = {}
+        index_bytes = 0
+        for _ in range(args.rounds):
+            cache = Path(tempfile.mkdtemp(prefix="mesh-bench-"))
+            try:
+                elapsed, summary, peak = run_index(tree, cache)
+                colds.append(elapsed)
+                rss.append(peak)
+                index_bytes = folder_bytes(cache)
+                again, _, _ = run_index(tree, cache)
+                restarts.append(again)
+            finally:
+                shutil.rmtree(cache, ignore_errors=True)
+        cache = Path(tempfile.mkdtemp(prefix="mesh-bench-"))
+        try:
+            latencies = edit_latency(tree, cache, args.edits)
+        finally:
+            shutil.rmtree(cache, ignore_errors=True)
+        walk_s, rg_s, walked, rg_files = walk_vs_rg(tree, 5)
+        indexed = summary["files"]
+        source_bytes = bytes_on_disk
+        cold = statistics.median(colds)
+        results.append(
+            {
+                "tree": str(tree),
+                "files_on_disk": files_on_disk,
+                "bytes_on_disk": bytes_on_disk,
+                "files_indexed": indexed,
+                "cold_s": cold,
+                "cold_files_per_s": indexed / cold,
+                "cold_mb_per_s": source_bytes / cold / 1e6,
+                "restart_s": statistics.median(restarts),
+                "peak_rss_mib": max(rss) / 1024,
+                "index_bytes": index_bytes,
+                "index_ratio": index_bytes / source_bytes,
+                "edit_visible_p50_s": statistics.median(latencies),
+                "edit_visible_max_s": max(latencies),
+                "walk_s": walk_s,
+                "rg_files_s": rg_s,
+                "walk_files": walked,
+                "rg_files": rg_files,
+                "summary": {k: summary[k] for k in ("services", "files", "languages", "symbols", "parsed")},
+                "problems": len(summary["failures"]),
+            }
+        )
+    print("| tree | files indexed | cold | files/s | MB/s | restart | peak RSS | index/source | edit visible p50 (max) | walk vs rg --files |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    for r in results:
+        print(
+            f"| {Path(r['tree']).name} | {r['files_indexed']} | {r['cold_s']:.2f} s | {r['cold_files_per_s']:.0f}"
+            f" | {r['cold_mb_per_s']:.1f} | {r['restart_s']:.2f} s | {r['peak_rss_mib']:.0f} MiB"
+            f" | {r['index_ratio']:.2f} ({r['index_bytes'] / 1e6:.1f} MB) | {r['edit_visible_p50_s'] * 1000:.0f} ms"
+            f" ({r['edit_visible_max_s'] * 1000:.0f} ms) | {r['walk_s'] * 1000:.0f} ms ({r['walk_files']} files) vs"
+            f" {r['rg_files_s'] * 1000:.0f} ms ({r['rg_files']} files) |"
+        )
+    out = ROOT / "bench" / "results"
+    out.mkdir(exist_ok=True)
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    (out / f"index-{stamp}.json").write_text(json.dumps(results, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
