@@ -30,7 +30,8 @@ class Definition:
     """A function, method, class, struct, interface, enum, trait, module or type alias."""
 
     name: str
-    #: One of: function, method, class, struct, interface, enum, trait, module, type, constant.
+    #: One of: function, method, class, struct, interface, enum, trait, module, type, constant;
+    #: for .proto files: message, enum, service, method (an rpc, its container the service).
     kind: str
     #: Dotted path of the enclosing definitions ("" at top level), e.g. ``Outer.Inner`` for a method
     #: of a nested class; for a Go method, the receiver type.
@@ -84,7 +85,7 @@ class ProtoField:
     name: str
     type: str
     number: int
-    #: "" | "repeated" | "optional" | "map" (``type`` is then ``map<K,V>``).
+    #: "" | "repeated" | "optional" | "required" (proto2) | "map" (``type`` is then ``map<K,V>``).
     label: str
     line: int
 
@@ -147,7 +148,8 @@ class Dependency:
     """A dependency declared in a build manifest."""
 
     name: str
-    #: As written ("" when none); ``ecosystem`` is go, npm, pypi, maven, gradle, nuget or cargo.
+    #: As written ("" when none); ``ecosystem`` is go, npm, pypi, maven, gradle, nuget, cargo,
+    #: rubygems or composer.
     version: str
     ecosystem: str
     line: int
