@@ -167,6 +167,13 @@ class _Files:
             for start in range(len(parts)):
                 self.folder_suffix["/".join(parts[start:])].append(folder)
         self.packages = _declared_packages(db)
+        #: proto package (as dotted parts) -> the proto files declaring it
+        self.proto_packages: dict[tuple[str, ...], list[str]] = defaultdict(list)
+        for path, package in db.execute(
+            "SELECT f.path, p.package FROM proto_files p JOIN files f ON f.id = p.file_id WHERE p.package != ''"
+            " ORDER BY f.path"
+        ):
+            self.proto_packages[tuple(package.split("."))].append(path)
 
     def best(self, candidates: list[str], importer: str) -> str | None:
         if not candidates:
@@ -241,6 +248,41 @@ def _resolve_imports(db: sqlite3.Connection, where: str) -> None:
 
 
 def _target(files: _Files, language: str, module: str, names: str, importer: str) -> str | None:
+    found = _in_source(files, language, module, names, importer)
+    if found is None and language not in ("proto", "markdown") and not module.startswith("."):
+        found = _generated(files, module, importer)
+    return found
+
+
+_SEPARATORS: Final = re.compile(r"[./:\\]+")
+
+
+def _generated(files: _Files, module: str, importer: str) -> str | None:
+    """Code generated from a .proto, imported by its package (``acme.orders.v1``, ``.../acme/orders/v1``,
+    ``com.acme.orders.v1.OrdersGrpc``): the proto file declaring that package."""
+    parts = tuple(part for part in _SEPARATORS.split(module) if part)
+    candidates: list[tuple[str, str]] = []
+    for package, paths in files.proto_packages.items():
+        width = len(package)
+        for start in range(len(parts) - width + 1):
+            if parts[start : start + width] == package:
+                trailing = len(parts) - start - width
+                if width >= 2 or trailing <= 1:
+                    candidates += [(path, "/".join(package)) for path in paths]
+                break
+    if not candidates:
+        return None
+    own = files.service.get(importer)
+
+    def rank(candidate: tuple[str, str]) -> tuple[bool, bool, int, str]:
+        # the importer's own copy, else one laid out as protoc expects (acme/orders/v1/x.proto)
+        path, layout = candidate
+        return (files.service.get(path) != own, posixpath.dirname(path).endswith(layout) is False, len(path), path)
+
+    return min(candidates, key=rank)[0]
+
+
+def _in_source(files: _Files, language: str, module: str, names: str, importer: str) -> str | None:
     here = posixpath.dirname(importer)
     if language == "python":
         return _python(files, module, names, here, importer)
@@ -359,6 +401,12 @@ def _rust(files: _Files, module: str, importer: str) -> str | None:
                 return found
         return None
     declared = files.packages.get(parts[0]) or files.packages.get(parts[0].replace("_", "-"))
-    if declared is not None and declared[1] == "Cargo.toml":
-        return files.exact(f"{declared[0]}/Cargo.toml" if declared[0] else "Cargo.toml")
-    return None
+    if declared is None or declared[1] != "Cargo.toml":
+        return None
+    src = f"{declared[0]}/src" if declared[0] else "src"
+    for end in range(len(parts) - 1, 0, -1):
+        rel = "/".join(parts[1 : end + 1])
+        found = files.exact(f"{src}/{rel}.rs", f"{src}/{rel}/mod.rs")
+        if found is not None:
+            return found
+    return files.exact(f"{src}/lib.rs", f"{declared[0]}/Cargo.toml" if declared[0] else "Cargo.toml")
