@@ -1,0 +1,1094 @@
+"""JavaScript and TypeScript extraction, shared by ``_javascript`` and ``_typescript``.
+
+Theory of operation. One compiled query per grammar finds every definition and import in a single
+pass over the tree. Its nodes come back grouped by capture name; they are merged in document order
+and a stack of the definitions still open gives each one its container. Class members are read from
+the class bodies the query finds, so object-literal methods never count.
+
+gRPC evidence is looked for only when the bytes can hold some: an ``addService`` call, a
+``loadPackageDefinition`` call, or an import of generated code. A second query then collects the
+file's bindings (imports, declarations, parameters, class fields, assignments) into scopes: the
+program and every function, nested by their byte ranges (never by walking parents, which costs a
+walk from the root each time). Small resolvers follow those bindings, depth-limited and memoised:
+
+* ``origin`` traces an expression back through assignments and member access to a
+  ``loadPackageDefinition(...)`` result or to a ``require``/``import`` of a module;
+* ``client`` says whether an expression holds a generated client, and of which service.
+
+Client heuristic (there is no type checker, so names and origins decide):
+
+* ``new X.Svc(...)`` is a client when ``X`` traces back to a ``loadPackageDefinition`` result; the
+  namespace is ``X`` as written.
+* ``new X.SvcClient(...)`` is a client when ``X`` traces back to a generated module; ``new
+  SvcClient(...)`` when ``SvcClient`` is imported or destructured from one. ``new X.Svc`` on a
+  generated module is not (``new messages.GetOrderRequest()`` builds a message).
+* A generated module is one whose last path segment ends in ``_pb``, ``_grpc_pb``, ``_grpc``,
+  ``-grpc`` or ``.grpc`` (extensions aside), or whose path has a segment ``generated``,
+  ``__generated__``, ``gen``, ``proto``, ``protos``, ``pb``, ``grpc`` or ``stubs``; the ``@grpc/*``
+  runtime packages are not.
+* A holder is a variable, parameter, ``this.x`` field or class field bound to a client, or declared
+  (TypeScript) with a generated client type. Any method named on a holder is a call (also
+  ``promisify(holder.m)`` and ``holder.m.bind(...)``), bar the ``grpc.Client`` base methods
+  (``close``, ``waitForReady``...).
+
+Servers are ``addService``/``addProtoService`` registrations whose service argument reads
+``X.Svc.service`` or ``[X.]SvcService``, and TypeScript classes implementing a generated
+``ISvcServer``/``SvcServer`` interface. Handlers are the keys of the implementation object, or the
+public methods of the implementing class; a handler is reported once per service, method and line.
+Facts are in source order: by the position of what each one is about (a handler: its definition).
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Iterable, Iterator
+from typing import Final
+
+import attrs
+import tree_sitter
+
+from .._facts import Definition, FileFacts, GrpcFact, GrpcRole, Import
+from . import _ts
+
+__all__ = ["Ranges", "error_count", "extract", "first_error_line", "generated_module", "safe_captures"]
+
+_FUNCTION_VALUES: Final = "[(arrow_function) (function_expression) (generator_function)]"
+
+# Patterns stay flat (a node and its fields): a pattern such as ``(class_body (method_definition))``
+# keeps a cursor state alive across the whole class body, which is quadratic on deeply nested code.
+_DEFINITION_PATTERNS: Final = f"""
+(function_declaration name: (identifier)) @function
+(generator_function_declaration name: (identifier)) @function
+(class_declaration name: (_)) @class
+(class name: (_)) @class_expr
+(class_body) @class_body
+(variable_declarator name: (identifier) value: {_FUNCTION_VALUES}) @var_function
+(variable_declarator name: (identifier) value: (class) @class_value) @var_class
+(import_statement) @import
+(export_statement source: (_)) @export
+(call_expression
+  function: (identifier) @_require (#eq? @_require "require")
+  arguments: (arguments . [(string) (template_string)])) @require
+(call_expression function: (import) arguments: (arguments . [(string) (template_string)])) @require
+"""
+
+_TS_DEFINITION_PATTERNS: Final = """
+(function_signature name: (identifier)) @signature
+(abstract_class_declaration name: (_)) @class
+(interface_declaration name: (_)) @interface
+(type_alias_declaration name: (_)) @type
+(enum_declaration name: (_)) @enum
+(internal_module name: [(identifier) (nested_identifier)]) @module
+(module name: [(identifier) (nested_identifier)]) @module
+"""
+
+_GRPC_PATTERNS: Final = """
+[(function_declaration) (generator_function_declaration) (function_expression) (generator_function)
+ (arrow_function) (method_definition)] @function
+[(class_declaration) (class)] @class
+(variable_declarator) @declarator
+(assignment_expression) @assignment
+(new_expression) @new
+(call_expression function: (member_expression)) @member_call
+(call_expression arguments: (arguments . (member_expression) @argument_member))
+"""
+
+_JS_GRPC_PATTERNS: Final = """
+(field_definition) @field
+"""
+
+_TS_GRPC_PATTERNS: Final = """
+(abstract_class_declaration) @class
+(public_field_definition) @field
+(class_heritage (implements_clause) @implements)
+"""
+
+#: capture name -> definition kind
+_DEF_KINDS: Final = {
+    "function": "function",
+    "signature": "function",
+    "class": "class",
+    "class_expr": "class",
+    "var_function": "function",
+    "var_class": "class",
+    "interface": "interface",
+    "type": "type",
+    "enum": "enum",
+    "module": "module",
+}
+_FIELDS: Final = frozenset({"field_definition", "public_field_definition"})
+_FUNCTION_TYPES: Final = frozenset({"arrow_function", "function_expression", "generator_function"})
+_WRAPPERS: Final = frozenset(
+    {"parenthesized_expression", "await_expression", "as_expression", "satisfies_expression", "non_null_expression"}
+)
+#: methods every ``grpc.Client`` has: calling them is not an RPC
+_CLIENT_BASE_METHODS: Final = frozenset(
+    {
+        "close",
+        "getChannel",
+        "waitForReady",
+        "makeUnaryRequest",
+        "makeClientStreamRequest",
+        "makeServerStreamRequest",
+        "makeBidiStreamRequest",
+        "constructor",
+    }
+)
+_GENERATED_SEGMENTS: Final = frozenset({"generated", "__generated__", "gen", "proto", "protos", "pb", "grpc", "stubs"})
+_GENERATED_STEM: Final = re.compile(r"(?:_pb|_grpc_pb|_grpc|-grpc|\.grpc)$")
+_SOURCE_SUFFIX: Final = re.compile(r"(?:\.d)?\.[cm]?[jt]sx?$")
+_JSX_HINT: Final = re.compile(rb"<[A-Za-z]")
+_DEPTH_MAX: Final = 24
+#: ERROR nodes with more children than this are queried child by child (see :func:`safe_captures`)
+_WIDE_ERROR: Final = 1000
+
+_queries: dict[tuple[str, str], tree_sitter.Query] = {}
+
+
+def _query(grammar: str, part: str) -> tree_sitter.Query:
+    key = (grammar, part)
+    query = _queries.get(key)
+    if query is None:
+        typescript = grammar != "javascript"
+        if part == "definitions":
+            patterns = _DEFINITION_PATTERNS + (_TS_DEFINITION_PATTERNS if typescript else "")
+        else:
+            patterns = _GRPC_PATTERNS + (_TS_GRPC_PATTERNS if typescript else _JS_GRPC_PATTERNS)
+        query = _queries[key] = tree_sitter.Query(_ts.language(grammar), patterns)
+    return query
+
+
+def extract(grammar: str, source: bytes) -> FileFacts:
+    """Every fact of a JavaScript (``grammar`` "javascript") or TypeScript ("typescript") file.
+
+    For TypeScript the source is parsed as plain TypeScript first; when that fails and the bytes
+    look like JSX, it is parsed again as TSX and the tree with fewer errors wins.
+    """
+    language = "javascript" if grammar == "javascript" else "typescript"
+    try:
+        tree = _ts.parse(grammar, source)
+        if grammar == "typescript" and tree.root_node.has_error and _JSX_HINT.search(source):
+            tsx = _ts.parse("tsx", source)
+            if error_count(tsx.root_node) < error_count(tree.root_node):
+                tree, grammar = tsx, "tsx"
+        return _Extraction(source, grammar, tree.root_node).facts(language)
+    except Exception as error:  # noqa: BLE001 - a bug here must cost one file its facts, not the indexing run
+        return FileFacts(language=language, error=f"extractor failed: {type(error).__name__}")
+
+
+# -- tree helpers (grammar-independent) ------------------------------------------------------------
+
+
+def safe_captures(query: tree_sitter.Query, root: tree_sitter.Node) -> dict[str, list[tree_sitter.Node]]:
+    """``QueryCursor(query).captures(root)``, safe on ERROR nodes with very many children.
+
+    tree-sitter's query cursor is quadratic in the number of children of an ERROR node (a file of
+    100,000 ``{`` takes minutes). Such nodes, and the nodes holding them, are not queried whole: the
+    query runs on each of their other children. Patterns rooted at a node holding a wide ERROR are
+    lost; everything inside it is kept.
+
+    Each list is sorted in document order (outer node first): the binding returns captures in an
+    order that can change from one run to the next.
+    """
+    cursor = tree_sitter.QueryCursor(query)
+    expand = _wide_error_paths(root) if root.has_error else set()
+    if not expand:
+        found = cursor.captures(root)
+    else:
+        found = {}
+        stack = [root]
+        while stack:
+            node = stack.pop()
+            if node.id in expand:
+                stack.extend(reversed(node.children))
+            elif node.child_count:
+                for name, nodes in cursor.captures(node).items():
+                    found.setdefault(name, []).extend(nodes)
+    for nodes in found.values():
+        nodes.sort(key=_document_order)
+    return found
+
+
+def _document_order(node: tree_sitter.Node) -> tuple[int, int]:
+    return node.start_byte, -node.end_byte
+
+
+def _wide_error_paths(root: tree_sitter.Node) -> set[int]:
+    """Ids of the ERROR nodes with more than ``_WIDE_ERROR`` children and of all their ancestors."""
+    parents: dict[int, tree_sitter.Node | None] = {root.id: None}
+    expand: set[int] = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        children = node.children
+        if node.is_error and len(children) > _WIDE_ERROR:
+            current: tree_sitter.Node | None = node
+            while current is not None and current.id not in expand:
+                expand.add(current.id)
+                current = parents[current.id]
+        for child in children:
+            if child.has_error:
+                parents[child.id] = node
+                stack.append(child)
+    return expand
+
+
+def first_error_line(root: tree_sitter.Node) -> int:
+    """The 1-based line of the first ERROR or MISSING node in document order (``root`` has errors)."""
+    node = root
+    while not (node.is_error or node.is_missing):
+        for child in node.children:
+            if child.is_error or child.is_missing or child.has_error:
+                node = child
+                break
+        else:
+            break
+    return _ts.line(node)
+
+
+def error_count(root: tree_sitter.Node) -> int:
+    """How many ERROR and MISSING nodes the tree holds (walking only the subtrees that have some)."""
+    count = 0
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.is_error or node.is_missing:
+            count += 1
+        stack.extend(child for child in node.children if child.has_error or child.is_missing)
+    return count
+
+
+class Ranges:
+    """Nodes nested by byte range (definitions, scopes, classes): innermost enclosing one of a span.
+
+    Built from nodes of one tree, which nest properly; finding the innermost range around a span is a
+    bisection then a walk up the enclosing ranges, without touching the tree.
+    """
+
+    def __init__(self, nodes: Iterable[tree_sitter.Node]) -> None:
+        ordered = sorted(nodes, key=lambda node: (node.start_byte, -node.end_byte))
+        self.nodes = ordered
+        self.starts = [node.start_byte for node in ordered]
+        self.ends = [node.end_byte for node in ordered]
+        self.parents: list[int] = []
+        stack: list[int] = []
+        for index, start in enumerate(self.starts):
+            while stack and self.ends[stack[-1]] <= start:
+                stack.pop()
+            self.parents.append(stack[-1] if stack else -1)
+            stack.append(index)
+
+    def innermost(self, start: int, end: int) -> int:
+        """Index of the innermost range holding ``[start, end)`` (-1: none)."""
+        index = bisect.bisect_right(self.starts, start) - 1
+        while index >= 0 and self.ends[index] < end:
+            index = self.parents[index]
+        return index
+
+    def around(self, node: tree_sitter.Node) -> int:
+        """Index of the innermost range strictly around ``node`` (not ``node`` itself)."""
+        index = self.innermost(node.start_byte, node.end_byte)
+        while index >= 0 and self.nodes[index].id == node.id:
+            index = self.parents[index]
+        return index
+
+    def chain(self, index: int) -> Iterator[int]:
+        while index >= 0:
+            yield index
+            index = self.parents[index]
+
+
+# -- syntax helpers ------------------------------------------------------------------------------
+
+
+def _string_value(node: tree_sitter.Node | None, source: bytes) -> str | None:
+    if node is None or node.type not in ("string", "template_string"):
+        return None
+    if node.type == "template_string" and any(c.type == "template_substitution" for c in node.named_children):
+        return None
+    return _ts.text(node, source)[1:-1]
+
+
+def _key_text(node: tree_sitter.Node | None, source: bytes) -> str:
+    if node is None:
+        return ""
+    if node.type == "string":
+        return _ts.text(node, source)[1:-1]
+    if node.type in ("property_identifier", "identifier", "shorthand_property_identifier", "type_identifier"):
+        return _ts.text(node, source)
+    return ""
+
+
+def _pattern_keys(pattern: tree_sitter.Node, source: bytes) -> list[tuple[str, str]]:
+    """(key, local name) of each property an object pattern destructures."""
+    keys = []
+    for child in pattern.named_children:
+        if child.type == "shorthand_property_identifier_pattern":
+            name = _ts.text(child, source)
+            keys.append((name, name))
+        elif child.type == "pair_pattern":
+            value = child.child_by_field_name("value")
+            if value is not None and value.type == "assignment_pattern":
+                value = value.child_by_field_name("left")
+            local = _ts.text(value, source) if value is not None and value.type == "identifier" else ""
+            keys.append((_key_text(child.child_by_field_name("key"), source), local))
+        elif child.type == "object_assignment_pattern":
+            name = _ts.text(child.child_by_field_name("left"), source)
+            keys.append((name, name))
+    return keys
+
+
+def _named(node: tree_sitter.Node | None, index: int) -> tree_sitter.Node | None:
+    """The ``index``-th named child of ``node``, None when there is none."""
+    if node is None or not 0 <= index < node.named_child_count:
+        return None
+    return node.named_child(index)
+
+
+def _unwrap(node: tree_sitter.Node | None) -> tree_sitter.Node | None:
+    for _ in range(_DEPTH_MAX):
+        if node is None:
+            return None
+        if node.type in _WRAPPERS:
+            node = _named(node, 0)
+        elif node.type == "type_assertion":
+            node = _named(node, node.named_child_count - 1)
+        else:
+            return node
+    return node
+
+
+def _this_member(node: tree_sitter.Node) -> bool:
+    if node.type != "member_expression":
+        return False
+    obj = node.child_by_field_name("object")
+    return obj is not None and obj.type == "this"
+
+
+def generated_module(module: str) -> bool:
+    """Whether an import path looks like grpc-generated code (see the module docstring)."""
+    if module.startswith("@grpc/") or module in ("grpc", "google-protobuf"):
+        return False
+    segments = module.split("/")
+    if _GENERATED_STEM.search(_SOURCE_SUFFIX.sub("", segments[-1])):
+        return True
+    return any(segment.lower() in _GENERATED_SEGMENTS for segment in segments)
+
+
+def _strip_suffix(name: str, suffix: str) -> str:
+    """``name`` without ``suffix`` ("" when it does not end so, or is nothing but the suffix)."""
+    return name[: -len(suffix)] if name.endswith(suffix) and len(name) > len(suffix) else ""
+
+
+@attrs.frozen
+class _Binding:
+    """What one name is bound to: a value, a declared type, or an import."""
+
+    value: tree_sitter.Node | None = None
+    type: tree_sitter.Node | None = None
+    #: the module of an import binding (None for anything else)
+    module: str | None = None
+    #: the imported or destructured property name ("" for a plain binding)
+    key: str = ""
+
+
+@attrs.frozen
+class _Origin:
+    #: "pkgdef" for a ``loadPackageDefinition`` result, else "module"
+    kind: str
+    module: str = ""
+
+
+_PKGDEF: Final = _Origin("pkgdef")
+_NO_RANGES: Final = Ranges(())
+
+
+@attrs.define
+class _Extraction:
+    """The state of one file's extraction (private to one call of :func:`extract`)."""
+
+    source: bytes
+    grammar: str
+    root: tree_sitter.Node
+    definitions: list[Definition] = attrs.field(factory=list)
+    #: the definition nodes, in the order of ``definitions`` (both sorted by start, outer first)
+    def_ranges: Ranges = _NO_RANGES
+    #: the dotted name of each definition (container and name)
+    paths: list[str] = attrs.field(factory=list)
+    #: class node id -> dotted path (a class bound to a variable has the variable's path)
+    class_paths: dict[int, str] = attrs.field(factory=dict)
+    #: dotted class path -> (method name, line, start byte, method node) of each member function
+    methods: dict[str, list[tuple[str, int, int, tree_sitter.Node]]] = attrs.field(factory=dict)
+    import_nodes: list[tree_sitter.Node] = attrs.field(factory=list)
+    imports: list[Import] = attrs.field(factory=list)
+    scopes: Ranges = _NO_RANGES
+    classes: Ranges = _NO_RANGES
+    #: scope index (-1: the program) -> name -> bindings
+    bindings: dict[int, dict[str, list[_Binding]]] = attrs.field(factory=dict)
+    #: class index -> field name -> bindings
+    fields: dict[int, dict[str, list[_Binding]]] = attrs.field(factory=dict)
+    origins: dict[int, _Origin | None] = attrs.field(factory=dict)
+    clients: dict[int, tuple[str, str] | None] = attrs.field(factory=dict)
+    client_names: dict[str, bool] = attrs.field(factory=dict)
+    grpc: list[tuple[int, int, GrpcFact]] = attrs.field(factory=list)
+    handler_keys: set[tuple[str, str, int]] = attrs.field(factory=set)
+
+    def facts(self, language: str) -> FileFacts:
+        self._definitions_and_imports()
+        if (
+            b"addService" in self.source
+            or b"addProtoService" in self.source
+            or b"loadPackageDefinition" in self.source
+            or any(generated_module(i.module) for i in self.imports)
+        ):
+            self._grpc()
+            self.grpc.sort(key=lambda item: (item[0], item[1]))
+        error = f"syntax error at line {first_error_line(self.root)}" if self.root.has_error else ""
+        return FileFacts(
+            language=language,
+            definitions=tuple(self.definitions),
+            imports=tuple(self.imports),
+            grpc=tuple(fact for _, _, fact in self.grpc),
+            error=error,
+        )
+
+    def text(self, node: tree_sitter.Node | None) -> str:
+        return _ts.text(node, self.source)
+
+    # -- definitions and imports -------------------------------------------------------------
+
+    def _definitions_and_imports(self) -> None:
+        captures = safe_captures(_query(self.grammar, "definitions"), self.root)
+        bound_classes = {node.id for node in captures.get("class_value", ())}
+        found: list[tuple[int, int, str, tree_sitter.Node, tree_sitter.Node | None]] = []
+        for capture, nodes in captures.items():
+            if capture in _DEF_KINDS:
+                for node in nodes:
+                    if capture == "class_expr" and node.id in bound_classes:
+                        continue
+                    name = node.child_by_field_name("name")
+                    found.append((node.start_byte, -node.end_byte, _DEF_KINDS[capture], node, name))
+        for body in captures.get("class_body", ()):
+            found.extend(self._members(body))
+        found.sort(key=lambda item: (item[0], item[1]))
+        stack: list[tuple[int, str]] = []
+        nodes: list[tree_sitter.Node] = []
+        for start, _, kind, node, name_node in found:
+            name = self.text(name_node)
+            if node.type in ("function_signature", "method_signature") and self._overloaded(node, name):
+                continue
+            while stack and stack[-1][0] <= start:
+                stack.pop()
+            container = stack[-1][1] if stack else ""
+            path = f"{container}.{name}" if container else name
+            stack.append((node.end_byte, path))
+            self.definitions.append(Definition(name, kind, container, _ts.line(node), _ts.end_line(node)))
+            self.paths.append(path)
+            nodes.append(node)
+            if kind == "class":
+                value = node.child_by_field_name("value") if node.type == "variable_declarator" else node
+                if value is not None:
+                    self.class_paths[value.id] = path
+            elif kind == "method":
+                self.methods.setdefault(container, []).append((name, _ts.line(node), node.start_byte, node))
+        self.def_ranges = Ranges(nodes)
+        imports: list[tuple[int, Import]] = []
+        for node in captures.get("import", ()):
+            self.import_nodes.append(node)
+            imports.append((node.start_byte, self._import_statement(node)))
+        for node in captures.get("export", ()):
+            imports.append((node.start_byte, self._export_statement(node)))
+        for node in captures.get("require", ()):
+            imports.append((node.start_byte, self._require(node)))
+        imports.sort(key=lambda item: item[0])
+        self.imports = [imported for _, imported in imports if imported is not None]
+
+    def _members(self, body: tree_sitter.Node) -> Iterator[tuple[int, int, str, tree_sitter.Node, tree_sitter.Node]]:
+        """The member functions of a class body: methods, abstract methods, fields holding functions."""
+        for member in body.named_children:
+            kind = member.type
+            name = None
+            if kind in ("method_definition", "abstract_method_signature", "method_signature"):
+                name = member.child_by_field_name("name")
+            elif kind in _FIELDS:
+                value = member.child_by_field_name("value")
+                if value is not None and value.type in _FUNCTION_TYPES:
+                    name = member.child_by_field_name("property") or member.child_by_field_name("name")
+            if name is not None:
+                yield member.start_byte, -member.end_byte, "method", member, name
+
+    def _overloaded(self, node: tree_sitter.Node, name: str) -> bool:
+        """Whether a signature is an overload followed by more of the same name (only the last counts)."""
+        parent = node.parent
+        outer = parent if parent is not None and parent.type == "export_statement" else node
+        sibling = outer.next_named_sibling
+        while sibling is not None and sibling.type in ("comment", "decorator"):
+            sibling = sibling.next_named_sibling
+        if sibling is not None and sibling.type == "export_statement":
+            sibling = sibling.child_by_field_name("declaration")
+        if sibling is None or sibling.type not in (
+            "function_declaration",
+            "function_signature",
+            "method_definition",
+            "method_signature",
+        ):
+            return False
+        return self.text(sibling.child_by_field_name("name")) == name
+
+    def _import_statement(self, node: tree_sitter.Node) -> Import | None:
+        source_node = node.child_by_field_name("source")
+        names: list[str] = []
+        for child in node.named_children:
+            if child.type == "import_clause":
+                for part in child.named_children:
+                    if part.type == "named_imports":
+                        names.extend(
+                            _key_text(spec.child_by_field_name("name"), self.source)
+                            for spec in part.named_children
+                            if spec.type == "import_specifier"
+                        )
+            elif child.type == "import_require_clause":
+                source_node = child.child_by_field_name("source")
+        module = _string_value(source_node, self.source)
+        return None if module is None else Import(module, _ts.line(node), tuple(names))
+
+    def _export_statement(self, node: tree_sitter.Node) -> Import | None:
+        module = _string_value(node.child_by_field_name("source"), self.source)
+        if module is None:
+            return None
+        names: list[str] = []
+        for child in node.named_children:
+            if child.type == "export_clause":
+                names.extend(
+                    _key_text(spec.child_by_field_name("name"), self.source)
+                    for spec in child.named_children
+                    if spec.type == "export_specifier"
+                )
+        return Import(module, _ts.line(node), tuple(names))
+
+    def _require(self, node: tree_sitter.Node) -> Import | None:
+        arguments = node.child_by_field_name("arguments")
+        module = _string_value(_named(arguments, 0), self.source)
+        if module is None:
+            return None
+        names: tuple[str, ...] = ()
+        holder = node.parent
+        if holder is not None and holder.type == "await_expression":
+            holder = holder.parent
+        if holder is not None and holder.type == "variable_declarator":
+            pattern = holder.child_by_field_name("name")
+            if pattern is not None and pattern.type == "object_pattern":
+                names = tuple(key for key, _ in _pattern_keys(pattern, self.source) if key)
+        return Import(module, _ts.line(node), names)
+
+    # -- gRPC: bindings ---------------------------------------------------------------------
+
+    def _grpc(self) -> None:
+        captures = safe_captures(_query(self.grammar, "grpc"), self.root)
+        self.scopes = Ranges(captures.get("function", ()))
+        self.classes = Ranges(captures.get("class", ()))
+        self._bind(captures)
+        for node in captures.get("implements", ()):
+            self._implementation(node)
+        for node in captures.get("member_call", ()):
+            function = node.child_by_field_name("function")
+            if self.text(function.child_by_field_name("property")) in ("addService", "addProtoService"):
+                self._registration(node, function)
+        for node in captures.get("new", ()):
+            client = self._client(node, 0)
+            if client is not None:
+                self._fact(node.start_byte, GrpcRole.CLIENT, client[0], "", _ts.line(node), client[1])
+        seen: set[int] = set()
+        for node in captures.get("member_call", ()):
+            target = node.child_by_field_name("function")
+            if self.text(target.child_by_field_name("property")) in ("bind", "call", "apply"):
+                inner = _unwrap(target.child_by_field_name("object"))
+                if inner is not None and inner.type == "member_expression":
+                    target = inner
+            self._call(target, seen)
+        for node in captures.get("argument_member", ()):
+            self._call(node, seen)
+
+    def _add(self, scope: int, name: str, binding: _Binding) -> None:
+        if name:
+            self.bindings.setdefault(scope, {}).setdefault(name, []).append(binding)
+
+    def _add_field(self, klass: int, name: str, binding: _Binding) -> None:
+        if klass >= 0 and name:
+            self.fields.setdefault(klass, {}).setdefault(name, []).append(binding)
+
+    def _bind(self, captures: dict[str, list[tree_sitter.Node]]) -> None:
+        for node in self.import_nodes:
+            self._bind_import(node)
+        for node in captures.get("declarator", ()):
+            name = node.child_by_field_name("name")
+            value = node.child_by_field_name("value")
+            if name is None:
+                continue
+            scope = self.scopes.around(node)
+            if name.type == "identifier":
+                self._add(scope, self.text(name), _Binding(value, node.child_by_field_name("type")))
+            elif name.type == "object_pattern":
+                for key, local in _pattern_keys(name, self.source):
+                    self._add(scope, local, _Binding(value, key=key))
+        for index, function in enumerate(self.scopes.nodes):
+            self._bind_parameters(index, function)
+        for node in captures.get("field", ()):
+            name = node.child_by_field_name("property") or node.child_by_field_name("name")
+            binding = _Binding(node.child_by_field_name("value"), node.child_by_field_name("type"))
+            self._add_field(self.classes.around(node), self.text(name), binding)
+        for node in captures.get("assignment", ()):
+            self._bind_assignment(node)
+
+    def _bind_import(self, node: tree_sitter.Node) -> None:
+        source_node = node.child_by_field_name("source")
+        for child in node.named_children:
+            if child.type == "import_require_clause":
+                module = _string_value(child.child_by_field_name("source"), self.source)
+                name = _named(child, 0)
+                if module is not None and name is not None:
+                    self._add(-1, self.text(name), _Binding(module=module, key="*"))
+            elif child.type == "import_clause":
+                module = _string_value(source_node, self.source)
+                if module is None:
+                    continue
+                for part in child.named_children:
+                    if part.type == "identifier":
+                        self._add(-1, self.text(part), _Binding(module=module, key="default"))
+                    elif part.type == "namespace_import":
+                        self._add(-1, self.text(_named(part, 0)), _Binding(module=module, key="*"))
+                    elif part.type == "named_imports":
+                        for spec in part.named_children:
+                            if spec.type == "import_specifier":
+                                key = _key_text(spec.child_by_field_name("name"), self.source)
+                                alias = spec.child_by_field_name("alias")
+                                local = self.text(alias) if alias is not None else key
+                                self._add(-1, local, _Binding(module=module, key=key))
+
+    def _bind_parameters(self, scope: int, function: tree_sitter.Node) -> None:
+        single = function.child_by_field_name("parameter")
+        if single is not None:
+            self._add(scope, self.text(single), _Binding())
+            return
+        parameters = function.child_by_field_name("parameters")
+        if parameters is None:
+            return
+        klass = -2
+        for parameter in parameters.named_children:
+            kind = parameter.type
+            if kind == "identifier":
+                self._add(scope, self.text(parameter), _Binding())
+            elif kind == "assignment_pattern":
+                left = parameter.child_by_field_name("left")
+                if left is not None and left.type == "identifier":
+                    self._add(scope, self.text(left), _Binding(parameter.child_by_field_name("right")))
+            elif kind == "rest_pattern":
+                inner = _named(parameter, 0)
+                if inner is not None and inner.type == "identifier":
+                    self._add(scope, self.text(inner), _Binding())
+            elif kind in ("required_parameter", "optional_parameter"):
+                pattern = parameter.child_by_field_name("pattern")
+                if pattern is None or pattern.type != "identifier":
+                    continue
+                name = self.text(pattern)
+                binding = _Binding(parameter.child_by_field_name("value"), parameter.child_by_field_name("type"))
+                self._add(scope, name, binding)
+                if any(
+                    c.type in ("accessibility_modifier", "readonly", "override_modifier") for c in parameter.children
+                ):
+                    if klass == -2:
+                        klass = self.classes.around(function)
+                    self._add_field(klass, name, binding)
+
+    def _bind_assignment(self, node: tree_sitter.Node) -> None:
+        left = _unwrap(node.child_by_field_name("left"))
+        right = node.child_by_field_name("right")
+        if left is None:
+            return
+        if left.type == "identifier":
+            name = self.text(left)
+            declared = -1
+            for scope in self.scopes.chain(self.scopes.innermost(node.start_byte, node.end_byte)):
+                if name in self.bindings.get(scope, {}):
+                    declared = scope
+                    break
+            self._add(declared, name, _Binding(right))
+        elif _this_member(left):
+            klass = self.classes.innermost(node.start_byte, node.end_byte)
+            self._add_field(klass, self.text(left.child_by_field_name("property")), _Binding(right))
+
+    def _lookup(self, node: tree_sitter.Node, name: str) -> list[_Binding]:
+        for scope in self.scopes.chain(self.scopes.innermost(node.start_byte, node.end_byte)):
+            names = self.bindings.get(scope)
+            if names is not None and name in names:
+                return names[name]
+        return self.bindings.get(-1, {}).get(name, [])
+
+    def _field(self, member: tree_sitter.Node) -> list[_Binding]:
+        klass = self.classes.innermost(member.start_byte, member.end_byte)
+        name = self.text(member.child_by_field_name("property"))
+        return self.fields.get(klass, {}).get(name, []) if klass >= 0 else []
+
+    # -- gRPC: resolvers --------------------------------------------------------------------
+
+    def _origin(self, node: tree_sitter.Node | None, depth: int) -> _Origin | None:
+        node = _unwrap(node)
+        if node is None or depth > _DEPTH_MAX:
+            return None
+        if node.id in self.origins:
+            return self.origins[node.id]
+        self.origins[node.id] = None
+        origin = self.origins[node.id] = self._origin_of(node, depth)
+        return origin
+
+    def _origin_of(self, node: tree_sitter.Node, depth: int) -> _Origin | None:
+        kind = node.type
+        if kind == "call_expression":
+            function = node.child_by_field_name("function")
+            if function is None:
+                return None
+            if function.type == "import" or (function.type == "identifier" and self.text(function) == "require"):
+                arguments = node.child_by_field_name("arguments")
+                module = _string_value(_named(arguments, 0), self.source)
+                return _Origin("module", module) if module is not None else None
+            name = function if function.type == "identifier" else function.child_by_field_name("property")
+            return _PKGDEF if self.text(name) == "loadPackageDefinition" else None
+        if kind in ("member_expression", "subscript_expression"):
+            if _this_member(node):
+                return self._first(self._origin(b.value, depth + 1) for b in self._field(node))
+            return self._origin(node.child_by_field_name("object"), depth + 1)
+        if kind == "identifier":
+            for binding in self._lookup(node, self.text(node)):
+                if binding.module is not None:
+                    return _Origin("module", binding.module)
+                origin = self._origin(binding.value, depth + 1)
+                if origin is not None:
+                    return origin
+        return None
+
+    @staticmethod
+    def _first(candidates: Iterable[object]) -> object:
+        return next((candidate for candidate in candidates if candidate is not None), None)
+
+    def _client(self, node: tree_sitter.Node | None, depth: int) -> tuple[str, str] | None:
+        """(service, namespace) when ``node`` evaluates to a generated client."""
+        node = _unwrap(node)
+        if node is None or depth > _DEPTH_MAX:
+            return None
+        if node.id in self.clients:
+            return self.clients[node.id]
+        self.clients[node.id] = None
+        client = self.clients[node.id] = self._client_of(node, depth)
+        return client
+
+    def _client_of(self, node: tree_sitter.Node, depth: int) -> tuple[str, str] | None:
+        kind = node.type
+        if kind == "new_expression":
+            return self._constructed(node.child_by_field_name("constructor"), depth)
+        if kind == "identifier":
+            if not self._maybe_client_name(self.text(node)):
+                return None
+            bindings = self._lookup(node, self.text(node))
+        elif _this_member(node):
+            bindings = self._field(node)
+        else:
+            return None
+        for binding in bindings:
+            if not binding.key:
+                client = self._client(binding.value, depth + 1) or self._client_type(binding.type, node, depth + 1)
+                if client is not None:
+                    return client
+        return None
+
+    def _maybe_client_name(self, name: str) -> bool:
+        """A cheap pre-check: does any binding of ``name`` anywhere in the file hold a client?"""
+        known = self.client_names.get(name)
+        if known is None:
+            self.client_names[name] = False
+            known = self.client_names[name] = any(
+                self._client(binding.value, 1) is not None
+                or self._client_type(binding.type, binding.type, 1) is not None
+                for names in self.bindings.values()
+                for binding in names.get(name, ())
+                if not binding.key and (binding.value is not None or binding.type is not None)
+            )
+        return known
+
+    def _constructed(self, constructor: tree_sitter.Node | None, depth: int) -> tuple[str, str] | None:
+        constructor = _unwrap(constructor)
+        if constructor is None or depth > _DEPTH_MAX:
+            return None
+        if constructor.type == "member_expression":
+            obj = constructor.child_by_field_name("object")
+            name = self.text(constructor.child_by_field_name("property"))
+            origin = self._origin(obj, depth + 1)
+            if origin is _PKGDEF:
+                return name, self.text(obj)
+            if origin is not None and generated_module(origin.module) and _strip_suffix(name, "Client"):
+                return _strip_suffix(name, "Client"), self.text(obj)
+            return None
+        if constructor.type != "identifier":
+            return None
+        name = self.text(constructor)
+        for binding in self._lookup(constructor, name):
+            if binding.module is not None:
+                key = name if binding.key in ("default", "*") else binding.key
+                if generated_module(binding.module) and _strip_suffix(key, "Client"):
+                    return _strip_suffix(key, "Client"), ""
+            elif binding.key:
+                origin = self._origin(binding.value, depth + 1)
+                if origin is _PKGDEF:
+                    return binding.key, self.text(_unwrap(binding.value))
+                if origin is not None and generated_module(origin.module) and _strip_suffix(binding.key, "Client"):
+                    return _strip_suffix(binding.key, "Client"), ""
+            else:
+                value = _unwrap(binding.value)
+                if value is not None and value.type == "member_expression":
+                    client = self._constructed(value, depth + 1)
+                    if client is not None:
+                        return client
+        return None
+
+    def _client_type(self, node: tree_sitter.Node | None, at: tree_sitter.Node, depth: int) -> tuple[str, str] | None:
+        """(service, namespace) when a TypeScript type annotation names a generated client."""
+        if node is None or depth > _DEPTH_MAX:
+            return None
+        kind = node.type
+        if kind in ("type_annotation", "parenthesized_type", "union_type"):
+            for child in node.named_children:
+                client = self._client_type(child, at, depth + 1)
+                if client is not None:
+                    return client
+            return None
+        if kind == "type_identifier":
+            name = self.text(node)
+            for binding in self._lookup(at, name):
+                key = name if binding.key in ("", "default", "*") else binding.key
+                if binding.module is not None and generated_module(binding.module) and _strip_suffix(key, "Client"):
+                    return _strip_suffix(key, "Client"), ""
+            return None
+        if kind == "nested_type_identifier":
+            module = node.child_by_field_name("module")
+            service = _strip_suffix(self.text(node.child_by_field_name("name")), "Client")
+            if service and self._generated_namespace(module):
+                return service, self.text(module)
+        return None
+
+    def _generated_namespace(self, module: tree_sitter.Node | None) -> bool:
+        """Whether the qualifier of a TypeScript type (``svc`` in ``svc.OrdersClient``) is a generated module."""
+        root = module
+        while root is not None and root.type == "nested_identifier":
+            root = root.child_by_field_name("object")
+        origin = self._origin(root, 1) if root is not None else None
+        return origin is not None and origin.kind == "module" and generated_module(origin.module)
+
+    # -- gRPC: facts ------------------------------------------------------------------------
+
+    def _fact(self, position: int, role: str, service: str, method: str, line: int, namespace: str) -> None:
+        """Record a fact found at byte ``position`` (which orders the facts and gives the symbol)."""
+        index = self.def_ranges.innermost(position, position)
+        symbol = self.paths[index] if index >= 0 else ""
+        self.grpc.append((position, len(self.grpc), GrpcFact(role, service, method, line, symbol, namespace)))
+
+    def _call(self, member: tree_sitter.Node, seen: set[int]) -> None:
+        prop = member.child_by_field_name("property")
+        if prop is None or prop.type != "property_identifier" or prop.id in seen:
+            return
+        method = self.text(prop)
+        holder = _unwrap(member.child_by_field_name("object"))
+        if method in _CLIENT_BASE_METHODS or holder is None:
+            return
+        if holder.type not in ("identifier", "member_expression", "new_expression"):
+            return
+        client = self._client(holder, 0)
+        if client is not None:
+            seen.add(prop.id)
+            self._fact(prop.start_byte, GrpcRole.CALL, client[0], method, _ts.line(prop), client[1])
+
+    def _service(self, node: tree_sitter.Node | None, depth: int) -> tuple[str, str] | None:
+        """(service, namespace) of the service definition handed to ``addService``."""
+        node = _unwrap(node)
+        if node is None or depth > _DEPTH_MAX:
+            return None
+        if node.type == "member_expression":
+            obj = _unwrap(node.child_by_field_name("object"))
+            name = self.text(node.child_by_field_name("property"))
+            if name == "service" and obj is not None:
+                if obj.type == "member_expression":
+                    return self.text(obj.child_by_field_name("property")), self.text(obj.child_by_field_name("object"))
+                return (self.text(obj), "") if obj.type == "identifier" else None
+            service = _strip_suffix(name, "Service")
+            return (service, self.text(obj)) if service else None
+        if node.type == "identifier":
+            name = self.text(node)
+            for binding in self._lookup(node, name):
+                if binding.value is not None and not binding.key:
+                    service = self._service(binding.value, depth + 1)
+                    if service is not None:
+                        return service
+            service = _strip_suffix(name, "Service")
+            return (service, "") if service else None
+        return None
+
+    def _registration(self, call: tree_sitter.Node, function: tree_sitter.Node) -> None:
+        arguments = call.child_by_field_name("arguments")
+        if arguments is None or arguments.named_child_count < 1:
+            return
+        service = self._service(_named(arguments, 0), 0)
+        if service is None:
+            return
+        prop = function.child_by_field_name("property")
+        self._fact(prop.start_byte, GrpcRole.SERVER, service[0], "", _ts.line(prop), service[1])
+        if arguments.named_child_count > 1:
+            for method, line, position in self._handlers(_named(arguments, 1), 0) or ():
+                self._handler(service, method, line, position)
+
+    def _handler(self, service: tuple[str, str], method: str, line: int, position: int) -> None:
+        key = (service[0], method, line)
+        if key not in self.handler_keys:
+            self.handler_keys.add(key)
+            self._fact(position, GrpcRole.HANDLER, service[0], method, line, service[1])
+
+    def _implementation(self, clause: tree_sitter.Node) -> None:
+        index = self.classes.innermost(clause.start_byte, clause.end_byte)
+        if index < 0:
+            return
+        klass = self.classes.nodes[index]
+        path = self.class_paths.get(klass.id)
+        if path is None:
+            return
+        for interface in clause.named_children:
+            service = self._implemented_service(interface)
+            if service is not None:
+                self._fact(klass.start_byte, GrpcRole.SERVER, service[0], "", _ts.line(klass), service[1])
+                for method, line, position in self._class_methods(path):
+                    self._handler(service, method, line, position)
+
+    def _implemented_service(self, node: tree_sitter.Node) -> tuple[str, str] | None:
+        """(service, namespace) when an implemented interface is a generated ``ISvcServer``/``SvcServer``."""
+        if node.type == "generic_type":
+            node = node.child_by_field_name("name") or node
+        namespace = ""
+        if node.type == "nested_type_identifier":
+            module = node.child_by_field_name("module")
+            if not self._generated_namespace(module):
+                return None
+            namespace = self.text(module)
+            name = self.text(node.child_by_field_name("name"))
+        elif node.type == "type_identifier":
+            name = self.text(node)
+            bindings = [b for b in self._lookup(node, name) if b.module is not None and generated_module(b.module)]
+            if not bindings:
+                return None
+            name = next((b.key for b in bindings if b.key not in ("default", "*")), name)
+        else:
+            return None
+        service = _strip_suffix(name, "Server")
+        if len(service) > 1 and service[0] == "I" and service[1].isupper():
+            service = service[1:]
+        return (service, namespace) if service else None
+
+    def _function(self, name: str) -> tuple[int, int] | None:
+        """(line, start byte) of the function named ``name`` (a top-level one first)."""
+        best = None
+        for index, definition in enumerate(self.definitions):
+            if definition.name == name and definition.kind == "function":
+                found = definition.line, self.def_ranges.starts[index]
+                if not definition.container:
+                    return found
+                best = best or found
+        return best
+
+    def _class_methods(self, path: str) -> list[tuple[str, int, int]]:
+        """(name, line, start byte) of each method of the class at ``path`` that can serve an RPC."""
+        return [(name, line, start) for name, line, start, node in self.methods.get(path, ()) if self._public(node)]
+
+    def _public(self, node: tree_sitter.Node) -> bool:
+        name = node.child_by_field_name("name") or node.child_by_field_name("property")
+        if name is None or name.type == "private_property_identifier" or self.text(name) == "constructor":
+            return False
+        for child in node.children:
+            if child.type in ("static", "get", "set"):
+                return False
+            if child.type == "accessibility_modifier" and self.text(child) != "public":
+                return False
+        return True
+
+    def _class_path(self, name: str) -> str | None:
+        for definition, path in zip(self.definitions, self.paths, strict=True):
+            if definition.kind == "class" and definition.name == name:
+                return path
+        return None
+
+    def _method(self, holder: tree_sitter.Node | None, method: str) -> tuple[int, int] | None:
+        """(line, start byte) of ``method`` on ``this`` or on an instance of a class of this file."""
+        holder = _unwrap(holder)
+        path = None
+        if holder is None:
+            return None
+        if holder.type == "this":
+            index = self.classes.innermost(holder.start_byte, holder.end_byte)
+            path = self.class_paths.get(self.classes.nodes[index].id) if index >= 0 else None
+        elif holder.type == "identifier":
+            for binding in self._lookup(holder, self.text(holder)):
+                value = _unwrap(binding.value)
+                if value is not None and value.type == "new_expression" and not binding.key:
+                    path = self._class_path(self.text(_unwrap(value.child_by_field_name("constructor"))))
+                    break
+        for name, line, start in self._class_methods(path) if path else ():
+            if name == method:
+                return line, start
+        return None
+
+    def _handlers(self, node: tree_sitter.Node | None, depth: int) -> list[tuple[str, int, int]] | None:
+        """(method, line, start byte) of each handler an implementation expression provides."""
+        node = _unwrap(node)
+        if node is None or depth > _DEPTH_MAX:
+            return None
+        if node.type == "object":
+            return [handler for child in node.named_children if (handler := self._property_handler(child))]
+        if node.type == "new_expression":
+            path = self._class_path(self.text(_unwrap(node.child_by_field_name("constructor"))))
+            return self._class_methods(path) if path else None
+        bindings: list[_Binding] = []
+        if node.type == "identifier":
+            bindings = self._lookup(node, self.text(node))
+        elif _this_member(node):
+            bindings = self._field(node)
+        for binding in bindings:
+            if binding.value is not None and not binding.key:
+                handlers = self._handlers(binding.value, depth + 1)
+                if handlers is not None:
+                    return handlers
+        return None
+
+    def _property_handler(self, node: tree_sitter.Node) -> tuple[str, int, int] | None:
+        """(method, line, start byte) of one property of an implementation object."""
+        kind = node.type
+        if kind == "method_definition":
+            name = _key_text(node.child_by_field_name("name"), self.source)
+            return (name, _ts.line(node), node.start_byte) if name else None
+        if kind == "shorthand_property_identifier":
+            name = self.text(node)
+            found = self._function(name)
+            return (name, *found) if found else (name, _ts.line(node), node.start_byte)
+        if kind != "pair":
+            return None
+        name = _key_text(node.child_by_field_name("key"), self.source)
+        if not name:
+            return None
+        value = _unwrap(node.child_by_field_name("value"))
+        function = value.child_by_field_name("function") if value is not None else None
+        if (
+            function is not None
+            and function.type == "member_expression"
+            and self.text(function.child_by_field_name("property")) == "bind"
+        ):
+            value = _unwrap(function.child_by_field_name("object"))
+        found = None
+        if value is not None and value.type == "identifier":
+            found = self._function(self.text(value))
+        elif value is not None and value.type == "member_expression":
+            found = self._method(value.child_by_field_name("object"), self.text(value.child_by_field_name("property")))
+        return (name, *found) if found else (name, _ts.line(node), node.start_byte)
