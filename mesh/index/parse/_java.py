@@ -1,0 +1,486 @@
+"""Java facts: definitions, imports and grpc-java evidence, from one tree-sitter parse.
+
+Theory of operation: one query finds every class, interface, enum, record, annotation type,
+method and constructor (kind ``method``) and import; definitions arrive in document order and
+:class:`~._common.Definitions` nests them by span, so a nested or local class, or a method of an
+anonymous class, gets the dotted path of what encloses it as its container. A declaration's line
+is its name's line (annotations above it do not count). An import's module is the path as written
+without ``import``, ``static`` and ``;`` (``com.acme.*`` for a wildcard).
+
+gRPC work runs only when the bytes mention ``Grpc``, ``Stub`` or ``ImplBase``. A second query
+captures method invocations, field/local declarations, parameters and assignments; generated
+names are recognised by shape: a class extending ``<Svc>Grpc.<Svc>ImplBase`` (or implementing
+``<Svc>Grpc.AsyncService``) is a SERVER with a HANDLER per public non-static method it defines;
+``<Svc>Grpc.new[Blocking|Future]Stub(ch)`` is a CLIENT. A bare generated name counts only when an
+import names it (``import ...OrdersGrpc.OrdersImplBase;``, ``import static ...OrdersGrpc.newStub;``)
+or imports ``<Svc>Grpc.*``. Stubs are followed by a flow-insensitive data flow run to a fixed
+point over scopes (methods, classes; -1 is the file): a field, local or parameter holds a stub when
+declared with a generated stub type (``<Svc>Grpc.<Svc>BlockingStub``...) or assigned one; a
+``with...(...)`` call on a stub gives the stub back; a name declared in an inner scope with another
+type hides an outer stub. A call ``x.m(...)`` on a stub (``x``, ``this.x``, ``Owner.X``, a cast to
+a stub type, or a chain such as ``OrdersGrpc.newBlockingStub(ch).withDeadlineAfter(...).m(...)``
+broken over lines) is a CALL of ``m``. The namespace is the qualifier written before
+``<Svc>Grpc`` at the use site ("" when none).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+import tree_sitter
+
+from .._facts import FileFacts, GrpcRole, Import
+from . import _ts
+from ._common import Definitions, GrpcFacts, matches, query, squash, syntax_error
+
+__all__ = ["extract"]
+
+_LANGUAGE: Final = "java"
+
+_OUTLINE: Final = """
+(class_declaration name: (identifier) @name) @def
+(interface_declaration name: (identifier) @name) @def
+(enum_declaration name: (identifier) @name) @def
+(record_declaration name: (identifier) @name) @def
+(annotation_type_declaration name: (identifier) @name) @def
+(method_declaration name: (identifier) @name) @def
+(constructor_declaration name: (identifier) @name) @def
+(compact_constructor_declaration name: (identifier) @name) @def
+(import_declaration) @import
+"""
+
+#: Single-node patterns only: a pattern constraining a child that follows a deep subtree (the
+#: name after a long call chain) keeps a match in progress across it, which costs quadratic time.
+_GRPC: Final = """
+(method_invocation) @call
+(field_declaration) @declaration
+(local_variable_declaration) @declaration
+(formal_parameter) @param
+(assignment_expression) @assign
+"""
+
+#: One traversal of the tree for both when the file may hold gRPC evidence.
+_OUTLINE_AND_GRPC: Final = _OUTLINE + _GRPC
+
+#: Error recovery can leave ERROR nodes with thousands of direct children (``{{{{...``, binary
+#: junk); a query visiting them costs the square of their width (the cursor scans later siblings
+#: at every step), so a file whose ERROR widths squared sum past this is not queried at all.
+_ERROR_WIDTH_COST_MAX: Final = 25_000_000
+#: ... nor one whose error paths hold more nodes than this: it is not source code.
+_ERROR_NODES_MAX: Final = 500_000
+
+#: Bytes without any of these cannot hold grpc-java evidence.
+_GRPC_HINTS: Final = (b"Grpc", b"Stub", b"ImplBase")
+
+_KINDS: Final = {
+    "class_declaration": "class",
+    "interface_declaration": "interface",
+    "enum_declaration": "enum",
+    "record_declaration": "class",
+    "annotation_type_declaration": "interface",
+}
+
+#: Stub class suffixes of grpc-java, longest first.
+_STUB_SUFFIXES: Final = ("BlockingV2Stub", "BlockingStub", "FutureStub", "Stub")
+_FACTORIES: Final = frozenset({"newStub", "newBlockingStub", "newFutureStub", "newBlockingV2Stub"})
+#: Methods every stub has that are not RPCs.
+_STUB_METHODS: Final = frozenset({"getChannel", "getCallOptions", "build"})
+#: ``with`` + an upper-case letter: the stub configuration calls that return a stub.
+_CONFIG_CALL: Final = re.compile(r"with[A-Z]")
+#: Public methods of a service class that are never RPC handlers.
+_OBJECT_METHODS: Final = frozenset({"toString", "equals", "hashCode", "finalize", "bindService"})
+
+#: Expressions that can evaluate to a stub (anything else is not followed).
+_STUB_EXPRESSIONS: Final = frozenset(
+    {"identifier", "field_access", "method_invocation", "parenthesized_expression", "cast_expression"}
+)
+#: How many links of a chain (casts, parentheses, ``with...`` calls) a stub is followed through.
+_DEPTH_MAX: Final = 32
+#: Passes of the data flow (each pass lets a stub travel one more assignment).
+_PASSES_MAX: Final = 6
+
+#: A stub's service and namespace.
+_Stub = tuple[str, str]
+
+
+def extract(source: bytes) -> FileFacts:
+    """Definitions, imports and gRPC facts of a Java file; never raises."""
+    try:
+        return _extract(source)
+    except Exception as exc:  # noqa: BLE001 - a bug here must not stop the indexing of a workspace
+        return FileFacts(language=_LANGUAGE, error=f"extractor failed: {type(exc).__name__}")
+
+
+def _extract(source: bytes) -> FileFacts:
+    root = _ts.parse(_LANGUAGE, source).root_node
+    if _too_broken(root):
+        return FileFacts(language=_LANGUAGE, error=syntax_error(root))
+    definitions = Definitions()
+    imports: list[Import] = []
+    imported: dict[str, list[str]] = {}
+    wildcards: list[list[str]] = []
+    wanted = any(hint in source for hint in _GRPC_HINTS)
+    found = matches(query(_LANGUAGE, _OUTLINE_AND_GRPC if wanted else _OUTLINE), root)
+    outline = [match for match in found if "def" in match[1] or "import" in match[1]]
+    outline.sort(key=lambda match: (match[1].get("def") or match[1]["import"])[0].start_byte)
+    for _, captures in outline:
+        if "import" in captures:
+            _import(captures["import"][0], source, imports, imported, wildcards)
+            continue
+        node = captures["def"][0]
+        name = captures["name"][0]
+        parent = definitions.parent_of(node.start_byte)
+        kind = _KINDS.get(node.type, "method")
+        definitions.add(node, _ts.text(name, source), kind, parent, line=name.start_point[0] + 1)
+    grpc = _Grpc(source, definitions, imported, wildcards).run(found) if wanted else ()
+    return FileFacts(
+        language=_LANGUAGE,
+        definitions=tuple(definitions.facts),
+        imports=tuple(imports),
+        grpc=grpc,
+        error=syntax_error(root),
+    )
+
+
+def _too_broken(root: tree_sitter.Node) -> bool:
+    """Whether the errors in ``root`` make it too costly to query (see :data:`_ERROR_WIDTH_COST_MAX`)."""
+    if not root.has_error:
+        return False
+    cost = seen = 0
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        width = node.child_count
+        seen += width
+        if node.is_error:
+            cost += width * width
+        if cost > _ERROR_WIDTH_COST_MAX or seen > _ERROR_NODES_MAX:
+            return True
+        stack.extend(child for child in node.children if child.has_error)
+    return False
+
+
+def _import(
+    node: tree_sitter.Node,
+    source: bytes,
+    imports: list[Import],
+    imported: dict[str, list[str]],
+    wildcards: list[list[str]],
+) -> None:
+    path = next((child for child in node.named_children if child.type in ("scoped_identifier", "identifier")), None)
+    if path is None:
+        return
+    module = squash(_ts.text(path, source))
+    parts = module.split(".")
+    if any(child.type == "asterisk" for child in node.children):
+        module += ".*"
+        wildcards.append(parts)
+    else:
+        imported[parts[-1]] = parts
+    imports.append(Import(module, node.start_point[0] + 1))
+
+
+class _Grpc:
+    """The gRPC pass over one file (see the module docstring)."""
+
+    def __init__(
+        self,
+        source: bytes,
+        definitions: Definitions,
+        imported: dict[str, list[str]],
+        wildcards: list[list[str]],
+    ) -> None:
+        self.source = source
+        self.defs = definitions
+        self.imported = imported
+        self.wildcards = wildcards
+        self.facts = GrpcFacts(definitions)
+        #: (scope index, name) -> the stub the name holds there, or None when declared as something else
+        self.names: dict[tuple[int, str], _Stub | None] = {}
+        #: names that hold a stub in some scope (a quick filter before a lookup)
+        self.stub_names: set[str] = set()
+        #: type name -> definition index, for ``Owner.STUB``
+        self.types = {fact.name: index for index, fact in enumerate(definitions.facts) if fact.kind != "method"}
+
+    def text(self, node: tree_sitter.Node | None) -> str:
+        return _ts.text(node, self.source)
+
+    def run(self, found: list[tuple[int, dict[str, list[tree_sitter.Node]]]]) -> tuple:
+        """The facts, from the matches of :data:`_OUTLINE_AND_GRPC` (outline matches are skipped)."""
+        calls: list[tuple[tree_sitter.Node, tree_sitter.Node]] = []
+        #: (scope, name, value) of declarations whose value may hold a stub
+        values: list[tuple[int, str, tree_sitter.Node]] = []
+        assigns: list[tuple[tree_sitter.Node, tree_sitter.Node]] = []
+        for _, captures in found:
+            if "def" in captures or "import" in captures:
+                continue
+            if "call" in captures:
+                call = captures["call"][0]
+                method = call.child_by_field_name("name")
+                if method is not None:
+                    calls.append((call, method))
+            elif "assign" in captures:
+                assign = captures["assign"][0]
+                left, right = assign.child_by_field_name("left"), assign.child_by_field_name("right")
+                if left is not None and right is not None and right.type in _STUB_EXPRESSIONS:
+                    assigns.append((left, right))
+            elif "param" in captures:
+                node = captures["param"][0]
+                name = node.child_by_field_name("name")
+                if name is not None:
+                    stub = self.type_stub(node.child_by_field_name("type"))
+                    self.bind(self.defs.enclosing(node.start_byte), self.text(name), stub)
+            else:
+                self.declare(captures["declaration"][0], values)
+        for index, node in enumerate(self.defs.nodes):
+            if node.type == "class_declaration":
+                self.server(index, node)
+        for _ in range(_PASSES_MAX):
+            changed = False
+            for scope, name, value in values:
+                if self.names.get((scope, name)) is None:
+                    stub = self.stub_of(value)
+                    if stub is not None:
+                        self.names[(scope, name)] = stub
+                        changed = True
+            for left, right in assigns:
+                changed = self.assign(left, right) or changed
+            if not changed:
+                break
+        self.stub_names = {name for (_, name), stub in self.names.items() if stub is not None}
+        for call, method in calls:
+            self.call(call, method)
+        return self.facts.done()
+
+    # -- generated-code shapes -------------------------------------------------------------------
+
+    def generated(self, parts: list[str], suffixes: tuple[str, ...]) -> _Stub | None:
+        """(service, namespace) when ``parts`` spell ``[<ns>.]<Svc>Grpc.<Svc><suffix>`` (or an import of it)."""
+        name = parts[-1]
+        for suffix in suffixes:
+            if len(name) <= len(suffix) or not name.endswith(suffix):
+                continue
+            service = name[: -len(suffix)]
+            if len(parts) >= 2:
+                if parts[-2] == service + "Grpc":
+                    return service, ".".join(parts[:-2])
+                continue
+            if self.imports_member(name, service + "Grpc"):
+                return service, ""
+        return None
+
+    def imports_member(self, name: str, owner: str) -> bool:
+        """Whether an import brings ``name``, a member of the generated class ``owner``, into scope."""
+        path = self.imported.get(name)
+        if path is not None and len(path) >= 2 and path[-2] == owner:
+            return True
+        return any(wildcard[-1] == owner for wildcard in self.wildcards)
+
+    def type_parts(self, node: tree_sitter.Node | None) -> list[str] | None:
+        """A written type (``a.b.OrdersGrpc.OrdersStub``) as its parts; None for generic or odd types."""
+        if node is None or node.type not in ("type_identifier", "scoped_type_identifier"):
+            return None
+        parts = squash(self.text(node)).split(".")
+        return parts if all(parts) else None
+
+    def type_stub(self, node: tree_sitter.Node | None) -> _Stub | None:
+        """The stub a declared type names (``OrdersGrpc.OrdersBlockingStub``), if it names one."""
+        if node is None or node.type not in ("type_identifier", "scoped_type_identifier"):
+            return None
+        text = self.text(node)
+        if not text.endswith("Stub"):
+            return None
+        parts = squash(text).split(".")
+        return self.generated(parts, _STUB_SUFFIXES) if all(parts) else None
+
+    def dotted(self, node: tree_sitter.Node | None) -> list[str] | None:
+        """``a.b.C`` as ``["a", "b", "C"]`` for a chain of plain names (None otherwise)."""
+        parts: list[str] = []
+        while node is not None:
+            if node.type == "identifier":
+                parts.append(self.text(node))
+                parts.reverse()
+                return parts
+            if node.type != "field_access":
+                return None
+            parts.append(self.text(node.child_by_field_name("field")))
+            node = node.child_by_field_name("object")
+        return None
+
+    def created(self, call: tree_sitter.Node) -> _Stub | None:
+        """The stub ``<ns>.<Svc>Grpc.new...Stub(...)`` (or a statically imported factory) creates."""
+        name = self.text(call.child_by_field_name("name"))
+        if name not in _FACTORIES:
+            return None
+        receiver = call.child_by_field_name("object")
+        if receiver is None:
+            path = self.imported.get(name)
+            if path is not None and len(path) >= 2:
+                owner, namespace = path[-2], ""
+            else:
+                owners = [wildcard[-1] for wildcard in self.wildcards if wildcard[-1].endswith("Grpc")]
+                if len(owners) != 1:
+                    return None
+                owner, namespace = owners[0], ""
+        else:
+            parts = self.dotted(receiver)
+            if not parts:
+                return None
+            owner, namespace = parts[-1], ".".join(parts[:-1])
+        if len(owner) > 4 and owner.endswith("Grpc"):
+            return owner[:-4], namespace
+        return None
+
+    def server(self, index: int, node: tree_sitter.Node) -> None:
+        """SERVER and HANDLER facts for a class extending ``ImplBase`` or implementing ``AsyncService``."""
+        bases: list[tree_sitter.Node] = []
+        superclass = node.child_by_field_name("superclass")
+        if superclass is not None:
+            bases.extend(superclass.named_children)
+        interfaces = node.child_by_field_name("interfaces")
+        if interfaces is not None:
+            for child in interfaces.named_children:
+                bases.extend(child.named_children if child.type == "type_list" else [child])
+        for base in bases:
+            parts = self.type_parts(base)
+            if not parts:
+                continue
+            found = self.generated(parts, ("ImplBase",))
+            if found is None and parts[-1] == "AsyncService":
+                owners = parts[:-1] or self.imported.get("AsyncService", [])[:-1]
+                owner = owners[-1] if owners else ""
+                if len(owner) > 4 and owner.endswith("Grpc"):
+                    found = owner[:-4], ".".join(parts[:-2])
+            if found is None:
+                continue
+            service, namespace = found
+            self.facts.add(GrpcRole.SERVER, service, "", node.child_by_field_name("name") or node, namespace)
+            for child in self.defs.children(index):
+                method = self.defs.nodes[child]
+                name = self.defs.facts[child].name
+                if method.type == "method_declaration" and name not in _OBJECT_METHODS and _public(method):
+                    anchor = method.child_by_field_name("name") or method
+                    self.facts.add(GrpcRole.HANDLER, service, name, anchor, namespace)
+
+    # -- data flow -----------------------------------------------------------------------------
+
+    def bind(self, scope: int, name: str, stub: _Stub | None) -> bool:
+        """Declare ``name`` in ``scope``, holding ``stub`` if it is one; whether a stub was new there."""
+        key = (scope, name)
+        if self.names.get(key) is None:
+            self.names[key] = stub
+            return stub is not None
+        return False
+
+    def declare(self, node: tree_sitter.Node, values: list[tuple[int, str, tree_sitter.Node]]) -> None:
+        """Bind the names a field/local declaration declares; queue the values that may hold a stub."""
+        declared = self.type_stub(node.child_by_field_name("type"))
+        scope = self.defs.enclosing(node.start_byte)
+        for declarator in node.children_by_field_name("declarator"):
+            name_node = declarator.child_by_field_name("name")
+            if name_node is None:
+                continue
+            name = self.text(name_node)
+            self.bind(scope, name, declared)
+            value = declarator.child_by_field_name("value")
+            if declared is None and value is not None and value.type in _STUB_EXPRESSIONS:
+                values.append((scope, name, value))
+
+    def assign(self, left: tree_sitter.Node, right: tree_sitter.Node) -> bool:
+        """Bind what an assignment of a stub assigns to; whether anything changed."""
+        stub = self.stub_of(right)
+        if stub is None:
+            return False
+        if left.type == "identifier":
+            name = self.text(left)
+            scope = self.defs.enclosing(left.start_byte)
+            while scope >= 0 and (scope, name) not in self.names:
+                scope = self.defs.parents[scope]
+            if scope < 0 and (-1, name) not in self.names:
+                scope = self.class_of(left.start_byte)
+            return self.bind(scope, name, stub)
+        if left.type == "field_access":
+            owner = left.child_by_field_name("object")
+            field = left.child_by_field_name("field")
+            if owner is not None and owner.type == "this" and field is not None:
+                klass = self.class_of(left.start_byte)
+                if klass >= 0:
+                    return self.bind(klass, self.text(field), stub)
+        return False
+
+    def class_of(self, offset: int) -> int:
+        """The innermost class, interface, enum or record holding ``offset`` (-1: none)."""
+        index = self.defs.enclosing(offset)
+        while index >= 0 and self.defs.kinds[index] == "method":
+            index = self.defs.parents[index]
+        return index
+
+    def lookup(self, name: str, offset: int) -> _Stub | None:
+        """What ``name`` holds at ``offset``: the innermost scope declaring it decides."""
+        scope = self.defs.enclosing(offset)
+        while True:
+            key = (scope, name)
+            if key in self.names:
+                return self.names[key]
+            if scope < 0:
+                return None
+            scope = self.defs.parents[scope]
+
+    def stub_of(self, node: tree_sitter.Node | None) -> _Stub | None:
+        """The stub the expression ``node`` evaluates to, if the file shows it is one."""
+        for _ in range(_DEPTH_MAX):
+            if node is None:
+                return None
+            kind = node.type
+            if kind == "identifier":
+                return self.lookup(self.text(node), node.start_byte)
+            if kind == "parenthesized_expression":
+                node = node.named_children[0] if node.named_child_count else None
+                continue
+            if kind == "cast_expression":
+                return self.type_stub(node.child_by_field_name("type"))
+            if kind == "field_access":
+                owner = node.child_by_field_name("object")
+                field = self.text(node.child_by_field_name("field"))
+                if owner is not None and owner.type == "this":
+                    klass = self.class_of(node.start_byte)
+                    return self.names.get((klass, field)) if klass >= 0 else None
+                if owner is not None and owner.type == "identifier" and self.text(owner) in self.types:
+                    return self.names.get((self.types[self.text(owner)], field))
+                return None
+            if kind == "method_invocation":
+                stub = self.created(node)
+                if stub is not None:
+                    return stub
+                if not _CONFIG_CALL.match(self.text(node.child_by_field_name("name"))):
+                    return None
+                node = node.child_by_field_name("object")
+                continue
+            return None
+        return None
+
+    def call(self, call: tree_sitter.Node, name_node: tree_sitter.Node) -> None:
+        method = self.text(name_node)
+        if method in _FACTORIES:
+            stub = self.created(call)
+            if stub is not None:
+                self.facts.add(GrpcRole.CLIENT, stub[0], "", name_node, stub[1])
+            return
+        if method in _STUB_METHODS or _CONFIG_CALL.match(method):
+            return
+        receiver = call.child_by_field_name("object")
+        if receiver is None or (receiver.type == "identifier" and self.text(receiver) not in self.stub_names):
+            return
+        stub = self.stub_of(receiver)
+        if stub is not None:
+            self.facts.add(GrpcRole.CALL, stub[0], method, name_node, stub[1])
+
+
+def _public(method: tree_sitter.Node) -> bool:
+    """Whether a method is declared ``public`` and not ``static``."""
+    modifiers = next((child for child in method.children if child.type == "modifiers"), None)
+    if modifiers is None:
+        return False
+    words = {child.type for child in modifiers.children}
+    return "public" in words and "static" not in words

@@ -1,0 +1,608 @@
+"""Kotlin facts: definitions, imports and grpc-java / grpc-kotlin evidence, from one tree-sitter parse.
+
+Theory of operation: one query finds every class, interface, object, companion object, function,
+type alias and import; definitions arrive in document order and
+:class:`~._common.Definitions` nests them by span (a function whose nearest enclosing definition
+is a class, object or companion, or that sits in an anonymous object's body, is a method). A
+declaration's line is its name's line (annotations above it do not count).
+
+The pinned grammar rejects a class body whose last member shares its line with the closing brace
+(``object O { val x = 1 }``). When a parse has errors, the bytes are parsed once more with each
+blank before a ``}`` turned into ``;`` (same length, so offsets and lines do not move) and the
+tree that gets further without an error is kept; text is always read from the original bytes.
+
+gRPC work runs only when the bytes mention ``Grpc``, ``Stub`` or ``ImplBase``. A second query
+captures calls, properties, parameters and assignments; generated names are recognised by shape:
+``<Svc>Grpc.<Svc>ImplBase`` / ``<Svc>GrpcKt.<Svc>CoroutineImplBase`` supertypes (SERVER, and a
+HANDLER per ``override fun`` of the class), ``<Svc>Grpc.new[Blocking|Future]Stub(ch)`` and
+``<Svc>GrpcKt.<Svc>CoroutineStub(ch)`` (CLIENT). A bare generated name counts only when an import
+names it (or imports ``<Svc>Grpc.*``). Stubs are followed by a flow-insensitive data flow run to a
+fixed point over scopes (functions, classes, objects; -1 is the file): a property, constructor
+property, parameter or local holds a stub when its declared type is a generated stub type or a
+stub is assigned to it; ``with...(...)`` calls on a stub give the stub back; a name declared in an
+inner scope with another type hides an outer stub. A call ``x.m(...)`` on a stub (``x``, ``this.x``,
+``Obj.x``, or a chain ending in a stub) is a CALL of ``m``. The namespace is the qualifier written
+before ``<Svc>Grpc``/``<Svc>GrpcKt`` at the use site ("" when none).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+import tree_sitter
+
+from .._facts import FileFacts, GrpcRole, Import
+from . import _ts
+from ._common import Definitions, GrpcFacts, matches, query, syntax_error
+
+__all__ = ["extract"]
+
+_LANGUAGE: Final = "kotlin"
+
+_OUTLINE: Final = """
+(class_declaration name: (identifier) @name) @def
+(object_declaration name: (identifier) @name) @def
+(companion_object) @def
+(function_declaration name: (identifier) @name) @def
+(type_alias type: (identifier) @name) @def
+(import) @import
+"""
+
+#: Single-node patterns only: a pattern constraining a child that follows a deep subtree keeps a
+#: match in progress across it, which costs quadratic time on long chains.
+_GRPC: Final = """
+(call_expression) @call
+(property_declaration) @property
+(class_parameter) @param
+(parameter) @param
+(assignment) @assign
+"""
+
+#: One traversal of the tree for both when the file may hold gRPC evidence.
+_OUTLINE_AND_GRPC: Final = _OUTLINE + _GRPC
+
+#: Error recovery can leave ERROR nodes with thousands of direct children (``{{{{...``, binary
+#: junk); a query visiting them costs the square of their width (the cursor scans later siblings
+#: at every step), so a file whose ERROR widths squared sum past this is not queried at all.
+_ERROR_WIDTH_COST_MAX: Final = 25_000_000
+#: ... nor one whose error paths hold more nodes than this: it is not source code.
+_ERROR_NODES_MAX: Final = 500_000
+
+#: Bytes without any of these cannot hold grpc-java or grpc-kotlin evidence.
+_GRPC_HINTS: Final = (b"Grpc", b"Stub", b"ImplBase")
+
+#: A blank before a closing brace: the spot the one-line-body retry turns into ``;``.
+_BLANK_BEFORE_BRACE: Final = re.compile(rb"[ \t]\}")
+
+_CLASS_KINDS: Final = frozenset({"class", "interface", "enum"})
+
+#: Stub class suffixes of grpc-java and grpc-kotlin, longest first.
+_STUB_SUFFIXES: Final = ("CoroutineStub", "BlockingV2Stub", "BlockingStub", "FutureStub", "Stub")
+_IMPL_SUFFIXES: Final = ("CoroutineImplBase", "ImplBase")
+_FACTORIES: Final = frozenset({"newStub", "newBlockingStub", "newFutureStub", "newBlockingV2Stub"})
+
+#: Methods every stub has that are not RPCs.
+_STUB_METHODS: Final = frozenset({"getChannel", "getCallOptions", "build"})
+#: ``with`` + an upper-case letter: the stub configuration calls that return a stub.
+_CONFIG_CALL: Final = re.compile(r"with[A-Z]")
+#: Overrides that are never RPC handlers.
+_OBJECT_METHODS: Final = frozenset({"toString", "equals", "hashCode", "finalize", "bindService"})
+
+#: Expressions that can evaluate to a stub (anything else is not followed).
+_STUB_EXPRESSIONS: Final = frozenset(
+    {"identifier", "navigation_expression", "call_expression", "parenthesized_expression"}
+)
+#: How deep a stub expression is followed through chains and parentheses.
+_DEPTH_MAX: Final = 32
+#: Passes of the data flow (each pass lets a stub travel one more assignment).
+_PASSES_MAX: Final = 6
+
+#: A stub's service and namespace.
+_Stub = tuple[str, str]
+
+
+def extract(source: bytes) -> FileFacts:
+    """Definitions, imports and gRPC facts of a Kotlin file; never raises."""
+    try:
+        return _extract(source)
+    except Exception as exc:  # noqa: BLE001 - a bug here must not stop the indexing of a workspace
+        return FileFacts(language=_LANGUAGE, error=f"extractor failed: {type(exc).__name__}")
+
+
+def _extract(source: bytes) -> FileFacts:
+    root = _parse(source)
+    if _too_broken(root):
+        return FileFacts(language=_LANGUAGE, error=syntax_error(root))
+    definitions = Definitions()
+    imports: list[Import] = []
+    imported: dict[str, list[str]] = {}
+    wildcards: list[list[str]] = []
+    wanted = any(hint in source for hint in _GRPC_HINTS)
+    found = matches(query(_LANGUAGE, _OUTLINE_AND_GRPC if wanted else _OUTLINE), root)
+    outline = [match for match in found if "def" in match[1] or "import" in match[1]]
+    outline.sort(key=lambda match: (match[1].get("def") or match[1]["import"])[0].start_byte)
+    for _, captures in outline:
+        if "import" in captures:
+            _import(captures["import"][0], source, imports, imported, wildcards)
+            continue
+        node = captures["def"][0]
+        name_node = captures["name"][0] if "name" in captures else node.child_by_field_name("name")
+        name = _ts.text(name_node, source) if name_node is not None else "Companion"
+        line = (name_node or node).start_point[0] + 1
+        parent = definitions.parent_of(node.start_byte)
+        definitions.add(node, name, _kind(node, definitions, parent), parent, line=line)
+    grpc = _Grpc(source, definitions, imported, wildcards).run(found) if wanted else ()
+    return FileFacts(
+        language=_LANGUAGE,
+        definitions=tuple(definitions.facts),
+        imports=tuple(imports),
+        grpc=grpc,
+        error=syntax_error(root),
+    )
+
+
+def _parse(source: bytes) -> tree_sitter.Node:
+    """The root of the best tree: the source's, or the one-line-body retry's when that gets further."""
+    root = _ts.parse(_LANGUAGE, source).root_node
+    if not root.has_error:
+        return root
+    patched = _BLANK_BEFORE_BRACE.sub(b";}", source)
+    if patched == source:
+        return root
+    retry = _ts.parse(_LANGUAGE, patched).root_node
+    if not retry.has_error or _first_error(retry) > _first_error(root):
+        return retry
+    return root
+
+
+def _first_error(root: tree_sitter.Node) -> int:
+    """The byte offset of the first ERROR or MISSING node in document order (the end if none)."""
+    node = root
+    while node.has_error:
+        for child in node.children:
+            if child.is_error or child.is_missing:
+                return child.start_byte
+            if child.has_error:
+                node = child
+                break
+        else:
+            return node.start_byte
+    return root.end_byte
+
+
+def _too_broken(root: tree_sitter.Node) -> bool:
+    """Whether the errors in ``root`` make it too costly to query (see :data:`_ERROR_WIDTH_COST_MAX`)."""
+    if not root.has_error:
+        return False
+    cost = seen = 0
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        width = node.child_count
+        seen += width
+        if node.is_error:
+            cost += width * width
+        if cost > _ERROR_WIDTH_COST_MAX or seen > _ERROR_NODES_MAX:
+            return True
+        stack.extend(child for child in node.children if child.has_error)
+    return False
+
+
+def _kind(node: tree_sitter.Node, definitions: Definitions, parent: int) -> str:
+    kind = node.type
+    if kind == "class_declaration":
+        if any(child.type == "interface" for child in node.children):
+            return "interface"
+        modifiers = next((child for child in node.children if child.type == "modifiers"), None)
+        if modifiers is not None and any(
+            modifier.type == "class_modifier" and modifier.text == b"enum" for modifier in modifiers.children
+        ):
+            return "enum"
+        return "class"
+    if kind in ("object_declaration", "companion_object"):
+        return "class"
+    if kind == "type_alias":
+        return "type"
+    if parent >= 0 and definitions.kinds[parent] in _CLASS_KINDS:
+        return "method"
+    holder = node.parent
+    if holder is not None and holder.type == "class_body":
+        return "method"
+    return "function"
+
+
+def _import(
+    node: tree_sitter.Node,
+    source: bytes,
+    imports: list[Import],
+    imported: dict[str, list[str]],
+    wildcards: list[list[str]],
+) -> None:
+    path = next((child for child in node.named_children if child.type == "qualified_identifier"), None)
+    if path is None:
+        return
+    parts = [_ts.text(part, source) for part in path.named_children if part.type == "identifier"]
+    module = ".".join(parts)
+    names: tuple[str, ...] = ()
+    alias = None
+    seen_as = False
+    for child in node.children:
+        if child.type == "*":
+            module += ".*"
+            wildcards.append(parts)
+        elif child.type == "as":
+            seen_as = True
+        elif seen_as and child.type == "identifier":
+            alias = _ts.text(child, source)
+    if alias:
+        names = (alias,)
+    if parts and not module.endswith(".*"):
+        imported[alias or parts[-1]] = parts
+    imports.append(Import(module, node.start_point[0] + 1, names))
+
+
+def _strip(name: str, suffixes: tuple[str, ...]) -> list[str]:
+    """The services ``name`` can be the generated class of, one per matching suffix."""
+    return [name[: -len(suffix)] for suffix in suffixes if len(name) > len(suffix) and name.endswith(suffix)]
+
+
+class _Grpc:
+    """The gRPC pass over one file (see the module docstring)."""
+
+    def __init__(
+        self,
+        source: bytes,
+        definitions: Definitions,
+        imported: dict[str, list[str]],
+        wildcards: list[list[str]],
+    ) -> None:
+        self.source = source
+        self.defs = definitions
+        self.imported = imported
+        self.wildcards = wildcards
+        self.facts = GrpcFacts(definitions)
+        #: (scope index, name) -> the stub the name holds there, or None when declared as something else
+        self.names: dict[tuple[int, str], _Stub | None] = {}
+        #: names that hold a stub in some scope (a quick filter before a lookup)
+        self.stub_names: set[str] = set()
+        #: object/companion name -> definition index, for ``Obj.stub``
+        self.objects = {
+            fact.name: index
+            for index, fact in enumerate(definitions.facts)
+            if definitions.nodes[index].type in ("object_declaration", "companion_object")
+        }
+
+    def text(self, node: tree_sitter.Node | None) -> str:
+        return _ts.text(node, self.source)
+
+    def run(self, found: list[tuple[int, dict[str, list[tree_sitter.Node]]]]) -> tuple:
+        """The facts, from the matches of :data:`_OUTLINE_AND_GRPC` (outline matches are skipped)."""
+        calls: list[tree_sitter.Node] = []
+        #: (scope, name, value) of declarations whose value may hold a stub
+        values: list[tuple[int, str, tree_sitter.Node]] = []
+        assigns: list[tuple[tree_sitter.Node, tree_sitter.Node]] = []
+        for _, captures in found:
+            if "def" in captures or "import" in captures:
+                continue
+            if "call" in captures:
+                calls.append(captures["call"][0])
+            elif "assign" in captures:
+                assign = captures["assign"][0]
+                operator = assign.child_by_field_name("operator")
+                left, right = assign.child_by_field_name("left"), assign.child_by_field_name("right")
+                if left is None or right is None or (operator is not None and operator.type != "="):
+                    continue
+                if right.type in _STUB_EXPRESSIONS:
+                    assigns.append((left, right))
+            else:
+                self.declare((captures.get("property") or captures["param"])[0], values)
+        for index, node in enumerate(self.defs.nodes):
+            if node.type == "class_declaration" or node.type == "object_declaration":
+                self.server(index, node)
+        for _ in range(_PASSES_MAX):
+            changed = False
+            for scope, name, value in values:
+                if self.names.get((scope, name)) is None:
+                    stub = self.stub_of(value)
+                    if stub is not None:
+                        changed = self.bind(scope, name, stub) or changed
+            for left, right in assigns:
+                changed = self.assign(left, right) or changed
+            if not changed:
+                break
+        self.stub_names = {name for (_, name), stub in self.names.items() if stub is not None}
+        for call in calls:
+            self.call(call)
+        return self.facts.done()
+
+    # -- generated-code shapes -------------------------------------------------------------------
+
+    def generated(self, parts: list[str], suffixes: tuple[str, ...]) -> _Stub | None:
+        """(service, namespace) when ``parts`` spell ``[<ns>.]<Svc>Grpc[Kt].<Svc><suffix>`` (or an import of it)."""
+        if not parts:
+            return None
+        name = parts[-1]
+        for service in _strip(name, suffixes):
+            if len(parts) >= 2:
+                if parts[-2] in (service + "Grpc", service + "GrpcKt"):
+                    return service, ".".join(parts[:-2])
+                continue
+            if self.imports_member(name, service):
+                return service, ""
+        return None
+
+    def imports_member(self, name: str, service: str) -> bool:
+        """Whether an import brings ``name``, a member of ``<Svc>Grpc``/``<Svc>GrpcKt``, into scope."""
+        owners = (service + "Grpc", service + "GrpcKt")
+        path = self.imported.get(name)
+        if path is not None and len(path) >= 2 and path[-2] in owners:
+            return True
+        return any(wildcard and wildcard[-1] in owners for wildcard in self.wildcards)
+
+    def factory(self, receiver: list[str] | None, name: str) -> _Stub | None:
+        """The stub ``<ns>.<Svc>Grpc.new...Stub(...)`` (or an imported bare factory) creates."""
+        if name not in _FACTORIES:
+            return None
+        if receiver is None:
+            path = self.imported.get(name)
+            if path is None or len(path) < 2 or path[-1] not in _FACTORIES:
+                return None
+            receiver, namespace = path[:-1], ""
+        else:
+            namespace = ".".join(receiver[:-1])
+        owner = receiver[-1] if receiver else ""
+        if len(owner) > 4 and owner.endswith("Grpc"):
+            return owner[:-4], namespace
+        return None
+
+    def dotted(self, node: tree_sitter.Node | None) -> list[str] | None:
+        """``a.b.C`` as ``["a", "b", "C"]`` for a chain of plain names (None otherwise)."""
+        parts: list[str] = []
+        while node is not None:
+            if node.type == "identifier":
+                parts.append(self.text(node))
+                parts.reverse()
+                return parts
+            if node.type != "navigation_expression" or node.named_child_count != 2:
+                return None
+            if not any(child.type == "." for child in node.children):
+                return None
+            last = node.named_children[1]
+            if last.type != "identifier":
+                return None
+            parts.append(self.text(last))
+            node = node.named_children[0]
+        return None
+
+    def type_stub(self, node: tree_sitter.Node | None) -> _Stub | None:
+        """The stub a declared type names (``OrdersGrpc.OrdersBlockingStub``, nullable or not)."""
+        if node is None or not self.text(node).rstrip("? \t").endswith("Stub"):
+            return None
+        if node.type == "nullable_type" and node.named_child_count:
+            node = node.named_children[0]
+        if node.type != "user_type":
+            return None
+        parts = [self.text(child) for child in node.named_children if child.type == "identifier"]
+        return self.generated(parts, _STUB_SUFFIXES)
+
+    def created(self, call: tree_sitter.Node) -> tuple[_Stub, tree_sitter.Node] | None:
+        """The stub a call creates and the name node to anchor it at, for a generated constructor or factory."""
+        if not call.named_child_count:
+            return None
+        callee = call.named_children[0]
+        parts = self.dotted(callee)
+        if not parts:
+            return None
+        anchor = callee if callee.type == "identifier" else callee.named_children[1]
+        stub = self.generated(parts, ("CoroutineStub",))
+        if stub is None:
+            stub = self.factory(parts[:-1] or None, parts[-1])
+        return (stub, anchor) if stub is not None else None
+
+    def server(self, index: int, node: tree_sitter.Node) -> None:
+        """SERVER and HANDLER facts for a class extending a generated ``ImplBase``."""
+        specifiers = next((child for child in node.named_children if child.type == "delegation_specifiers"), None)
+        if specifiers is None:
+            return
+        for specifier in specifiers.named_children:
+            base = specifier.named_children[0] if specifier.named_child_count else None
+            if base is not None and base.type == "constructor_invocation" and base.named_child_count:
+                base = base.named_children[0]
+            if base is None or base.type != "user_type":
+                continue
+            parts = [self.text(child) for child in base.named_children if child.type == "identifier"]
+            found = self.generated(parts, _IMPL_SUFFIXES)
+            if found is None:
+                continue
+            service, namespace = found
+            self.facts.add(GrpcRole.SERVER, service, "", node.child_by_field_name("name") or node, namespace)
+            for child in self.defs.children(index):
+                method = self.defs.facts[child]
+                function = self.defs.nodes[child]
+                if method.kind == "method" and method.name not in _OBJECT_METHODS and _overrides(function):
+                    anchor = function.child_by_field_name("name") or function
+                    self.facts.add(GrpcRole.HANDLER, service, method.name, anchor, namespace)
+
+    # -- data flow -----------------------------------------------------------------------------
+
+    def declare(self, node: tree_sitter.Node, values: list[tuple[int, str, tree_sitter.Node]]) -> None:
+        """Bind the name a property or parameter declares; queue a value that may hold a stub."""
+        name_node = None
+        declared = None
+        value = None
+        if node.type == "property_declaration":
+            variable = next((child for child in node.named_children if child.type == "variable_declaration"), None)
+            if variable is None or not variable.named_child_count:
+                return
+            name_node = variable.named_children[0]
+            if variable.named_child_count > 1:
+                declared = variable.named_children[1]
+            value = _value_of(node)
+        else:
+            for child in node.named_children:
+                if child.type == "identifier" and name_node is None:
+                    name_node = child
+                elif child.type in ("user_type", "nullable_type"):
+                    declared = child
+        if name_node is None or name_node.type != "identifier":
+            return
+        stub = self.type_stub(declared)
+        scope = self.defs.enclosing(node.start_byte)
+        name = self.text(name_node)
+        self.bind(scope, name, stub)
+        if stub is None and value is not None and value.type in _STUB_EXPRESSIONS:
+            values.append((scope, name, value))
+
+    def bind(self, scope: int, name: str, stub: _Stub | None) -> bool:
+        """Declare ``name`` in ``scope``, holding ``stub`` if it is one; whether a stub was new there.
+
+        A stub in a companion object is also visible, unqualified, in the class that owns it.
+        """
+        key = (scope, name)
+        if self.names.get(key) is not None:
+            return False
+        self.names[key] = stub
+        if stub is not None and scope >= 0 and self.defs.nodes[scope].type == "companion_object":
+            owner = self.defs.parents[scope]
+            if owner >= 0 and self.names.get((owner, name)) is None:
+                self.names[(owner, name)] = stub
+        return stub is not None
+
+    def assign(self, left: tree_sitter.Node, right: tree_sitter.Node) -> bool:
+        """Bind what an assignment of a stub assigns to; whether anything changed."""
+        stub = self.stub_of(right)
+        if stub is None:
+            return False
+        if left.type == "identifier":
+            name = self.text(left)
+            scope = self.defs.enclosing(left.start_byte)
+            while scope >= 0 and (scope, name) not in self.names:
+                scope = self.defs.parents[scope]
+            if scope < 0 and (-1, name) not in self.names:
+                scope = self.class_of(left.start_byte)
+            return self.bind(scope, name, stub)
+        if left.type == "navigation_expression" and left.named_child_count == 2:
+            owner, member = left.named_children
+            if owner.type == "this_expression" and member.type == "identifier":
+                klass = self.class_of(left.start_byte)
+                if klass >= 0:
+                    return self.bind(klass, self.text(member), stub)
+        return False
+
+    def class_of(self, offset: int) -> int:
+        """The innermost class, object or companion holding ``offset`` (-1: none)."""
+        index = self.defs.enclosing(offset)
+        while index >= 0 and self.defs.kinds[index] not in _CLASS_KINDS:
+            index = self.defs.parents[index]
+        return index
+
+    def lookup(self, name: str, offset: int) -> _Stub | None:
+        """What ``name`` holds at ``offset``: the innermost scope declaring it decides."""
+        scope = self.defs.enclosing(offset)
+        while True:
+            key = (scope, name)
+            if key in self.names:
+                return self.names[key]
+            if scope < 0:
+                return None
+            scope = self.defs.parents[scope]
+
+    def stub_of(self, node: tree_sitter.Node | None, depth: int = 0) -> _Stub | None:
+        """The stub the expression ``node`` evaluates to, if the file shows it is one."""
+        while node is not None and depth <= _DEPTH_MAX:
+            depth += 1
+            kind = node.type
+            if kind == "identifier":
+                return self.lookup(self.text(node), node.start_byte)
+            if kind == "parenthesized_expression":
+                node = node.named_children[0] if node.named_child_count else None
+                continue
+            if kind == "navigation_expression" and node.named_child_count == 2:
+                owner, member = node.named_children
+                if member.type != "identifier":
+                    return None
+                if owner.type == "this_expression":
+                    klass = self.class_of(node.start_byte)
+                    return self.names.get((klass, self.text(member))) if klass >= 0 else None
+                if owner.type == "identifier" and self.text(owner) in self.objects:
+                    return self.names.get((self.objects[self.text(owner)], self.text(member)))
+                return None
+            if kind == "call_expression" and node.named_child_count:
+                created = self.created(node)
+                if created is not None:
+                    return created[0]
+                callee = node.named_children[0]
+                if callee.type != "navigation_expression" or callee.named_child_count != 2:
+                    return None
+                owner, member = callee.named_children
+                if not _CONFIG_CALL.match(self.text(member)):
+                    return None
+                node = owner
+                continue
+            return None
+        return None
+
+    def call(self, call: tree_sitter.Node) -> None:
+        callee = call.named_children[0] if call.named_child_count else None
+        if callee is None:
+            return
+        if callee.type == "identifier":
+            name = self.text(callee)
+        elif callee.type == "navigation_expression" and callee.named_child_count == 2:
+            name = self.text(callee.named_children[1])
+        else:
+            return
+        if name in _FACTORIES or name.endswith("Stub"):
+            created = self.created(call)
+            if created is not None:
+                stub, anchor = created
+                self.facts.add(GrpcRole.CLIENT, stub[0], "", anchor, stub[1])
+                return
+        if callee.type != "navigation_expression" or name in _STUB_METHODS or _CONFIG_CALL.match(name):
+            return
+        if not any(child.type in (".", "?.") for child in callee.children):
+            return
+        owner, member = callee.named_children
+        if member.type != "identifier":
+            return
+        method = name
+        if owner.type == "identifier" and self.text(owner) not in self.stub_names:
+            return
+        stub = self.stub_of(owner)
+        if stub is not None:
+            self.facts.add(GrpcRole.CALL, stub[0], method, member, stub[1])
+
+
+def _value_of(property_node: tree_sitter.Node) -> tree_sitter.Node | None:
+    """The initial value of a property: what follows ``=``, or the last expression of ``by lazy { ... }``."""
+    seen_equals = False
+    for child in property_node.children:
+        if child.type == "=":
+            seen_equals = True
+        elif seen_equals and child.is_named:
+            return child
+        elif child.type == "property_delegate":
+            call = child.named_children[0] if child.named_child_count else None
+            if call is None or call.type != "call_expression":
+                return None
+            lambda_ = next(
+                (
+                    grand
+                    for part in call.named_children
+                    for grand in part.named_children
+                    if grand.type == "lambda_literal"
+                ),
+                None,
+            )
+            if lambda_ is not None and lambda_.named_child_count:
+                return lambda_.named_children[-1]
+            return None
+    return None
+
+
+def _overrides(function: tree_sitter.Node) -> bool:
+    modifiers = next((child for child in function.children if child.type == "modifiers"), None)
+    return modifiers is not None and any(
+        modifier.type == "member_modifier" and modifier.text == b"override" for modifier in modifiers.children
+    )
