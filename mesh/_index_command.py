@@ -33,13 +33,18 @@ class ProgressBar:
         self.last = -PLAIN_EVERY_S
         self.parse_started: float | None = None
         self.width = 0
+        self.phase = ""
 
     def __call__(self, progress: Progress) -> None:
         now = self.clock()
         if progress.phase == "parsing" and self.parse_started is None:
             self.parse_started = now
         final = progress.phase in ("writing", "done")
-        if not final and now - self.last < (0.1 if self.tty else PLAIN_EVERY_S):
+        if progress.phase == "done" and self.phase == "writing":
+            return  # already said
+        fresh = progress.phase != self.phase
+        self.phase = progress.phase
+        if not (final or fresh) and now - self.last < (0.1 if self.tty else PLAIN_EVERY_S):
             return
         self.last = now
         self._draw(self.line(progress, now), final)
@@ -49,7 +54,7 @@ class ProgressBar:
             return "walking the workspace..."
         if progress.phase in ("writing", "done"):
             return f"parsed {progress.done} of {progress.total} files; writing the index..."
-        elapsed = now - (self.parse_started or now)
+        elapsed = now - (now if self.parse_started is None else self.parse_started)
         rate = progress.done / elapsed if elapsed > 0 else 0.0
         left = (progress.total - progress.done) / rate if rate > 0 else None
         share = progress.done / progress.total if progress.total else 1.0
