@@ -113,7 +113,7 @@ def test_servers_and_clients_are_keyed_by_the_proto_service(index: Index, row: l
     params = () if key is None else (key,)
     found = query(
         index,
-        f"SELECT f.path, g.line, g.role FROM grpc g JOIN files f ON f.id = g.file_id WHERE {where}"  # noqa: S608
+        f"SELECT f.path, g.line, g.role FROM grpc g JOIN files f ON f.id = g.file_id WHERE {where}"
         " AND g.role IN ('server', 'client')",
         *params,
     )

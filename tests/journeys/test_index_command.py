@@ -23,7 +23,13 @@ FIXTURE = ROOT / "tests" / "fixtures" / "workspace"
 def mesh(*args: str, cache: Path, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ, MESH_CACHE_DIR=str(cache))
     return subprocess.run(
-        [sys.executable, "-m", "mesh.cli", *args], env=env, cwd=cwd, capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "mesh.cli", *args],
+        check=False,
+        env=env,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
 
 
