@@ -1,0 +1,40 @@
+"""Every extractor, through the dispatcher: total and deterministic on any bytes."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from mesh.index.parse import LANGUAGE_OF_SUFFIX, extract, manifest_kind
+
+SUFFIXES = sorted(LANGUAGE_OF_SUFFIX)
+MANIFESTS = ["go.mod", "package.json", "pyproject.toml", "setup.py", "setup.cfg", "pom.xml", "build.gradle",
+             "build.gradle.kts", "Cargo.toml", "Gemfile", "composer.json", "requirements.txt", "app.csproj"]  # fmt: skip
+SNIPPETS = [
+    b"",
+    b"\xff\xfe\x00garbage\x00",
+    b"(((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((" * 50,
+    b"{" * 5000,
+    b"class A { void f() { g(h(i(j(k(l(m(n(o(p(\n" * 20,
+    "caf\u00e9 \u2603 \U0001f600\n".encode() * 10,
+]
+
+
+@pytest.mark.parametrize("name", [f"x{suffix}" for suffix in SUFFIXES] + MANIFESTS)
+@pytest.mark.parametrize("source", SNIPPETS, ids=range(len(SNIPPETS)))
+def test_hostile_inputs_give_facts_not_exceptions_INV_INDEX_6(name: str, source: bytes) -> None:
+    """INV-INDEX-6."""
+    facts = extract(f"svc/{name}", source)
+    assert facts == extract(f"svc/{name}", source)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(name=st.sampled_from([f"x{suffix}" for suffix in SUFFIXES] + MANIFESTS), source=st.binary(max_size=600))
+def test_any_bytes_any_language_INV_INDEX_6(name: str, source: bytes) -> None:
+    """INV-INDEX-6."""
+    first = extract(name, source)
+    assert first == extract(name, source)
+    assert isinstance(first.error, str)
+    if manifest_kind(name) is None and name.rsplit(".", 1)[-1] not in ("md", "markdown"):
+        assert first.sections == ()
