@@ -152,6 +152,9 @@ class _Extraction:
     classes: Ranges = attrs.field(factory=lambda: Ranges(()))
     locals: dict[int, dict[str, list[_Binding]]] = attrs.field(factory=dict)
     fields: dict[int, dict[str, list[_Binding]]] = attrs.field(factory=dict)
+    #: name -> its bindings in every scope and class
+    by_name: dict[str, list[_Binding]] = attrs.field(factory=dict)
+    client_names: dict[str, bool] = attrs.field(factory=dict)
     memo: dict[int, tuple[str, str] | None] = attrs.field(factory=dict)
     servers: dict[int, tuple[str, str] | None] = attrs.field(factory=dict)
     grpc: list[tuple[int, int, GrpcFact]] = attrs.field(factory=list)
@@ -240,10 +243,12 @@ class _Extraction:
                 return
         if name:
             self.locals.setdefault(scope, {}).setdefault(name, []).append(binding)
+            self.by_name.setdefault(name, []).append(binding)
 
     def _add_field(self, klass: int, name: str, binding: _Binding) -> None:
         if klass >= 0 and name:
             self.fields.setdefault(klass, {}).setdefault(name, []).append(binding)
+            self.by_name.setdefault(name, []).append(binding)
 
     def _declarators(self, declaration: tree_sitter.Node | None):
         """(name, value) of each declarator of a ``variable_declaration``, with its declared type."""
@@ -286,6 +291,7 @@ class _Extraction:
                 bindings = self._lookup(left)
                 if bindings:
                     bindings.append(_Binding(None, right))
+                    self.by_name.setdefault(self.text(left), []).append(bindings[-1])
             elif self._this_member(left):
                 klass = self.classes.innermost(left.start_byte, left.end_byte)
                 self._add_field(klass, self.text(left.child_by_field_name("name")), _Binding(None, right))
@@ -361,8 +367,12 @@ class _Extraction:
         if kind == "invocation_expression":
             return self._factory_client(node)
         if kind == "identifier":
+            if not self._maybe_client_name(self.text(node)):
+                return None
             bindings = self._lookup(node)
         elif self._this_member(node):
+            if not self._maybe_client_name(self.text(node.child_by_field_name("name"))):
+                return None
             klass = self.classes.innermost(node.start_byte, node.end_byte)
             bindings = self.fields.get(klass, {}).get(self.text(node.child_by_field_name("name")), [])
         else:
@@ -372,6 +382,17 @@ class _Extraction:
             if client is not None:
                 return client
         return None
+
+    def _maybe_client_name(self, name: str) -> bool:
+        """A cheap pre-check: is any local, field or property of this name, anywhere in the file, a client?"""
+        known = self.client_names.get(name)
+        if known is None:
+            self.client_names[name] = False
+            known = self.client_names[name] = any(
+                self._client_type(binding.type) is not None or self._client(binding.value, 1) is not None
+                for binding in self.by_name.get(name, ())
+            )
+        return known
 
     def _factory_client(self, node: tree_sitter.Node) -> tuple[str, str] | None:
         """(service, namespace) of ``CreateClient<Svc.SvcClient>(...)`` / ``AddGrpcClient<...>(...)``."""
@@ -426,7 +447,7 @@ class _Extraction:
 
     def _fact(self, position: int, role: str, service: tuple[str, str], method: str, line: int) -> None:
         """Record a fact found at byte ``position`` (which orders the facts and gives the symbol)."""
-        index = self.def_ranges.innermost(position, position)
+        index = self.def_ranges.innermost(position, position + 1)
         symbol = self.paths[index] if index >= 0 else ""
         fact = GrpcFact(role, service[0], method, line, symbol, service[1])
         self.grpc.append((position, len(self.grpc), fact))

@@ -420,6 +420,7 @@ class _Extraction:
     class_paths: dict[int, str] = attrs.field(factory=dict)
     #: dotted class path -> (method name, line, start byte, method node) of each member function
     methods: dict[str, list[tuple[str, int, int, tree_sitter.Node]]] = attrs.field(factory=dict)
+    public_methods: dict[str, list[tuple[str, int, int]]] = attrs.field(factory=dict)
     import_nodes: list[tree_sitter.Node] = attrs.field(factory=list)
     imports: list[Import] = attrs.field(factory=list)
     scopes: Ranges = _NO_RANGES
@@ -428,6 +429,8 @@ class _Extraction:
     bindings: dict[int, dict[str, list[_Binding]]] = attrs.field(factory=dict)
     #: class index -> field name -> bindings
     fields: dict[int, dict[str, list[_Binding]]] = attrs.field(factory=dict)
+    #: name -> its bindings in every scope
+    by_name: dict[str, list[_Binding]] = attrs.field(factory=dict)
     origins: dict[int, _Origin | None] = attrs.field(factory=dict)
     clients: dict[int, tuple[str, str] | None] = attrs.field(factory=dict)
     client_names: dict[str, bool] = attrs.field(factory=dict)
@@ -613,6 +616,7 @@ class _Extraction:
     def _add(self, scope: int, name: str, binding: _Binding) -> None:
         if name:
             self.bindings.setdefault(scope, {}).setdefault(name, []).append(binding)
+            self.by_name.setdefault(name, []).append(binding)
 
     def _add_field(self, klass: int, name: str, binding: _Binding) -> None:
         if klass >= 0 and name:
@@ -809,8 +813,7 @@ class _Extraction:
             known = self.client_names[name] = any(
                 self._client(binding.value, 1) is not None
                 or self._client_type(binding.type, binding.type, 1) is not None
-                for names in self.bindings.values()
-                for binding in names.get(name, ())
+                for binding in self.by_name.get(name, ())
                 if not binding.key and (binding.value is not None or binding.type is not None)
             )
         return known
@@ -887,7 +890,7 @@ class _Extraction:
 
     def _fact(self, position: int, role: str, service: str, method: str, line: int, namespace: str) -> None:
         """Record a fact found at byte ``position`` (which orders the facts and gives the symbol)."""
-        index = self.def_ranges.innermost(position, position)
+        index = self.def_ranges.innermost(position, position + 1)
         symbol = self.paths[index] if index >= 0 else ""
         self.grpc.append((position, len(self.grpc), GrpcFact(role, service, method, line, symbol, namespace)))
 
@@ -1002,7 +1005,12 @@ class _Extraction:
 
     def _class_methods(self, path: str) -> list[tuple[str, int, int]]:
         """(name, line, start byte) of each method of the class at ``path`` that can serve an RPC."""
-        return [(name, line, start) for name, line, start, node in self.methods.get(path, ()) if self._public(node)]
+        found = self.public_methods.get(path)
+        if found is None:
+            found = self.public_methods[path] = [
+                (name, line, start) for name, line, start, node in self.methods.get(path, ()) if self._public(node)
+            ]
+        return found
 
     def _public(self, node: tree_sitter.Node) -> bool:
         name = node.child_by_field_name("name") or node.child_by_field_name("property")

@@ -251,6 +251,26 @@ def test_static_imports_and_static_fields() -> None:
     )
 
 
+def test_static_wildcard_import_of_a_factory() -> None:
+    result = facts(
+        """
+        import static com.acme.orders.v1.OrdersGrpc.*;
+
+        class Client {
+            private final OrdersBlockingStub stub = newBlockingStub(channel);
+
+            Order get() {
+                return stub.getOrder(request);
+            }
+        }
+        """
+    )
+    assert result.grpc == (
+        client("Orders", 4, "Client"),
+        call("Orders", "getOrder", 7, "Client.get"),
+    )
+
+
 def test_calls_on_things_that_are_not_stubs_are_not_facts() -> None:
     result = facts(
         """
@@ -337,6 +357,18 @@ def test_deep_nesting_does_not_raise() -> None:
     result = _java.extract(source)
     assert len(result.definitions) == 2000
     assert result.definitions[-1].container.count(".") == 1998
+
+
+def test_pathological_input_stays_linear() -> None:
+    start = time.perf_counter()
+    assert _java.extract(b"{" * 200_000).error == "syntax error at line 1"
+    chain = (
+        b"class A { void f() { OrdersGrpc.newBlockingStub(ch)"
+        + b".withDeadlineAfter(1)" * 20_000
+        + b".getOrder(r); } }"
+    )
+    assert _java.extract(chain).grpc == (client("Orders", 1, "A.f"),)
+    assert time.perf_counter() - start < 20.0
 
 
 def _sample(classes: int) -> bytes:

@@ -292,6 +292,31 @@ def test_companion_objects_and_top_level_stubs() -> None:
     )
 
 
+def test_aliased_imports_of_generated_names() -> None:
+    result = facts(
+        """
+        import com.acme.orders.v1.OrdersGrpcKt.OrdersCoroutineStub as Orders
+        import com.acme.orders.v1.OrdersGrpc.newBlockingStub as blockingOrders
+
+        class Client(channel: ManagedChannel) {
+            private val orders = Orders(channel)
+            private val blocking = blockingOrders(channel)
+
+            suspend fun run() {
+                orders.getOrder(req)
+                blocking.cancelOrder(req)
+            }
+        }
+        """
+    )
+    assert result.grpc == (
+        client("Orders", 5, "Client"),
+        client("Orders", 6, "Client"),
+        call("Orders", "getOrder", 9, "Client.run"),
+        call("Orders", "cancelOrder", 10, "Client.run"),
+    )
+
+
 def test_calls_on_things_that_are_not_stubs_are_not_facts() -> None:
     result = facts(
         """
@@ -378,6 +403,16 @@ def test_deep_nesting_does_not_raise() -> None:
     result = _kotlin.extract(source)
     assert len(result.definitions) == 2000
     assert result.definitions[-1].container.count(".") == 1998
+
+
+def test_pathological_input_stays_linear() -> None:
+    start = time.perf_counter()
+    assert _kotlin.extract(b"class A {" * 50_000).error == "syntax error at line 1"
+    chain = (
+        b"class A { fun f() = OrdersGrpc.newBlockingStub(ch)" + b".withDeadlineAfter(1)" * 20_000 + b".getOrder(r) }"
+    )
+    assert _kotlin.extract(chain).grpc == (client("Orders", 1, "A.f"),)
+    assert time.perf_counter() - start < 20.0
 
 
 def _sample(classes: int) -> bytes:

@@ -513,6 +513,13 @@ def _sample(units: int) -> bytes:
     return (head + "".join(_UNIT.format(name=f"Store{unit}") for unit in range(units))).encode()
 
 
+def test_huge_error_nodes_are_not_queried() -> None:
+    # A query over an ERROR node costs the square of its width: this would take minutes.
+    start = time.perf_counter()
+    assert _python.extract(b"{" * 200_000).error == "syntax error at line 1"
+    assert time.perf_counter() - start < 20.0
+
+
 def test_speed_on_a_realistic_file() -> None:
     source = _sample(45)
     assert source.count(b"\n") > 1990

@@ -1,0 +1,577 @@
+"""C++ facts: definitions, ``#include`` directives and grpc++ evidence, from one parse.
+
+Theory of operation: one flat query finds namespaces, classes, structs, enums (with a body),
+function definitions, member function declarations and prototypes, and ``#include`` lines;
+definitions arrive in document order and a stack of the open ones gives each its dotted container
+(``acme::orders`` nests as ``acme.orders``). A function is a ``method`` when it is declared or
+defined in a class body, or defined out of line under a qualifier that is not a namespace of this
+file (``void Orders::Impl::Get()`` is the method ``Get`` of ``Orders.Impl``). A prototype outside
+any class counts only when the file does not define the function. An anonymous namespace is no
+container; ``namespace a::b {`` is the module ``a.b``. A template's definition starts where the
+class or function does, after ``template<>``.
+
+gRPC work runs only when the bytes mention a generated name (``::NewStub``, ``::Stub``,
+``::Service``...). Generated names are recognised by shape; the qualifier written before the
+service is the namespace (``acme::orders``, "" when none):
+
+* a class deriving from ``[ns::]Svc::Service`` (or ``CallbackService``, ``AsyncService``, a
+  ``Svc::With...Method_X<...>`` wrapper) is a SERVER; each method it declares or defines with
+  ``override`` (constructors and destructors aside) is a HANDLER, and so is each out-of-line
+  definition of one of those in the file;
+* ``[ns::]Svc::NewStub(channel)``, ``make_unique``/``make_shared<Svc::Stub>`` and ``new
+  Svc::Stub(...)`` are CLIENTs, and so is a variable declared ``Svc::Stub stub(channel)``;
+* a local, parameter, global or member declared with a stub type (``Svc::Stub``,
+  ``Svc::StubInterface``, held raw or in a ``unique_ptr``/``shared_ptr``) or assigned a stub
+  (``auto stub = ...``, ``stub_ = ...``, a constructor's ``stub_(...)`` initializer) holds one; a
+  method called on a holder (``stub->M``, ``stub.M``, ``this->stub_->M``, ``stub->async()->M``)
+  is a CALL of ``M`` as written, bar the smart pointer's own (``get``, ``reset``...).
+
+Holders are looked up by scope: function and lambda bodies nested by byte range, then the members
+of the class the code belongs to (the enclosing class, or the qualifier of an out-of-line method,
+so a member declared in a header is still found from its initializer), then file-level variables.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+import attrs
+import tree_sitter
+
+from .._facts import Definition, FileFacts, GrpcFact, GrpcRole, Import
+from . import _ts
+from ._ecmascript import Ranges, first_error_line, safe_captures
+
+__all__ = ["extract"]
+
+_LANGUAGE: Final = "cpp"
+
+# Flat patterns only: a parent pattern waiting for a child keeps a cursor state alive across the
+# parent's whole subtree, which is quadratic on deeply nested code.
+_DEFINITIONS: Final = """
+(namespace_definition name: (_)) @module
+(class_specifier name: (_) body: (_)) @class
+(struct_specifier name: (_) body: (_)) @struct
+(enum_specifier name: (_) body: (_)) @enum
+(function_definition declarator: (_)) @function
+(field_declaration declarator: [(function_declarator) (pointer_declarator) (reference_declarator)]) @member
+(declaration declarator: [(function_declarator) (pointer_declarator) (reference_declarator)]) @prototype
+(preproc_include path: (_)) @include
+"""
+
+_GRPC: Final = """
+[(function_definition) (lambda_expression)] @scope
+(declaration) @declaration
+(field_declaration) @field
+[(parameter_declaration) (optional_parameter_declaration)] @parameter
+(field_initializer) @initializer
+(assignment_expression) @assignment
+(call_expression) @call
+(new_expression) @new
+(base_class_clause) @bases
+"""
+
+_GRPC_HINT: Final = re.compile(
+    rb"::(?:NewStub|Stub|StubInterface|Service|CallbackService|AsyncService|ExperimentalCallbackService)\b"
+    rb"|::With\w+Method_"
+)
+_SERVICE_BASES: Final = frozenset(
+    {"Service", "CallbackService", "AsyncService", "ExperimentalCallbackService", "StreamedUnaryService",
+     "SplitStreamedService", "StreamedService"}
+)  # fmt: skip
+_STUB_TYPES: Final = frozenset({"Stub", "StubInterface"})
+#: methods of the smart pointer or of the stub's own plumbing: calling them is no RPC
+_NOT_RPCS: Final = frozenset({"async", "experimental_async", "get", "reset", "release", "swap"})
+_WRAPPING_DECLARATORS: Final = frozenset(
+    {"pointer_declarator", "reference_declarator", "attributed_declarator", "parenthesized_declarator"}
+)
+_WRAPPERS: Final = frozenset({"parenthesized_expression", "pointer_expression"})
+_DEPTH_MAX: Final = 24
+
+_queries: dict[str, tree_sitter.Query] = {}
+
+
+def _query(part: str) -> tree_sitter.Query:
+    query = _queries.get(part)
+    if query is None:
+        query = _queries[part] = tree_sitter.Query(_ts.language(_LANGUAGE), _DEFINITIONS if part == "defs" else _GRPC)
+    return query
+
+
+def extract(source: bytes) -> FileFacts:
+    """Definitions, includes and gRPC facts of a C++ file; never raises."""
+    try:
+        root = _ts.parse(_LANGUAGE, source).root_node
+        return _Extraction(source, root).facts()
+    except Exception as error:  # noqa: BLE001 - a bug here must cost one file its facts, not the indexing run
+        return FileFacts(language=_LANGUAGE, error=f"extractor failed: {type(error).__name__}")
+
+
+def _unwrap_declarator(node: tree_sitter.Node | None) -> tree_sitter.Node | None:
+    """The declarator under pointer/reference wrappers (``int* f()`` -> the ``f()`` declarator)."""
+    for _ in range(_DEPTH_MAX):
+        if node is None or node.type not in _WRAPPING_DECLARATORS:
+            return node
+        inner = node.child_by_field_name("declarator")
+        if inner is None:
+            named = [c for c in node.named_children if c.type not in ("type_qualifier", "attribute_declaration")]
+            inner = named[-1] if named else None
+        node = inner
+    return None
+
+
+def _function_name(declarator: tree_sitter.Node | None) -> tree_sitter.Node | None:
+    """The name node of a function declarator (possibly wrapped), else None."""
+    node = _unwrap_declarator(declarator)
+    if node is None or node.type != "function_declarator":
+        return None
+    return node.child_by_field_name("declarator")
+
+
+@attrs.frozen
+class _Binding:
+    """What a name holds: its declared type and/or the value it is initialised or assigned with."""
+
+    type: tree_sitter.Node | None = None
+    value: tree_sitter.Node | None = None
+
+
+@attrs.define
+class _Extraction:
+    """The state of one file's extraction (private to one call of :func:`extract`)."""
+
+    source: bytes
+    root: tree_sitter.Node
+    definitions: list[Definition] = attrs.field(factory=list)
+    paths: list[str] = attrs.field(factory=list)
+    def_nodes: list[tree_sitter.Node] = attrs.field(factory=list)
+    def_ranges: Ranges = attrs.field(factory=lambda: Ranges(()))
+    #: dotted container -> indices of the definitions it contains
+    by_container: dict[str, list[int]] = attrs.field(factory=dict)
+    imports: list[Import] = attrs.field(factory=list)
+    scopes: Ranges = attrs.field(factory=lambda: Ranges(()))
+    locals: dict[int, dict[str, list[_Binding]]] = attrs.field(factory=dict)
+    #: dotted class path -> member name -> bindings
+    members: dict[str, dict[str, list[_Binding]]] = attrs.field(factory=dict)
+    #: name -> its bindings in every scope and class
+    by_name: dict[str, list[_Binding]] = attrs.field(factory=dict)
+    stub_names: dict[str, bool] = attrs.field(factory=dict)
+    memo: dict[int, tuple[str, str] | None] = attrs.field(factory=dict)
+    grpc: list[tuple[int, int, GrpcFact]] = attrs.field(factory=list)
+
+    def text(self, node: tree_sitter.Node | None) -> str:
+        return _ts.text(node, self.source)
+
+    def facts(self) -> FileFacts:
+        self._definitions_and_includes()
+        if _GRPC_HINT.search(self.source):
+            self._grpc()
+            self.grpc.sort(key=lambda item: (item[0], item[1]))
+        return FileFacts(
+            language=_LANGUAGE,
+            definitions=tuple(self.definitions),
+            imports=tuple(self.imports),
+            grpc=tuple(fact for _, _, fact in self.grpc),
+            error=f"syntax error at line {first_error_line(self.root)}" if self.root.has_error else "",
+        )
+
+    def segments(self, node: tree_sitter.Node | None) -> list[str]:
+        """The parts of a (qualified) name: ``a::b::C`` -> ``["a", "b", "C"]`` (template arguments dropped)."""
+        parts = []
+        for _ in range(64):
+            if node is None or node.type not in ("qualified_identifier", "nested_namespace_specifier"):
+                break
+            if node.type == "nested_namespace_specifier":
+                parts.extend(self.text(c) for c in node.named_children)
+                return parts
+            scope = node.child_by_field_name("scope")
+            if scope is not None:
+                parts.append(self.text(scope.child_by_field_name("name") if scope.type == "template_type" else scope))
+            node = node.child_by_field_name("name")
+        if node is not None:
+            if node.type in ("template_type", "template_function"):
+                node = node.child_by_field_name("name")
+            parts.append(self.text(node))
+        return parts
+
+    # -- definitions and includes ------------------------------------------------------------
+
+    def _definitions_and_includes(self) -> None:
+        captures = safe_captures(_query("defs"), self.root)
+        found: list[tuple[int, int, str, tree_sitter.Node]] = []
+        for capture, nodes in captures.items():
+            if capture != "include":
+                found.extend((node.start_byte, -node.end_byte, capture, node) for node in nodes)
+        found.sort(key=lambda item: (item[0], item[1]))
+        namespaces: set[str] = set()
+        prototypes: list[int] = []
+        defined: set[tuple[str, str]] = set()
+        #: (end byte, dotted path, kind) of the definitions still open
+        stack: list[tuple[int, str, str]] = []
+        for start, _, capture, node in found:
+            while stack and stack[-1][0] <= start:
+                stack.pop()
+            outer, outer_kind = (stack[-1][1], stack[-1][2]) if stack else ("", "")
+            in_class = outer_kind in ("class", "struct")
+            if capture == "module":
+                parts = [".".join(self.segments(node.child_by_field_name("name")))]
+                kind = capture
+            elif capture in ("class", "struct", "enum"):
+                parts = self.segments(node.child_by_field_name("name"))
+                kind = capture
+            else:
+                if capture == "prototype" and outer_kind not in ("", "module", "class", "struct"):
+                    continue
+                name = _function_name(node.child_by_field_name("declarator"))
+                if name is None or name.type == "operator_cast":
+                    continue
+                parts = self.segments(name)
+                qualifier = ".".join(p for p in parts[:-1] if p)
+                out_of_line = bool(qualifier) and ".".join(filter(None, (outer, qualifier))) not in namespaces
+                kind = "method" if in_class or capture == "member" or out_of_line else "function"
+            parts = [p for p in parts if p]
+            if not parts:
+                continue
+            container = ".".join(filter(None, [outer, *parts[:-1]]))
+            path = f"{container}.{parts[-1]}" if container else parts[-1]
+            if kind == "module":
+                namespaces.add(path)
+            elif capture == "prototype" and kind == "function":
+                prototypes.append(len(self.definitions))
+            elif capture == "function":
+                defined.add((container, parts[-1]))
+            stack.append((node.end_byte, path, kind))
+            self.definitions.append(Definition(parts[-1], kind, container, _ts.line(node), _ts.end_line(node)))
+            self.paths.append(path)
+            self.def_nodes.append(node)
+        dropped = {i for i in prototypes if (self.definitions[i].container, self.definitions[i].name) in defined}
+        if dropped:
+            keep = [i for i in range(len(self.definitions)) if i not in dropped]
+            self.definitions = [self.definitions[i] for i in keep]
+            self.paths = [self.paths[i] for i in keep]
+            self.def_nodes = [self.def_nodes[i] for i in keep]
+        self.def_ranges = Ranges(self.def_nodes)
+        for position, definition in enumerate(self.definitions):
+            self.by_container.setdefault(definition.container, []).append(position)
+        for node in captures.get("include", ()):
+            path = node.child_by_field_name("path")
+            written = self.text(path).strip()
+            if path is not None and path.type in ("string_literal", "system_lib_string") and len(written) >= 2:
+                written = written[1:-1]
+            if written:
+                self.imports.append(Import(written, _ts.line(node)))
+
+    # -- gRPC: bindings ---------------------------------------------------------------------
+
+    def _grpc(self) -> None:
+        captures = safe_captures(_query("grpc"), self.root)
+        self.scopes = Ranges(captures.get("scope", ()))
+        self._bind(captures)
+        for node in captures.get("bases", ()):
+            self._server(node)
+        for node in captures.get("call", ()):
+            self._call(node)
+        for node in captures.get("new", ()):
+            stub = self._stub_type(node.child_by_field_name("type"))
+            if stub is not None:
+                self._fact(node.start_byte, GrpcRole.CLIENT, stub, "", _ts.line(node))
+
+    def _class_context(self, position: int) -> str | None:
+        """The dotted class whose members code at ``position`` sees (None outside any class)."""
+        for index in self.def_ranges.chain(self.def_ranges.innermost(position, position + 1)):
+            kind = self.definitions[index].kind
+            if kind in ("class", "struct"):
+                return self.paths[index]
+            if kind == "method":
+                return self.definitions[index].container
+        return None
+
+    def _declarators(
+        self, node: tree_sitter.Node, in_body: bool = False
+    ) -> list[tuple[str, tree_sitter.Node | None, bool]]:
+        """(name, initial value, constructed with arguments) of each variable a declaration declares.
+
+        In a function body, ``T x(y);`` parses as a function declarator (the most vexing parse): there
+        it is read as the variable ``x`` constructed from arguments.
+        """
+        found = []
+        for declarator in node.children_by_field_name("declarator"):
+            value = None
+            constructed = False
+            if in_body and declarator.type == "function_declarator":
+                name = declarator.child_by_field_name("declarator")
+                if name is not None and name.type == "identifier":
+                    found.append((self.text(name), None, True))
+                continue
+            if declarator.type == "init_declarator":
+                value = declarator.child_by_field_name("value")
+                constructed = value is not None and value.type in ("argument_list", "initializer_list")
+                if constructed and value.named_child_count:
+                    value = value.named_child(0)
+                declarator = declarator.child_by_field_name("declarator")
+            declarator = _unwrap_declarator(declarator)
+            if declarator is not None and declarator.type in ("identifier", "field_identifier"):
+                found.append((self.text(declarator), value, constructed))
+        default = node.child_by_field_name("default_value")
+        if default is not None and len(found) == 1:
+            found[0] = (found[0][0], default, False)
+        return found
+
+    def _bind_local(self, at: tree_sitter.Node, name: str, binding: _Binding) -> None:
+        scope = self.scopes.innermost(at.start_byte, at.end_byte)
+        self.locals.setdefault(scope, {}).setdefault(name, []).append(binding)
+        self.by_name.setdefault(name, []).append(binding)
+
+    def _bind_member(self, klass: str | None, name: str, binding: _Binding) -> None:
+        if klass and name:
+            self.members.setdefault(klass, {}).setdefault(name, []).append(binding)
+            self.by_name.setdefault(name, []).append(binding)
+
+    def _bind(self, captures: dict[str, list[tree_sitter.Node]]) -> None:
+        for node in captures.get("declaration", ()):
+            declared = node.child_by_field_name("type")
+            in_body = self.scopes.innermost(node.start_byte, node.end_byte) >= 0
+            for name, value, constructed in self._declarators(node, in_body):
+                self._bind_local(node, name, _Binding(declared, value))
+                stub = self._stub_type(declared) if constructed else None
+                if stub is not None:
+                    self._fact(node.start_byte, GrpcRole.CLIENT, stub, "", _ts.line(node))
+        for node in captures.get("field", ()):
+            declared = node.child_by_field_name("type")
+            klass = self._class_context(node.start_byte)
+            for name, value, _ in self._declarators(node):
+                self._bind_member(klass, name, _Binding(declared, value))
+        for node in captures.get("parameter", ()):
+            scope = self.scopes.innermost(node.start_byte, node.end_byte)
+            declarator = _unwrap_declarator(node.child_by_field_name("declarator"))
+            if scope >= 0 and declarator is not None and declarator.type == "identifier":
+                self._bind_local(node, self.text(declarator), _Binding(node.child_by_field_name("type")))
+        for node in captures.get("initializer", ()):
+            name = next((c for c in node.named_children if c.type == "field_identifier"), None)
+            arguments = next((c for c in node.named_children if c.type in ("argument_list", "initializer_list")), None)
+            if name is not None and arguments is not None and arguments.named_child_count:
+                value = _Binding(None, arguments.named_child(0))
+                self._bind_member(self._class_context(node.start_byte), self.text(name), value)
+        for node in captures.get("assignment", ()):
+            self._bind_assignment(node)
+
+    def _bind_assignment(self, node: tree_sitter.Node) -> None:
+        left = node.child_by_field_name("left")
+        right = node.child_by_field_name("right")
+        if left is None or right is None:
+            return
+        binding = _Binding(None, right)
+        if left.type == "identifier":
+            bindings = self._lookup(left)
+            if bindings:
+                bindings.append(binding)
+                self.by_name.setdefault(self.text(left), []).append(binding)
+            else:
+                self._bind_member(self._class_context(node.start_byte), self.text(left), binding)
+        elif self._this_member(left):
+            self._bind_member(
+                self._class_context(node.start_byte), self.text(left.child_by_field_name("field")), binding
+            )
+
+    def _this_member(self, node: tree_sitter.Node) -> bool:
+        if node.type != "field_expression":
+            return False
+        argument = node.child_by_field_name("argument")
+        return argument is not None and argument.type == "this"
+
+    def _lookup(self, identifier: tree_sitter.Node) -> list[_Binding]:
+        name = self.text(identifier)
+        start, end = identifier.start_byte, identifier.end_byte
+        for scope in self.scopes.chain(self.scopes.innermost(start, end)):
+            names = self.locals.get(scope)
+            if names is not None and name in names:
+                return names[name]
+        klass = self._class_context(start)
+        if klass is not None:
+            members = self.members.get(klass)
+            if members is not None and name in members:
+                return members[name]
+        return self.locals.get(-1, {}).get(name, [])
+
+    # -- gRPC: resolvers --------------------------------------------------------------------
+
+    def _generated(self, node: tree_sitter.Node | None, names: frozenset[str]) -> tuple[str, str] | None:
+        """(service, namespace) of a generated name ``[ns::]Svc::<one of names>``."""
+        if node is None or node.type != "qualified_identifier":
+            return None
+        parts = self.segments(node)
+        if len(parts) < 2 or parts[-1] not in names or not parts[-2]:
+            return None
+        return parts[-2], "::".join(parts[:-2]).lstrip(":")
+
+    def _stub_type(self, node: tree_sitter.Node | None, depth: int = 0) -> tuple[str, str] | None:
+        """(service, namespace) when a type is a stub, raw or held in a smart pointer."""
+        if node is None or depth > _DEPTH_MAX:
+            return None
+        if node.type == "type_descriptor":
+            return self._stub_type(node.child_by_field_name("type"), depth + 1)
+        if node.type == "qualified_identifier":
+            stub = self._generated(node, _STUB_TYPES)
+            if stub is not None:
+                return stub
+            name = node
+            while name is not None and name.type == "qualified_identifier":
+                name = name.child_by_field_name("name")
+            return self._stub_type(name, depth + 1) if name is not None and name.type == "template_type" else None
+        if node.type == "template_type":
+            arguments = node.child_by_field_name("arguments")
+            for argument in arguments.named_children if arguments is not None else ():
+                stub = self._stub_type(argument, depth + 1)
+                if stub is not None:
+                    return stub
+        return None
+
+    def _created(self, node: tree_sitter.Node) -> tuple[str, str] | None:
+        """(service, namespace) when a call creates a stub: ``Svc::NewStub(...)``, ``make_unique<Svc::Stub>``."""
+        function = node.child_by_field_name("function")
+        if function is None:
+            return None
+        stub = self._generated(function, frozenset({"NewStub"}))
+        if stub is not None:
+            return stub
+        name = function
+        while name is not None and name.type == "qualified_identifier":
+            name = name.child_by_field_name("name")
+        if (
+            name is not None
+            and name.type == "template_function"
+            and self.text(name.child_by_field_name("name")) in ("make_unique", "make_shared")
+        ):
+            arguments = name.child_by_field_name("arguments")
+            first = arguments.named_child(0) if arguments is not None and arguments.named_child_count else None
+            return self._stub_type(first)
+        return None
+
+    def _stub(self, node: tree_sitter.Node | None, depth: int) -> tuple[str, str] | None:
+        """(service, namespace) when an expression evaluates to a stub (or a pointer to one)."""
+        while node is not None and node.type in _WRAPPERS:
+            node = node.child_by_field_name("argument") or (node.named_child(0) if node.named_child_count else None)
+        if node is None or depth > _DEPTH_MAX:
+            return None
+        if node.id in self.memo:
+            return self.memo[node.id]
+        self.memo[node.id] = None
+        stub = self.memo[node.id] = self._stub_of(node, depth)
+        return stub
+
+    def _stub_of(self, node: tree_sitter.Node, depth: int) -> tuple[str, str] | None:
+        kind = node.type
+        if kind == "call_expression":
+            created = self._created(node)
+            if created is not None:
+                return created
+            function = node.child_by_field_name("function")
+            arguments = node.child_by_field_name("arguments")
+            if function is not None and self.text(function) in ("std::move", "move") and arguments is not None:
+                return self._stub(arguments.named_child(0) if arguments.named_child_count else None, depth + 1)
+            return None
+        if kind == "new_expression":
+            return self._stub_type(node.child_by_field_name("type"))
+        if kind == "identifier":
+            if not self._maybe_stub_name(self.text(node)):
+                return None
+            bindings = self._lookup(node)
+        elif self._this_member(node):
+            if not self._maybe_stub_name(self.text(node.child_by_field_name("field"))):
+                return None
+            klass = self._class_context(node.start_byte)
+            bindings = (
+                self.members.get(klass, {}).get(self.text(node.child_by_field_name("field")), []) if klass else []
+            )
+        else:
+            return None
+        for binding in bindings:
+            stub = self._stub_type(binding.type) or self._stub(binding.value, depth + 1)
+            if stub is not None:
+                return stub
+        return None
+
+    def _maybe_stub_name(self, name: str) -> bool:
+        """A cheap pre-check: is any variable or member of this name, anywhere in the file, a stub?"""
+        known = self.stub_names.get(name)
+        if known is None:
+            self.stub_names[name] = False
+            known = self.stub_names[name] = any(
+                self._stub_type(binding.type) is not None or self._stub(binding.value, 1) is not None
+                for binding in self.by_name.get(name, ())
+            )
+        return known
+
+    # -- gRPC: facts ------------------------------------------------------------------------
+
+    def _fact(self, position: int, role: str, service: tuple[str, str], method: str, line: int) -> None:
+        """Record a fact found at byte ``position`` (which orders the facts and gives the symbol)."""
+        index = self.def_ranges.innermost(position, position + 1)
+        symbol = self.paths[index] if index >= 0 else ""
+        self.grpc.append((position, len(self.grpc), GrpcFact(role, service[0], method, line, symbol, service[1])))
+
+    def _server(self, bases: tree_sitter.Node) -> None:
+        klass = bases.parent
+        if klass is None:
+            return
+        index = self.def_ranges.innermost(klass.start_byte, klass.end_byte)
+        if index < 0 or self.def_nodes[index].id != klass.id:
+            return
+        service = None
+        for base in bases.named_children:
+            service = self._generated(base, _SERVICE_BASES)
+            if service is None and base.type == "qualified_identifier":
+                parts = self.segments(base)
+                if len(parts) >= 2 and parts[-1].startswith("With") and "Method_" in parts[-1] and parts[-2]:
+                    service = parts[-2], "::".join(parts[:-2]).lstrip(":")
+            if service is not None:
+                break
+        if service is None:
+            return
+        path = self.paths[index]
+        self._fact(klass.start_byte, GrpcRole.SERVER, service, "", self.definitions[index].line)
+        overridden: set[str] = set()
+        for position in self.by_container.get(path, ()):
+            definition, node = self.definitions[position], self.def_nodes[position]
+            if definition.kind != "method" or definition.name.startswith("~"):
+                continue
+            if node.start_byte >= klass.start_byte and node.end_byte <= klass.end_byte:
+                if self._overrides(node) and definition.name != definition.container.rsplit(".", 1)[-1]:
+                    overridden.add(definition.name)
+                    self._fact(node.start_byte, GrpcRole.HANDLER, service, definition.name, definition.line)
+            elif definition.name in overridden:
+                self._fact(node.start_byte, GrpcRole.HANDLER, service, definition.name, definition.line)
+
+    def _overrides(self, node: tree_sitter.Node) -> bool:
+        """Whether a member function is declared ``override``."""
+        declarator = _unwrap_declarator(node.child_by_field_name("declarator"))
+        if declarator is None or declarator.type != "function_declarator":
+            return False
+        return any(c.type == "virtual_specifier" and self.text(c) == "override" for c in declarator.children)
+
+    def _call(self, node: tree_sitter.Node) -> None:
+        function = node.child_by_field_name("function")
+        if function is None:
+            return
+        if function.type != "field_expression":
+            created = self._created(node)
+            if created is not None:
+                self._fact(node.start_byte, GrpcRole.CLIENT, created, "", _ts.line(node))
+            return
+        field = function.child_by_field_name("field")
+        holder = function.child_by_field_name("argument")
+        if field is None or holder is None or field.type != "field_identifier":
+            return
+        method = self.text(field)
+        if method in _NOT_RPCS:
+            return
+        if holder.type == "call_expression":
+            inner = holder.child_by_field_name("function")
+            if inner is not None and inner.type == "field_expression":
+                name = self.text(inner.child_by_field_name("field"))
+                if name in ("async", "experimental_async"):
+                    holder = inner.child_by_field_name("argument")
+        stub = self._stub(holder, 0)
+        if stub is not None:
+            self._fact(field.start_byte, GrpcRole.CALL, stub, method, _ts.line(field))
