@@ -20,14 +20,24 @@ from .._facts import Definition, GrpcFact
 from . import _ts
 
 __all__ = [
+    "JVM_IMPL_BASE_SUFFIXES",
+    "JVM_OBJECT_METHODS",
+    "JVM_STUB_CONFIG",
+    "JVM_STUB_FACTORIES",
+    "JVM_STUB_METHODS",
+    "JVM_STUB_SUFFIXES",
+    "Bindings",
     "Definitions",
     "GrpcFacts",
+    "JvmImports",
+    "Stub",
     "captures",
     "matches",
     "query",
     "squash",
     "strip_affixes",
     "syntax_error",
+    "too_broken",
 ]
 
 _queries: dict[tuple[str, str], tree_sitter.Query] = {}
@@ -187,3 +197,171 @@ _SPACE: Final = re.compile(r"\s+")
 def squash(text: str) -> str:
     """``text`` without any white space (a dotted name broken over lines)."""
     return _SPACE.sub("", text)
+
+
+# -- pathological trees --------------------------------------------------------------------------
+
+#: Error recovery can leave ERROR nodes with thousands of direct children (``{{{{...``, binary
+#: junk); a query visiting them costs the square of their width (the cursor scans the later
+#: siblings at every step), so a tree whose ERROR widths squared sum past this is not queried.
+_ERROR_WIDTH_COST_MAX: Final = 25_000_000
+#: ... nor one whose paths to errors hold more nodes than this: it is not source code.
+_ERROR_NODES_MAX: Final = 500_000
+
+
+def too_broken(root: tree_sitter.Node) -> bool:
+    """Whether the errors under ``root`` would make a query over it take quadratic time.
+
+    Walks only the children of nodes that contain an error, so a sound tree costs nothing.
+    """
+    if not root.has_error:
+        return False
+    cost = seen = 0
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        width = node.child_count
+        seen += width
+        if node.is_error:
+            cost += width * width
+        if cost > _ERROR_WIDTH_COST_MAX or seen > _ERROR_NODES_MAX:
+            return True
+        stack.extend(child for child in node.children if child.has_error)
+    return False
+
+
+# -- data flow -------------------------------------------------------------------------------------
+
+#: A stub or client: its service and namespace.
+Stub = tuple[str, str]
+
+
+class Bindings:
+    """What names hold, per scope: a definition index, or -1 for the file.
+
+    A name bound in a scope holds a stub there, or None when declared as something else (which
+    hides a stub of the same name in an outer scope). The analysis is flow-insensitive: once a
+    name holds a stub in a scope it keeps it, whatever else is assigned to it.
+    """
+
+    def __init__(self, definitions: Definitions) -> None:
+        self.definitions = definitions
+        self.names: dict[tuple[int, str], Stub | None] = {}
+
+    def bind(self, scope: int, name: str, stub: Stub | None) -> bool:
+        """Declare ``name`` in ``scope``, holding ``stub`` if it is one; whether that stub is new there."""
+        key = (scope, name)
+        if self.names.get(key) is not None:
+            return False
+        self.names[key] = stub
+        return stub is not None
+
+    def declaring(self, name: str, offset: int) -> int | None:
+        """The innermost scope around byte ``offset`` that declares ``name`` (None: none does)."""
+        scope = self.definitions.enclosing(offset)
+        while (scope, name) not in self.names:
+            if scope < 0:
+                return None
+            scope = self.definitions.parents[scope]
+        return scope
+
+    def lookup(self, name: str, offset: int) -> Stub | None:
+        """What ``name`` holds at byte ``offset``: the innermost scope declaring it decides."""
+        scope = self.declaring(name, offset)
+        return None if scope is None else self.names[(scope, name)]
+
+    def stub_names(self) -> frozenset[str]:
+        """Every name that holds a stub in some scope (a quick filter before a lookup)."""
+        return frozenset(name for (_, name), stub in self.names.items() if stub is not None)
+
+
+# -- grpc-java and grpc-kotlin generated names -------------------------------------------------------
+
+#: Stub classes nested in ``<Svc>Grpc`` / ``<Svc>GrpcKt``, longest suffix first.
+JVM_STUB_SUFFIXES: Final = ("CoroutineStub", "BlockingV2Stub", "BlockingStub", "FutureStub", "Stub")
+#: Server base classes nested in ``<Svc>Grpc`` / ``<Svc>GrpcKt``.
+JVM_IMPL_BASE_SUFFIXES: Final = ("CoroutineImplBase", "ImplBase")
+#: The static factories of ``<Svc>Grpc`` that create a stub.
+JVM_STUB_FACTORIES: Final = frozenset({"newStub", "newBlockingStub", "newFutureStub", "newBlockingV2Stub"})
+#: Methods every stub has that are not RPCs (besides the ``with...`` ones).
+JVM_STUB_METHODS: Final = frozenset({"getChannel", "getCallOptions", "build"})
+#: ``with`` + an upper-case letter: the ``AbstractStub`` configuration calls, which return a stub.
+JVM_STUB_CONFIG: Final = re.compile(r"with[A-Z]")
+#: Public methods of a service class that are never RPC handlers.
+JVM_OBJECT_METHODS: Final = frozenset({"toString", "equals", "hashCode", "finalize", "bindService"})
+
+
+def _jvm_owners(service: str) -> tuple[str, str]:
+    return service + "Grpc", service + "GrpcKt"
+
+
+def _jvm_services(name: str, suffixes: tuple[str, ...]) -> list[str]:
+    """The services ``name`` can be the generated class of, one per matching suffix."""
+    return [name[: -len(suffix)] for suffix in suffixes if len(name) > len(suffix) and name.endswith(suffix)]
+
+
+class JvmImports:
+    """The imports of a Java or Kotlin file, to tell generated gRPC names from look-alikes.
+
+    A bare ``OrdersBlockingStub`` or ``newBlockingStub`` is generated code only when an import
+    brings it from ``OrdersGrpc`` (or ``OrdersGrpcKt``), by name, by alias or with a wildcard.
+    """
+
+    def __init__(self) -> None:
+        #: local name -> the parts of the imported path
+        self.paths: dict[str, list[str]] = {}
+        #: the parts of each wildcard import's owner (``a.b.OrdersGrpc`` for ``a.b.OrdersGrpc.*``)
+        self.wildcards: list[list[str]] = []
+
+    def add(self, parts: list[str], wildcard: bool = False, alias: str = "") -> None:
+        """Note the import of ``parts`` (``a.b.C``), as ``alias`` if given, or of all of it."""
+        if wildcard:
+            self.wildcards.append(parts)
+        elif parts:
+            self.paths[alias or parts[-1]] = parts
+
+    def generated(self, parts: list[str], suffixes: tuple[str, ...]) -> Stub | None:
+        """(service, namespace) when ``parts`` spell ``[<ns>.]<Svc>Grpc[Kt].<Svc><suffix>``.
+
+        A bare name counts when an import brings ``<Svc><suffix>`` from ``<Svc>Grpc[Kt]``; its
+        namespace is "", the namespace being what the use site writes before ``<Svc>Grpc``.
+        """
+        if len(parts) >= 2:
+            name = parts[-1]
+            for service in _jvm_services(name, suffixes):
+                if parts[-2] in _jvm_owners(service):
+                    return service, ".".join(parts[:-2])
+            return None
+        if not parts:
+            return None
+        path = self.paths.get(parts[0])
+        if path is not None and len(path) >= 2:
+            found = self.generated(path[-2:], suffixes)
+            return (found[0], "") if found is not None else None
+        owners = {wildcard[-1] for wildcard in self.wildcards if wildcard}
+        for service in _jvm_services(parts[0], suffixes):
+            if owners.intersection(_jvm_owners(service)):
+                return service, ""
+        return None
+
+    def factory(self, receiver: list[str] | None, name: str) -> Stub | None:
+        """The stub ``[<ns>.]<Svc>Grpc.new...Stub(...)`` creates; with no receiver, a factory imported statically."""
+        if receiver:
+            if name not in JVM_STUB_FACTORIES:
+                return None
+            owner, namespace = receiver[-1], ".".join(receiver[:-1])
+        else:
+            path = self.paths.get(name)
+            if path is not None and len(path) >= 2 and path[-1] in JVM_STUB_FACTORIES:
+                owner = path[-2]
+            elif name in JVM_STUB_FACTORIES:
+                owners = [wildcard[-1] for wildcard in self.wildcards if wildcard and wildcard[-1].endswith("Grpc")]
+                if len(owners) != 1:
+                    return None
+                owner = owners[0]
+            else:
+                return None
+            namespace = ""
+        if len(owner) > 4 and owner.endswith("Grpc"):
+            return owner[:-4], namespace
+        return None

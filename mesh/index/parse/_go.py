@@ -29,7 +29,7 @@ import tree_sitter
 
 from .._facts import FileFacts, GrpcRole, Import
 from . import _ts
-from ._common import Definitions, GrpcFacts, captures, query, strip_affixes, syntax_error
+from ._common import Definitions, GrpcFacts, captures, query, strip_affixes, syntax_error, too_broken
 
 __all__ = ["extract"]
 
@@ -80,6 +80,8 @@ def extract(source: bytes) -> FileFacts:
 
 def _extract(source: bytes) -> FileFacts:
     root = _ts.parse(_LANGUAGE, source).root_node
+    if too_broken(root):
+        return FileFacts(language=_LANGUAGE, error=syntax_error(root))
     definitions = Definitions()
     imports: list[Import] = []
     grpc_hint = any(hint in source for hint in _GRPC_HINTS)

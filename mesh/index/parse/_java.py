@@ -7,32 +7,51 @@ anonymous class, gets the dotted path of what encloses it as its container. A de
 is its name's line (annotations above it do not count). An import's module is the path as written
 without ``import``, ``static`` and ``;`` (``com.acme.*`` for a wildcard).
 
-gRPC work runs only when the bytes mention ``Grpc``, ``Stub`` or ``ImplBase``. A second query
-captures method invocations, field/local declarations, parameters and assignments; generated
-names are recognised by shape: a class extending ``<Svc>Grpc.<Svc>ImplBase`` (or implementing
-``<Svc>Grpc.AsyncService``) is a SERVER with a HANDLER per public non-static method it defines;
-``<Svc>Grpc.new[Blocking|Future]Stub(ch)`` is a CLIENT. A bare generated name counts only when an
-import names it (``import ...OrdersGrpc.OrdersImplBase;``, ``import static ...OrdersGrpc.newStub;``)
-or imports ``<Svc>Grpc.*``. Stubs are followed by a flow-insensitive data flow run to a fixed
-point over scopes (methods, classes; -1 is the file): a field, local or parameter holds a stub when
+gRPC work runs only when the bytes mention ``Grpc``, ``Stub`` or ``ImplBase``; the same traversal
+then also captures method invocations, field/local declarations, parameters and assignments.
+Generated names are recognised by shape (:class:`~._common.JvmImports`): a class extending
+``<Svc>Grpc.<Svc>ImplBase`` (or implementing ``<Svc>Grpc.AsyncService``) is a SERVER with a
+HANDLER per public non-static method it defines; ``<Svc>Grpc.new[Blocking|Future]Stub(ch)`` is a
+CLIENT. Stubs are followed by a flow-insensitive data flow run to a fixed point over scopes
+(methods, classes; :class:`~._common.Bindings`): a field, local or parameter holds a stub when
 declared with a generated stub type (``<Svc>Grpc.<Svc>BlockingStub``...) or assigned one; a
 ``with...(...)`` call on a stub gives the stub back; a name declared in an inner scope with another
 type hides an outer stub. A call ``x.m(...)`` on a stub (``x``, ``this.x``, ``Owner.X``, a cast to
 a stub type, or a chain such as ``OrdersGrpc.newBlockingStub(ch).withDeadlineAfter(...).m(...)``
 broken over lines) is a CALL of ``m``. The namespace is the qualifier written before
 ``<Svc>Grpc`` at the use site ("" when none).
+
+Only single-node patterns are queried for expressions: a pattern constraining a child that comes
+after a deep subtree (the name after a long call chain) keeps a match in progress across it, which
+costs quadratic time; and a tree that error recovery left with huge ERROR nodes is not queried at
+all (:func:`~._common.too_broken`).
 """
 
 from __future__ import annotations
 
-import re
 from typing import Final
 
 import tree_sitter
 
 from .._facts import FileFacts, GrpcRole, Import
 from . import _ts
-from ._common import Definitions, GrpcFacts, matches, query, squash, syntax_error
+from ._common import (
+    JVM_OBJECT_METHODS,
+    JVM_STUB_CONFIG,
+    JVM_STUB_FACTORIES,
+    JVM_STUB_METHODS,
+    JVM_STUB_SUFFIXES,
+    Bindings,
+    Definitions,
+    GrpcFacts,
+    JvmImports,
+    Stub,
+    matches,
+    query,
+    squash,
+    syntax_error,
+    too_broken,
+)
 
 __all__ = ["extract"]
 
@@ -50,8 +69,6 @@ _OUTLINE: Final = """
 (import_declaration) @import
 """
 
-#: Single-node patterns only: a pattern constraining a child that follows a deep subtree (the
-#: name after a long call chain) keeps a match in progress across it, which costs quadratic time.
 _GRPC: Final = """
 (method_invocation) @call
 (field_declaration) @declaration
@@ -62,13 +79,6 @@ _GRPC: Final = """
 
 #: One traversal of the tree for both when the file may hold gRPC evidence.
 _OUTLINE_AND_GRPC: Final = _OUTLINE + _GRPC
-
-#: Error recovery can leave ERROR nodes with thousands of direct children (``{{{{...``, binary
-#: junk); a query visiting them costs the square of their width (the cursor scans later siblings
-#: at every step), so a file whose ERROR widths squared sum past this is not queried at all.
-_ERROR_WIDTH_COST_MAX: Final = 25_000_000
-#: ... nor one whose error paths hold more nodes than this: it is not source code.
-_ERROR_NODES_MAX: Final = 500_000
 
 #: Bytes without any of these cannot hold grpc-java evidence.
 _GRPC_HINTS: Final = (b"Grpc", b"Stub", b"ImplBase")
@@ -81,16 +91,6 @@ _KINDS: Final = {
     "annotation_type_declaration": "interface",
 }
 
-#: Stub class suffixes of grpc-java, longest first.
-_STUB_SUFFIXES: Final = ("BlockingV2Stub", "BlockingStub", "FutureStub", "Stub")
-_FACTORIES: Final = frozenset({"newStub", "newBlockingStub", "newFutureStub", "newBlockingV2Stub"})
-#: Methods every stub has that are not RPCs.
-_STUB_METHODS: Final = frozenset({"getChannel", "getCallOptions", "build"})
-#: ``with`` + an upper-case letter: the stub configuration calls that return a stub.
-_CONFIG_CALL: Final = re.compile(r"with[A-Z]")
-#: Public methods of a service class that are never RPC handlers.
-_OBJECT_METHODS: Final = frozenset({"toString", "equals", "hashCode", "finalize", "bindService"})
-
 #: Expressions that can evaluate to a stub (anything else is not followed).
 _STUB_EXPRESSIONS: Final = frozenset(
     {"identifier", "field_access", "method_invocation", "parenthesized_expression", "cast_expression"}
@@ -99,9 +99,6 @@ _STUB_EXPRESSIONS: Final = frozenset(
 _DEPTH_MAX: Final = 32
 #: Passes of the data flow (each pass lets a stub travel one more assignment).
 _PASSES_MAX: Final = 6
-
-#: A stub's service and namespace.
-_Stub = tuple[str, str]
 
 
 def extract(source: bytes) -> FileFacts:
@@ -114,26 +111,25 @@ def extract(source: bytes) -> FileFacts:
 
 def _extract(source: bytes) -> FileFacts:
     root = _ts.parse(_LANGUAGE, source).root_node
-    if _too_broken(root):
+    if too_broken(root):
         return FileFacts(language=_LANGUAGE, error=syntax_error(root))
     definitions = Definitions()
     imports: list[Import] = []
-    imported: dict[str, list[str]] = {}
-    wildcards: list[list[str]] = []
+    grpc_imports = JvmImports()
     wanted = any(hint in source for hint in _GRPC_HINTS)
     found = matches(query(_LANGUAGE, _OUTLINE_AND_GRPC if wanted else _OUTLINE), root)
     outline = [match for match in found if "def" in match[1] or "import" in match[1]]
     outline.sort(key=lambda match: (match[1].get("def") or match[1]["import"])[0].start_byte)
     for _, captures in outline:
         if "import" in captures:
-            _import(captures["import"][0], source, imports, imported, wildcards)
+            _import(captures["import"][0], source, imports, grpc_imports)
             continue
         node = captures["def"][0]
         name = captures["name"][0]
         parent = definitions.parent_of(node.start_byte)
         kind = _KINDS.get(node.type, "method")
         definitions.add(node, _ts.text(name, source), kind, parent, line=name.start_point[0] + 1)
-    grpc = _Grpc(source, definitions, imported, wildcards).run(found) if wanted else ()
+    grpc = _Grpc(source, definitions, grpc_imports).run(found) if wanted else ()
     return FileFacts(
         language=_LANGUAGE,
         definitions=tuple(definitions.facts),
@@ -143,63 +139,26 @@ def _extract(source: bytes) -> FileFacts:
     )
 
 
-def _too_broken(root: tree_sitter.Node) -> bool:
-    """Whether the errors in ``root`` make it too costly to query (see :data:`_ERROR_WIDTH_COST_MAX`)."""
-    if not root.has_error:
-        return False
-    cost = seen = 0
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        width = node.child_count
-        seen += width
-        if node.is_error:
-            cost += width * width
-        if cost > _ERROR_WIDTH_COST_MAX or seen > _ERROR_NODES_MAX:
-            return True
-        stack.extend(child for child in node.children if child.has_error)
-    return False
-
-
-def _import(
-    node: tree_sitter.Node,
-    source: bytes,
-    imports: list[Import],
-    imported: dict[str, list[str]],
-    wildcards: list[list[str]],
-) -> None:
+def _import(node: tree_sitter.Node, source: bytes, imports: list[Import], grpc_imports: JvmImports) -> None:
     path = next((child for child in node.named_children if child.type in ("scoped_identifier", "identifier")), None)
     if path is None:
         return
     module = squash(_ts.text(path, source))
-    parts = module.split(".")
-    if any(child.type == "asterisk" for child in node.children):
-        module += ".*"
-        wildcards.append(parts)
-    else:
-        imported[parts[-1]] = parts
-    imports.append(Import(module, node.start_point[0] + 1))
+    wildcard = any(child.type == "asterisk" for child in node.children)
+    grpc_imports.add(module.split("."), wildcard)
+    imports.append(Import(module + ".*" if wildcard else module, node.start_point[0] + 1))
 
 
 class _Grpc:
     """The gRPC pass over one file (see the module docstring)."""
 
-    def __init__(
-        self,
-        source: bytes,
-        definitions: Definitions,
-        imported: dict[str, list[str]],
-        wildcards: list[list[str]],
-    ) -> None:
+    def __init__(self, source: bytes, definitions: Definitions, grpc_imports: JvmImports) -> None:
         self.source = source
         self.defs = definitions
-        self.imported = imported
-        self.wildcards = wildcards
+        self.imports = grpc_imports
         self.facts = GrpcFacts(definitions)
-        #: (scope index, name) -> the stub the name holds there, or None when declared as something else
-        self.names: dict[tuple[int, str], _Stub | None] = {}
-        #: names that hold a stub in some scope (a quick filter before a lookup)
-        self.stub_names: set[str] = set()
+        self.bindings = Bindings(definitions)
+        self.stub_names: frozenset[str] = frozenset()
         #: type name -> definition index, for ``Owner.STUB``
         self.types = {fact.name: index for index, fact in enumerate(definitions.facts) if fact.kind != "method"}
 
@@ -213,8 +172,6 @@ class _Grpc:
         values: list[tuple[int, str, tree_sitter.Node]] = []
         assigns: list[tuple[tree_sitter.Node, tree_sitter.Node]] = []
         for _, captures in found:
-            if "def" in captures or "import" in captures:
-                continue
             if "call" in captures:
                 call = captures["call"][0]
                 method = call.child_by_field_name("name")
@@ -226,12 +183,8 @@ class _Grpc:
                 if left is not None and right is not None and right.type in _STUB_EXPRESSIONS:
                     assigns.append((left, right))
             elif "param" in captures:
-                node = captures["param"][0]
-                name = node.child_by_field_name("name")
-                if name is not None:
-                    stub = self.type_stub(node.child_by_field_name("type"))
-                    self.bind(self.defs.enclosing(node.start_byte), self.text(name), stub)
-            else:
+                self.parameter(captures["param"][0])
+            elif "declaration" in captures:
                 self.declare(captures["declaration"][0], values)
         for index, node in enumerate(self.defs.nodes):
             if node.type == "class_declaration":
@@ -239,43 +192,18 @@ class _Grpc:
         for _ in range(_PASSES_MAX):
             changed = False
             for scope, name, value in values:
-                if self.names.get((scope, name)) is None:
-                    stub = self.stub_of(value)
-                    if stub is not None:
-                        self.names[(scope, name)] = stub
-                        changed = True
+                if self.bindings.names.get((scope, name)) is None:
+                    changed = self.bindings.bind(scope, name, self.stub_of(value)) or changed
             for left, right in assigns:
                 changed = self.assign(left, right) or changed
             if not changed:
                 break
-        self.stub_names = {name for (_, name), stub in self.names.items() if stub is not None}
+        self.stub_names = self.bindings.stub_names()
         for call, method in calls:
             self.call(call, method)
         return self.facts.done()
 
     # -- generated-code shapes -------------------------------------------------------------------
-
-    def generated(self, parts: list[str], suffixes: tuple[str, ...]) -> _Stub | None:
-        """(service, namespace) when ``parts`` spell ``[<ns>.]<Svc>Grpc.<Svc><suffix>`` (or an import of it)."""
-        name = parts[-1]
-        for suffix in suffixes:
-            if len(name) <= len(suffix) or not name.endswith(suffix):
-                continue
-            service = name[: -len(suffix)]
-            if len(parts) >= 2:
-                if parts[-2] == service + "Grpc":
-                    return service, ".".join(parts[:-2])
-                continue
-            if self.imports_member(name, service + "Grpc"):
-                return service, ""
-        return None
-
-    def imports_member(self, name: str, owner: str) -> bool:
-        """Whether an import brings ``name``, a member of the generated class ``owner``, into scope."""
-        path = self.imported.get(name)
-        if path is not None and len(path) >= 2 and path[-2] == owner:
-            return True
-        return any(wildcard[-1] == owner for wildcard in self.wildcards)
 
     def type_parts(self, node: tree_sitter.Node | None) -> list[str] | None:
         """A written type (``a.b.OrdersGrpc.OrdersStub``) as its parts; None for generic or odd types."""
@@ -284,7 +212,7 @@ class _Grpc:
         parts = squash(self.text(node)).split(".")
         return parts if all(parts) else None
 
-    def type_stub(self, node: tree_sitter.Node | None) -> _Stub | None:
+    def type_stub(self, node: tree_sitter.Node | None) -> Stub | None:
         """The stub a declared type names (``OrdersGrpc.OrdersBlockingStub``), if it names one."""
         if node is None or node.type not in ("type_identifier", "scoped_type_identifier"):
             return None
@@ -292,7 +220,7 @@ class _Grpc:
         if not text.endswith("Stub"):
             return None
         parts = squash(text).split(".")
-        return self.generated(parts, _STUB_SUFFIXES) if all(parts) else None
+        return self.imports.generated(parts, JVM_STUB_SUFFIXES) if all(parts) else None
 
     def dotted(self, node: tree_sitter.Node | None) -> list[str] | None:
         """``a.b.C`` as ``["a", "b", "C"]`` for a chain of plain names (None otherwise)."""
@@ -308,29 +236,16 @@ class _Grpc:
             node = node.child_by_field_name("object")
         return None
 
-    def created(self, call: tree_sitter.Node) -> _Stub | None:
+    def created(self, call: tree_sitter.Node) -> Stub | None:
         """The stub ``<ns>.<Svc>Grpc.new...Stub(...)`` (or a statically imported factory) creates."""
         name = self.text(call.child_by_field_name("name"))
-        if name not in _FACTORIES:
-            return None
         receiver = call.child_by_field_name("object")
         if receiver is None:
-            path = self.imported.get(name)
-            if path is not None and len(path) >= 2:
-                owner, namespace = path[-2], ""
-            else:
-                owners = [wildcard[-1] for wildcard in self.wildcards if wildcard[-1].endswith("Grpc")]
-                if len(owners) != 1:
-                    return None
-                owner, namespace = owners[0], ""
-        else:
-            parts = self.dotted(receiver)
-            if not parts:
-                return None
-            owner, namespace = parts[-1], ".".join(parts[:-1])
-        if len(owner) > 4 and owner.endswith("Grpc"):
-            return owner[:-4], namespace
-        return None
+            return self.imports.factory(None, name)
+        if name not in JVM_STUB_FACTORIES:
+            return None
+        parts = self.dotted(receiver)
+        return self.imports.factory(parts, name) if parts else None
 
     def server(self, index: int, node: tree_sitter.Node) -> None:
         """SERVER and HANDLER facts for a class extending ``ImplBase`` or implementing ``AsyncService``."""
@@ -346,9 +261,9 @@ class _Grpc:
             parts = self.type_parts(base)
             if not parts:
                 continue
-            found = self.generated(parts, ("ImplBase",))
+            found = self.imports.generated(parts, ("ImplBase",))
             if found is None and parts[-1] == "AsyncService":
-                owners = parts[:-1] or self.imported.get("AsyncService", [])[:-1]
+                owners = parts[:-1] or self.imports.paths.get("AsyncService", [])[:-1]
                 owner = owners[-1] if owners else ""
                 if len(owner) > 4 and owner.endswith("Grpc"):
                     found = owner[:-4], ".".join(parts[:-2])
@@ -359,19 +274,17 @@ class _Grpc:
             for child in self.defs.children(index):
                 method = self.defs.nodes[child]
                 name = self.defs.facts[child].name
-                if method.type == "method_declaration" and name not in _OBJECT_METHODS and _public(method):
+                if method.type == "method_declaration" and name not in JVM_OBJECT_METHODS and _public(method):
                     anchor = method.child_by_field_name("name") or method
                     self.facts.add(GrpcRole.HANDLER, service, name, anchor, namespace)
 
     # -- data flow -----------------------------------------------------------------------------
 
-    def bind(self, scope: int, name: str, stub: _Stub | None) -> bool:
-        """Declare ``name`` in ``scope``, holding ``stub`` if it is one; whether a stub was new there."""
-        key = (scope, name)
-        if self.names.get(key) is None:
-            self.names[key] = stub
-            return stub is not None
-        return False
+    def parameter(self, node: tree_sitter.Node) -> None:
+        name = node.child_by_field_name("name")
+        if name is not None:
+            stub = self.type_stub(node.child_by_field_name("type"))
+            self.bindings.bind(self.defs.enclosing(node.start_byte), self.text(name), stub)
 
     def declare(self, node: tree_sitter.Node, values: list[tuple[int, str, tree_sitter.Node]]) -> None:
         """Bind the names a field/local declaration declares; queue the values that may hold a stub."""
@@ -382,7 +295,7 @@ class _Grpc:
             if name_node is None:
                 continue
             name = self.text(name_node)
-            self.bind(scope, name, declared)
+            self.bindings.bind(scope, name, declared)
             value = declarator.child_by_field_name("value")
             if declared is None and value is not None and value.type in _STUB_EXPRESSIONS:
                 values.append((scope, name, value))
@@ -394,19 +307,15 @@ class _Grpc:
             return False
         if left.type == "identifier":
             name = self.text(left)
-            scope = self.defs.enclosing(left.start_byte)
-            while scope >= 0 and (scope, name) not in self.names:
-                scope = self.defs.parents[scope]
-            if scope < 0 and (-1, name) not in self.names:
-                scope = self.class_of(left.start_byte)
-            return self.bind(scope, name, stub)
+            scope = self.bindings.declaring(name, left.start_byte)
+            return self.bindings.bind(self.class_of(left.start_byte) if scope is None else scope, name, stub)
         if left.type == "field_access":
             owner = left.child_by_field_name("object")
             field = left.child_by_field_name("field")
             if owner is not None and owner.type == "this" and field is not None:
                 klass = self.class_of(left.start_byte)
                 if klass >= 0:
-                    return self.bind(klass, self.text(field), stub)
+                    return self.bindings.bind(klass, self.text(field), stub)
         return False
 
     def class_of(self, offset: int) -> int:
@@ -416,25 +325,14 @@ class _Grpc:
             index = self.defs.parents[index]
         return index
 
-    def lookup(self, name: str, offset: int) -> _Stub | None:
-        """What ``name`` holds at ``offset``: the innermost scope declaring it decides."""
-        scope = self.defs.enclosing(offset)
-        while True:
-            key = (scope, name)
-            if key in self.names:
-                return self.names[key]
-            if scope < 0:
-                return None
-            scope = self.defs.parents[scope]
-
-    def stub_of(self, node: tree_sitter.Node | None) -> _Stub | None:
+    def stub_of(self, node: tree_sitter.Node | None) -> Stub | None:
         """The stub the expression ``node`` evaluates to, if the file shows it is one."""
         for _ in range(_DEPTH_MAX):
             if node is None:
                 return None
             kind = node.type
             if kind == "identifier":
-                return self.lookup(self.text(node), node.start_byte)
+                return self.bindings.lookup(self.text(node), node.start_byte)
             if kind == "parenthesized_expression":
                 node = node.named_children[0] if node.named_child_count else None
                 continue
@@ -445,15 +343,15 @@ class _Grpc:
                 field = self.text(node.child_by_field_name("field"))
                 if owner is not None and owner.type == "this":
                     klass = self.class_of(node.start_byte)
-                    return self.names.get((klass, field)) if klass >= 0 else None
+                    return self.bindings.names.get((klass, field)) if klass >= 0 else None
                 if owner is not None and owner.type == "identifier" and self.text(owner) in self.types:
-                    return self.names.get((self.types[self.text(owner)], field))
+                    return self.bindings.names.get((self.types[self.text(owner)], field))
                 return None
             if kind == "method_invocation":
                 stub = self.created(node)
                 if stub is not None:
                     return stub
-                if not _CONFIG_CALL.match(self.text(node.child_by_field_name("name"))):
+                if not JVM_STUB_CONFIG.match(self.text(node.child_by_field_name("name"))):
                     return None
                 node = node.child_by_field_name("object")
                 continue
@@ -462,15 +360,15 @@ class _Grpc:
 
     def call(self, call: tree_sitter.Node, name_node: tree_sitter.Node) -> None:
         method = self.text(name_node)
-        if method in _FACTORIES:
+        receiver = call.child_by_field_name("object")
+        if method in JVM_STUB_FACTORIES or receiver is None:
             stub = self.created(call)
             if stub is not None:
                 self.facts.add(GrpcRole.CLIENT, stub[0], "", name_node, stub[1])
             return
-        if method in _STUB_METHODS or _CONFIG_CALL.match(method):
+        if method in JVM_STUB_METHODS or JVM_STUB_CONFIG.match(method):
             return
-        receiver = call.child_by_field_name("object")
-        if receiver is None or (receiver.type == "identifier" and self.text(receiver) not in self.stub_names):
+        if receiver.type == "identifier" and self.text(receiver) not in self.stub_names:
             return
         stub = self.stub_of(receiver)
         if stub is not None:

@@ -11,18 +11,23 @@ The pinned grammar rejects a class body whose last member shares its line with t
 blank before a ``}`` turned into ``;`` (same length, so offsets and lines do not move) and the
 tree that gets further without an error is kept; text is always read from the original bytes.
 
-gRPC work runs only when the bytes mention ``Grpc``, ``Stub`` or ``ImplBase``. A second query
-captures calls, properties, parameters and assignments; generated names are recognised by shape:
-``<Svc>Grpc.<Svc>ImplBase`` / ``<Svc>GrpcKt.<Svc>CoroutineImplBase`` supertypes (SERVER, and a
-HANDLER per ``override fun`` of the class), ``<Svc>Grpc.new[Blocking|Future]Stub(ch)`` and
-``<Svc>GrpcKt.<Svc>CoroutineStub(ch)`` (CLIENT). A bare generated name counts only when an import
-names it (or imports ``<Svc>Grpc.*``). Stubs are followed by a flow-insensitive data flow run to a
-fixed point over scopes (functions, classes, objects; -1 is the file): a property, constructor
-property, parameter or local holds a stub when its declared type is a generated stub type or a
-stub is assigned to it; ``with...(...)`` calls on a stub give the stub back; a name declared in an
-inner scope with another type hides an outer stub. A call ``x.m(...)`` on a stub (``x``, ``this.x``,
-``Obj.x``, or a chain ending in a stub) is a CALL of ``m``. The namespace is the qualifier written
-before ``<Svc>Grpc``/``<Svc>GrpcKt`` at the use site ("" when none).
+gRPC work runs only when the bytes mention ``Grpc``, ``Stub`` or ``ImplBase``; the same traversal
+then also captures calls, properties, parameters and assignments. Generated names are recognised
+by shape (:class:`~._common.JvmImports`): ``<Svc>Grpc.<Svc>ImplBase`` /
+``<Svc>GrpcKt.<Svc>CoroutineImplBase`` supertypes (SERVER, and a HANDLER per ``override fun``
+of the class), ``<Svc>Grpc.new[Blocking|Future]Stub(ch)`` and ``<Svc>GrpcKt.<Svc>CoroutineStub(ch)``
+(CLIENT). Stubs are followed by a flow-insensitive data flow run to a fixed point over scopes
+(functions, classes, objects; :class:`~._common.Bindings`): a property, constructor property,
+parameter or local holds a stub when its declared type is a generated stub type or a stub is
+assigned to it (``by lazy { ... }`` included); ``with...(...)`` calls on a stub give the stub
+back; a stub in a companion object is visible in its class; a name declared in an inner scope
+with another type hides an outer stub. A call ``x.m(...)`` or ``x?.m(...)`` on a stub (``x``,
+``this.x``, ``Obj.x``, or a chain ending in a stub) is a CALL of ``m``. The namespace is the
+qualifier written before ``<Svc>Grpc``/``<Svc>GrpcKt`` at the use site ("" when none).
+
+Only single-node patterns are queried for expressions (a pattern constraining a child after a deep
+subtree costs quadratic time on long chains), and a tree that error recovery left with huge ERROR
+nodes is not queried at all (:func:`~._common.too_broken`).
 """
 
 from __future__ import annotations
@@ -34,7 +39,23 @@ import tree_sitter
 
 from .._facts import FileFacts, GrpcRole, Import
 from . import _ts
-from ._common import Definitions, GrpcFacts, matches, query, syntax_error
+from ._common import (
+    JVM_IMPL_BASE_SUFFIXES,
+    JVM_OBJECT_METHODS,
+    JVM_STUB_CONFIG,
+    JVM_STUB_FACTORIES,
+    JVM_STUB_METHODS,
+    JVM_STUB_SUFFIXES,
+    Bindings,
+    Definitions,
+    GrpcFacts,
+    JvmImports,
+    Stub,
+    matches,
+    query,
+    syntax_error,
+    too_broken,
+)
 
 __all__ = ["extract"]
 
@@ -49,8 +70,6 @@ _OUTLINE: Final = """
 (import) @import
 """
 
-#: Single-node patterns only: a pattern constraining a child that follows a deep subtree keeps a
-#: match in progress across it, which costs quadratic time on long chains.
 _GRPC: Final = """
 (call_expression) @call
 (property_declaration) @property
@@ -62,13 +81,6 @@ _GRPC: Final = """
 #: One traversal of the tree for both when the file may hold gRPC evidence.
 _OUTLINE_AND_GRPC: Final = _OUTLINE + _GRPC
 
-#: Error recovery can leave ERROR nodes with thousands of direct children (``{{{{...``, binary
-#: junk); a query visiting them costs the square of their width (the cursor scans later siblings
-#: at every step), so a file whose ERROR widths squared sum past this is not queried at all.
-_ERROR_WIDTH_COST_MAX: Final = 25_000_000
-#: ... nor one whose error paths hold more nodes than this: it is not source code.
-_ERROR_NODES_MAX: Final = 500_000
-
 #: Bytes without any of these cannot hold grpc-java or grpc-kotlin evidence.
 _GRPC_HINTS: Final = (b"Grpc", b"Stub", b"ImplBase")
 
@@ -76,30 +88,16 @@ _GRPC_HINTS: Final = (b"Grpc", b"Stub", b"ImplBase")
 _BLANK_BEFORE_BRACE: Final = re.compile(rb"[ \t]\}")
 
 _CLASS_KINDS: Final = frozenset({"class", "interface", "enum"})
-
-#: Stub class suffixes of grpc-java and grpc-kotlin, longest first.
-_STUB_SUFFIXES: Final = ("CoroutineStub", "BlockingV2Stub", "BlockingStub", "FutureStub", "Stub")
-_IMPL_SUFFIXES: Final = ("CoroutineImplBase", "ImplBase")
-_FACTORIES: Final = frozenset({"newStub", "newBlockingStub", "newFutureStub", "newBlockingV2Stub"})
-
-#: Methods every stub has that are not RPCs.
-_STUB_METHODS: Final = frozenset({"getChannel", "getCallOptions", "build"})
-#: ``with`` + an upper-case letter: the stub configuration calls that return a stub.
-_CONFIG_CALL: Final = re.compile(r"with[A-Z]")
-#: Overrides that are never RPC handlers.
-_OBJECT_METHODS: Final = frozenset({"toString", "equals", "hashCode", "finalize", "bindService"})
+_OBJECTS: Final = frozenset({"object_declaration", "companion_object"})
 
 #: Expressions that can evaluate to a stub (anything else is not followed).
 _STUB_EXPRESSIONS: Final = frozenset(
     {"identifier", "navigation_expression", "call_expression", "parenthesized_expression"}
 )
-#: How deep a stub expression is followed through chains and parentheses.
+#: How many links of a chain (parentheses, ``with...`` calls) a stub is followed through.
 _DEPTH_MAX: Final = 32
 #: Passes of the data flow (each pass lets a stub travel one more assignment).
 _PASSES_MAX: Final = 6
-
-#: A stub's service and namespace.
-_Stub = tuple[str, str]
 
 
 def extract(source: bytes) -> FileFacts:
@@ -112,19 +110,18 @@ def extract(source: bytes) -> FileFacts:
 
 def _extract(source: bytes) -> FileFacts:
     root = _parse(source)
-    if _too_broken(root):
+    if too_broken(root):
         return FileFacts(language=_LANGUAGE, error=syntax_error(root))
     definitions = Definitions()
     imports: list[Import] = []
-    imported: dict[str, list[str]] = {}
-    wildcards: list[list[str]] = []
+    grpc_imports = JvmImports()
     wanted = any(hint in source for hint in _GRPC_HINTS)
     found = matches(query(_LANGUAGE, _OUTLINE_AND_GRPC if wanted else _OUTLINE), root)
     outline = [match for match in found if "def" in match[1] or "import" in match[1]]
     outline.sort(key=lambda match: (match[1].get("def") or match[1]["import"])[0].start_byte)
     for _, captures in outline:
         if "import" in captures:
-            _import(captures["import"][0], source, imports, imported, wildcards)
+            _import(captures["import"][0], source, imports, grpc_imports)
             continue
         node = captures["def"][0]
         name_node = captures["name"][0] if "name" in captures else node.child_by_field_name("name")
@@ -132,7 +129,7 @@ def _extract(source: bytes) -> FileFacts:
         line = (name_node or node).start_point[0] + 1
         parent = definitions.parent_of(node.start_byte)
         definitions.add(node, name, _kind(node, definitions, parent), parent, line=line)
-    grpc = _Grpc(source, definitions, imported, wildcards).run(found) if wanted else ()
+    grpc = _Grpc(source, definitions, grpc_imports).run(found) if wanted else ()
     return FileFacts(
         language=_LANGUAGE,
         definitions=tuple(definitions.facts),
@@ -171,24 +168,6 @@ def _first_error(root: tree_sitter.Node) -> int:
     return root.end_byte
 
 
-def _too_broken(root: tree_sitter.Node) -> bool:
-    """Whether the errors in ``root`` make it too costly to query (see :data:`_ERROR_WIDTH_COST_MAX`)."""
-    if not root.has_error:
-        return False
-    cost = seen = 0
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        width = node.child_count
-        seen += width
-        if node.is_error:
-            cost += width * width
-        if cost > _ERROR_WIDTH_COST_MAX or seen > _ERROR_NODES_MAX:
-            return True
-        stack.extend(child for child in node.children if child.has_error)
-    return False
-
-
 def _kind(node: tree_sitter.Node, definitions: Definitions, parent: int) -> str:
     kind = node.type
     if kind == "class_declaration":
@@ -200,7 +179,7 @@ def _kind(node: tree_sitter.Node, definitions: Definitions, parent: int) -> str:
         ):
             return "enum"
         return "class"
-    if kind in ("object_declaration", "companion_object"):
+    if kind in _OBJECTS:
         return "class"
     if kind == "type_alias":
         return "type"
@@ -212,65 +191,41 @@ def _kind(node: tree_sitter.Node, definitions: Definitions, parent: int) -> str:
     return "function"
 
 
-def _import(
-    node: tree_sitter.Node,
-    source: bytes,
-    imports: list[Import],
-    imported: dict[str, list[str]],
-    wildcards: list[list[str]],
-) -> None:
+def _import(node: tree_sitter.Node, source: bytes, imports: list[Import], grpc_imports: JvmImports) -> None:
     path = next((child for child in node.named_children if child.type == "qualified_identifier"), None)
     if path is None:
         return
     parts = [_ts.text(part, source) for part in path.named_children if part.type == "identifier"]
     module = ".".join(parts)
-    names: tuple[str, ...] = ()
-    alias = None
+    wildcard = False
+    alias = ""
     seen_as = False
     for child in node.children:
         if child.type == "*":
-            module += ".*"
-            wildcards.append(parts)
+            wildcard = True
         elif child.type == "as":
             seen_as = True
         elif seen_as and child.type == "identifier":
             alias = _ts.text(child, source)
-    if alias:
-        names = (alias,)
-    if parts and not module.endswith(".*"):
-        imported[alias or parts[-1]] = parts
-    imports.append(Import(module, node.start_point[0] + 1, names))
-
-
-def _strip(name: str, suffixes: tuple[str, ...]) -> list[str]:
-    """The services ``name`` can be the generated class of, one per matching suffix."""
-    return [name[: -len(suffix)] for suffix in suffixes if len(name) > len(suffix) and name.endswith(suffix)]
+    grpc_imports.add(parts, wildcard, alias)
+    imports.append(Import(module + ".*" if wildcard else module, node.start_point[0] + 1, (alias,) if alias else ()))
 
 
 class _Grpc:
     """The gRPC pass over one file (see the module docstring)."""
 
-    def __init__(
-        self,
-        source: bytes,
-        definitions: Definitions,
-        imported: dict[str, list[str]],
-        wildcards: list[list[str]],
-    ) -> None:
+    def __init__(self, source: bytes, definitions: Definitions, grpc_imports: JvmImports) -> None:
         self.source = source
         self.defs = definitions
-        self.imported = imported
-        self.wildcards = wildcards
+        self.imports = grpc_imports
         self.facts = GrpcFacts(definitions)
-        #: (scope index, name) -> the stub the name holds there, or None when declared as something else
-        self.names: dict[tuple[int, str], _Stub | None] = {}
-        #: names that hold a stub in some scope (a quick filter before a lookup)
-        self.stub_names: set[str] = set()
+        self.bindings = Bindings(definitions)
+        self.stub_names: frozenset[str] = frozenset()
         #: object/companion name -> definition index, for ``Obj.stub``
         self.objects = {
             fact.name: index
             for index, fact in enumerate(definitions.facts)
-            if definitions.nodes[index].type in ("object_declaration", "companion_object")
+            if definitions.nodes[index].type in _OBJECTS
         }
 
     def text(self, node: tree_sitter.Node | None) -> str:
@@ -283,8 +238,6 @@ class _Grpc:
         values: list[tuple[int, str, tree_sitter.Node]] = []
         assigns: list[tuple[tree_sitter.Node, tree_sitter.Node]] = []
         for _, captures in found:
-            if "def" in captures or "import" in captures:
-                continue
             if "call" in captures:
                 calls.append(captures["call"][0])
             elif "assign" in captures:
@@ -295,7 +248,7 @@ class _Grpc:
                     continue
                 if right.type in _STUB_EXPRESSIONS:
                     assigns.append((left, right))
-            else:
+            elif "property" in captures or "param" in captures:
                 self.declare((captures.get("property") or captures["param"])[0], values)
         for index, node in enumerate(self.defs.nodes):
             if node.type == "class_declaration" or node.type == "object_declaration":
@@ -303,58 +256,18 @@ class _Grpc:
         for _ in range(_PASSES_MAX):
             changed = False
             for scope, name, value in values:
-                if self.names.get((scope, name)) is None:
-                    stub = self.stub_of(value)
-                    if stub is not None:
-                        changed = self.bind(scope, name, stub) or changed
+                if self.bindings.names.get((scope, name)) is None:
+                    changed = self.bind(scope, name, self.stub_of(value)) or changed
             for left, right in assigns:
                 changed = self.assign(left, right) or changed
             if not changed:
                 break
-        self.stub_names = {name for (_, name), stub in self.names.items() if stub is not None}
+        self.stub_names = self.bindings.stub_names()
         for call in calls:
             self.call(call)
         return self.facts.done()
 
     # -- generated-code shapes -------------------------------------------------------------------
-
-    def generated(self, parts: list[str], suffixes: tuple[str, ...]) -> _Stub | None:
-        """(service, namespace) when ``parts`` spell ``[<ns>.]<Svc>Grpc[Kt].<Svc><suffix>`` (or an import of it)."""
-        if not parts:
-            return None
-        name = parts[-1]
-        for service in _strip(name, suffixes):
-            if len(parts) >= 2:
-                if parts[-2] in (service + "Grpc", service + "GrpcKt"):
-                    return service, ".".join(parts[:-2])
-                continue
-            if self.imports_member(name, service):
-                return service, ""
-        return None
-
-    def imports_member(self, name: str, service: str) -> bool:
-        """Whether an import brings ``name``, a member of ``<Svc>Grpc``/``<Svc>GrpcKt``, into scope."""
-        owners = (service + "Grpc", service + "GrpcKt")
-        path = self.imported.get(name)
-        if path is not None and len(path) >= 2 and path[-2] in owners:
-            return True
-        return any(wildcard and wildcard[-1] in owners for wildcard in self.wildcards)
-
-    def factory(self, receiver: list[str] | None, name: str) -> _Stub | None:
-        """The stub ``<ns>.<Svc>Grpc.new...Stub(...)`` (or an imported bare factory) creates."""
-        if name not in _FACTORIES:
-            return None
-        if receiver is None:
-            path = self.imported.get(name)
-            if path is None or len(path) < 2 or path[-1] not in _FACTORIES:
-                return None
-            receiver, namespace = path[:-1], ""
-        else:
-            namespace = ".".join(receiver[:-1])
-        owner = receiver[-1] if receiver else ""
-        if len(owner) > 4 and owner.endswith("Grpc"):
-            return owner[:-4], namespace
-        return None
 
     def dotted(self, node: tree_sitter.Node | None) -> list[str] | None:
         """``a.b.C`` as ``["a", "b", "C"]`` for a chain of plain names (None otherwise)."""
@@ -375,7 +288,7 @@ class _Grpc:
             node = node.named_children[0]
         return None
 
-    def type_stub(self, node: tree_sitter.Node | None) -> _Stub | None:
+    def type_stub(self, node: tree_sitter.Node | None) -> Stub | None:
         """The stub a declared type names (``OrdersGrpc.OrdersBlockingStub``, nullable or not)."""
         if node is None or not self.text(node).rstrip("? \t").endswith("Stub"):
             return None
@@ -384,9 +297,9 @@ class _Grpc:
         if node.type != "user_type":
             return None
         parts = [self.text(child) for child in node.named_children if child.type == "identifier"]
-        return self.generated(parts, _STUB_SUFFIXES)
+        return self.imports.generated(parts, JVM_STUB_SUFFIXES)
 
-    def created(self, call: tree_sitter.Node) -> tuple[_Stub, tree_sitter.Node] | None:
+    def created(self, call: tree_sitter.Node) -> tuple[Stub, tree_sitter.Node] | None:
         """The stub a call creates and the name node to anchor it at, for a generated constructor or factory."""
         if not call.named_child_count:
             return None
@@ -395,13 +308,13 @@ class _Grpc:
         if not parts:
             return None
         anchor = callee if callee.type == "identifier" else callee.named_children[1]
-        stub = self.generated(parts, ("CoroutineStub",))
+        stub = self.imports.generated(parts, ("CoroutineStub",))
         if stub is None:
-            stub = self.factory(parts[:-1] or None, parts[-1])
+            stub = self.imports.factory(parts[:-1], parts[-1])
         return (stub, anchor) if stub is not None else None
 
     def server(self, index: int, node: tree_sitter.Node) -> None:
-        """SERVER and HANDLER facts for a class extending a generated ``ImplBase``."""
+        """SERVER and HANDLER facts for a class or object extending a generated ``ImplBase``."""
         specifiers = next((child for child in node.named_children if child.type == "delegation_specifiers"), None)
         if specifiers is None:
             return
@@ -412,7 +325,7 @@ class _Grpc:
             if base is None or base.type != "user_type":
                 continue
             parts = [self.text(child) for child in base.named_children if child.type == "identifier"]
-            found = self.generated(parts, _IMPL_SUFFIXES)
+            found = self.imports.generated(parts, JVM_IMPL_BASE_SUFFIXES)
             if found is None:
                 continue
             service, namespace = found
@@ -420,7 +333,7 @@ class _Grpc:
             for child in self.defs.children(index):
                 method = self.defs.facts[child]
                 function = self.defs.nodes[child]
-                if method.kind == "method" and method.name not in _OBJECT_METHODS and _overrides(function):
+                if method.kind == "method" and method.name not in JVM_OBJECT_METHODS and _overrides(function):
                     anchor = function.child_by_field_name("name") or function
                     self.facts.add(GrpcRole.HANDLER, service, method.name, anchor, namespace)
 
@@ -454,20 +367,14 @@ class _Grpc:
         if stub is None and value is not None and value.type in _STUB_EXPRESSIONS:
             values.append((scope, name, value))
 
-    def bind(self, scope: int, name: str, stub: _Stub | None) -> bool:
-        """Declare ``name`` in ``scope``, holding ``stub`` if it is one; whether a stub was new there.
-
-        A stub in a companion object is also visible, unqualified, in the class that owns it.
-        """
-        key = (scope, name)
-        if self.names.get(key) is not None:
-            return False
-        self.names[key] = stub
-        if stub is not None and scope >= 0 and self.defs.nodes[scope].type == "companion_object":
+    def bind(self, scope: int, name: str, stub: Stub | None) -> bool:
+        """:meth:`Bindings.bind`; a stub in a companion object is also visible in the class owning it."""
+        changed = self.bindings.bind(scope, name, stub)
+        if changed and scope >= 0 and self.defs.nodes[scope].type == "companion_object":
             owner = self.defs.parents[scope]
-            if owner >= 0 and self.names.get((owner, name)) is None:
-                self.names[(owner, name)] = stub
-        return stub is not None
+            if owner >= 0:
+                self.bindings.bind(owner, name, stub)
+        return changed
 
     def assign(self, left: tree_sitter.Node, right: tree_sitter.Node) -> bool:
         """Bind what an assignment of a stub assigns to; whether anything changed."""
@@ -476,12 +383,8 @@ class _Grpc:
             return False
         if left.type == "identifier":
             name = self.text(left)
-            scope = self.defs.enclosing(left.start_byte)
-            while scope >= 0 and (scope, name) not in self.names:
-                scope = self.defs.parents[scope]
-            if scope < 0 and (-1, name) not in self.names:
-                scope = self.class_of(left.start_byte)
-            return self.bind(scope, name, stub)
+            scope = self.bindings.declaring(name, left.start_byte)
+            return self.bind(self.class_of(left.start_byte) if scope is None else scope, name, stub)
         if left.type == "navigation_expression" and left.named_child_count == 2:
             owner, member = left.named_children
             if owner.type == "this_expression" and member.type == "identifier":
@@ -497,36 +400,26 @@ class _Grpc:
             index = self.defs.parents[index]
         return index
 
-    def lookup(self, name: str, offset: int) -> _Stub | None:
-        """What ``name`` holds at ``offset``: the innermost scope declaring it decides."""
-        scope = self.defs.enclosing(offset)
-        while True:
-            key = (scope, name)
-            if key in self.names:
-                return self.names[key]
-            if scope < 0:
-                return None
-            scope = self.defs.parents[scope]
-
-    def stub_of(self, node: tree_sitter.Node | None, depth: int = 0) -> _Stub | None:
+    def stub_of(self, node: tree_sitter.Node | None) -> Stub | None:
         """The stub the expression ``node`` evaluates to, if the file shows it is one."""
-        while node is not None and depth <= _DEPTH_MAX:
-            depth += 1
+        for _ in range(_DEPTH_MAX):
+            if node is None:
+                return None
             kind = node.type
             if kind == "identifier":
-                return self.lookup(self.text(node), node.start_byte)
+                return self.bindings.lookup(self.text(node), node.start_byte)
             if kind == "parenthesized_expression":
                 node = node.named_children[0] if node.named_child_count else None
                 continue
             if kind == "navigation_expression" and node.named_child_count == 2:
                 owner, member = node.named_children
-                if member.type != "identifier":
+                if member.type != "identifier" or not any(child.type in (".", "?.") for child in node.children):
                     return None
                 if owner.type == "this_expression":
                     klass = self.class_of(node.start_byte)
-                    return self.names.get((klass, self.text(member))) if klass >= 0 else None
+                    return self.bindings.names.get((klass, self.text(member))) if klass >= 0 else None
                 if owner.type == "identifier" and self.text(owner) in self.objects:
-                    return self.names.get((self.objects[self.text(owner)], self.text(member)))
+                    return self.bindings.names.get((self.objects[self.text(owner)], self.text(member)))
                 return None
             if kind == "call_expression" and node.named_child_count:
                 created = self.created(node)
@@ -536,7 +429,7 @@ class _Grpc:
                 if callee.type != "navigation_expression" or callee.named_child_count != 2:
                     return None
                 owner, member = callee.named_children
-                if not _CONFIG_CALL.match(self.text(member)):
+                if not JVM_STUB_CONFIG.match(self.text(member)):
                     return None
                 node = owner
                 continue
@@ -553,25 +446,24 @@ class _Grpc:
             name = self.text(callee.named_children[1])
         else:
             return
-        if name in _FACTORIES or name.endswith("Stub"):
+        if name in JVM_STUB_FACTORIES or name.endswith("Stub") or callee.type == "identifier":
             created = self.created(call)
             if created is not None:
                 stub, anchor = created
                 self.facts.add(GrpcRole.CLIENT, stub[0], "", anchor, stub[1])
-                return
-        if callee.type != "navigation_expression" or name in _STUB_METHODS or _CONFIG_CALL.match(name):
+            return
+        if name in JVM_STUB_METHODS or JVM_STUB_CONFIG.match(name):
             return
         if not any(child.type in (".", "?.") for child in callee.children):
             return
         owner, member = callee.named_children
         if member.type != "identifier":
             return
-        method = name
         if owner.type == "identifier" and self.text(owner) not in self.stub_names:
             return
         stub = self.stub_of(owner)
         if stub is not None:
-            self.facts.add(GrpcRole.CALL, stub[0], method, member, stub[1])
+            self.facts.add(GrpcRole.CALL, stub[0], name, member, stub[1])
 
 
 def _value_of(property_node: tree_sitter.Node) -> tree_sitter.Node | None:

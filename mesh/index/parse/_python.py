@@ -32,7 +32,7 @@ import tree_sitter
 
 from .._facts import FileFacts, GrpcRole, Import
 from . import _ts
-from ._common import Definitions, GrpcFacts, captures, query, squash, strip_affixes, syntax_error
+from ._common import Definitions, GrpcFacts, captures, query, squash, strip_affixes, syntax_error, too_broken
 
 __all__ = ["extract"]
 
@@ -85,6 +85,8 @@ def extract(source: bytes) -> FileFacts:
 
 def _extract(source: bytes) -> FileFacts:
     root = _ts.parse(_LANGUAGE, source).root_node
+    if too_broken(root):
+        return FileFacts(language=_LANGUAGE, error=syntax_error(root))
     definitions = Definitions()
     imports: list[Import] = []
     grpc_names: dict[str, str] = {}
