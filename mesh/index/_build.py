@@ -165,11 +165,16 @@ class Index:
             if len(tasks) <= INLINE_MAX:
                 run_inline(self.root, tasks, on_outcome)
             else:
+                writer.bulk_text(True)
                 with ParsePool(self.root, self.workers) as pool:
                     pool.run(tasks, on_outcome)
+                writer.bulk_text(False, cold=not known)
             report(Progress("writing", total, total))
             added = sorted(path for path in walked if path not in known)
-            if only is None:
+            quiet = not written and not gone and self._same_services(writer, workspace)
+            if only is None and quiet:
+                writer.replace_skipped((item.path, item.reason) for item in tree.skipped)
+            elif only is None:
                 self._reassign(writer, workspace)
                 resolve(writer.db)
                 writer.replace_services(self._service_rows(writer, workspace))
@@ -193,6 +198,11 @@ class Index:
         )
         report(Progress("done", total, total))
         return summary
+
+    def _same_services(self, writer: Writer, workspace: Workspace) -> bool:
+        """The services the index was last resolved with are these (nothing to reassign or resolve)."""
+        stored = writer.db.execute("SELECT name, path, origin FROM services ORDER BY name").fetchall()
+        return stored == sorted((s.name, s.path, s.origin) for s in workspace.services) and bool(stored)
 
     def _structural(self, path: str) -> bool:
         """A change to this path can change the rules or the services: only a full refresh will do."""

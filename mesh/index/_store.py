@@ -312,6 +312,18 @@ class Writer:
             )
         return file_id
 
+    def bulk_text(self, on: bool, *, cold: bool = False) -> None:
+        """Around many inserts: no incremental merging and a small pending-terms buffer while on
+        (measured faster, docs/textindex.md); when turned off, merging resumes and a cold build's
+        segments are merged into one."""
+        if on:
+            self.db.execute("INSERT INTO text(text, rank) VALUES ('automerge', 0)")
+            self.db.execute("INSERT INTO text(text, rank) VALUES ('hashsize', ?)", (256 << 10,))
+            return
+        self.db.execute("INSERT INTO text(text, rank) VALUES ('automerge', 4)")
+        if cold:
+            self.db.execute("INSERT INTO text(text) VALUES ('optimize')")
+
     def replace_services(self, rows: Iterable[tuple[str, str, str, str, str]]) -> None:
         self.db.execute("DELETE FROM services")
         self.db.executemany("INSERT INTO services VALUES (?, ?, ?, ?, ?)", rows)
