@@ -30,14 +30,14 @@ from typing import Final
 import attrs
 
 from ..workspace import cache_dir
-from ._enumerate import Walk, check_paths, walk
+from ._enumerate import FileEntry, Walk, check_paths, walk
 from ._kinds import kind_of
-from ._pool import ParsePool, run_inline
+from ._pool import DEFAULT_BUDGET_S, WORKER_MODULE, ParsePool, run_inline
 from ._resolve import resolve
 from ._store import FileRecord, Store, Writer
 from ._work import Outcome, Task
 from ._workspace import Config, Workspace, discover_services, load_config, order_services
-from .parse import manifest_kind
+from .parse import language_of, manifest_kind
 
 __all__ = ["Index", "Progress", "Summary"]
 
@@ -45,7 +45,8 @@ log = logging.getLogger("mesh.index")
 
 #: Files whose change may change the ignore rules or the services.
 STRUCTURAL_NAMES: Final = frozenset({"mesh.toml", ".gitignore", ".meshignore"})
-#: Fewer changed files than this are parsed in the calling thread, not in worker processes.
+#: Fewer changed files than this are parsed in the calling thread (no time budget), not in worker
+#: processes, unless the index keeps its workers.
 INLINE_MAX: Final = 32
 
 
@@ -79,15 +80,31 @@ class Summary:
 class Index:
     """The index of one workspace: a :class:`Store` kept in step with the files by :meth:`refresh`."""
 
-    def __init__(self, root: Path, folder: Path | None = None, *, workers: int | None = None) -> None:
+    def __init__(
+        self,
+        root: Path,
+        folder: Path | None = None,
+        *,
+        workers: int | None = None,
+        budget_s: float = DEFAULT_BUDGET_S,
+        worker_module: str = WORKER_MODULE,
+        keep_workers: bool = False,
+    ) -> None:
         self.root = root.resolve()
         self.store = Store(folder if folder is not None else cache_dir(self.root))
         self.workers = workers
+        self.budget_s = budget_s
+        self.worker_module = worker_module
+        #: A long-lived index (a server with a watcher) keeps its workers: every batch, even of one
+        #: file, is then parsed out of process under the time budget, with no start-up cost.
+        self._pool = ParsePool(root, workers, budget_s, worker_module) if keep_workers else None
         #: The workspace as of the last full refresh (changed-only refreshes keep its services).
         self._workspace: Workspace | None = None
         self._refreshing = threading.Lock()
 
     def close(self) -> None:
+        if self._pool is not None:
+            self._pool.close()
         self.store.close()
 
     def refresh(
@@ -157,17 +174,22 @@ class Index:
             written: list[int] = []
 
             def on_outcome(outcome: Outcome) -> None:
-                file_id = self._write(writer, workspace, known, outcome, counts, failures)
+                file_id = self._write(writer, workspace, known, walked, outcome, counts, failures)
                 if file_id is not None:
                     written.append(file_id)
                 report(Progress("parsing", counts["parsed"] + counts["unchanged_content"] + counts["failed"], total))
 
-            if len(tasks) <= INLINE_MAX:
-                run_inline(self.root, tasks, on_outcome)
-            else:
+            bulk = len(tasks) > INLINE_MAX
+            if bulk:
                 writer.bulk_text(True)
-                with ParsePool(self.root, self.workers) as pool:
+            if self._pool is not None:
+                self._pool.run(tasks, on_outcome)
+            elif bulk:
+                with ParsePool(self.root, self.workers, self.budget_s, self.worker_module) as pool:
                     pool.run(tasks, on_outcome)
+            else:
+                run_inline(self.root, tasks, on_outcome)
+            if bulk:
                 writer.bulk_text(False, cold=not known)
             report(Progress("writing", total, total))
             added = sorted(path for path in walked if path not in known)
@@ -229,6 +251,7 @@ class Index:
         writer: Writer,
         workspace: Workspace,
         known: dict[str, tuple[int, int, int, bytes]],
+        walked: dict[str, FileEntry],
         outcome: Outcome,
         counts: Counter[str],
         failures: list[tuple[str, str]],
@@ -250,12 +273,17 @@ class Index:
         if facts.error:
             failures.append((outcome.path, facts.error))
             log.info("%s: %s", outcome.path, facts.error)
+        size, mtime_ns = outcome.size, outcome.mtime_ns
+        entry = walked.get(outcome.path)
+        if outcome.status == "failed" and entry is not None and not facts.error.startswith("unreadable"):
+            # over the budget or crashed its worker: not worth retrying until the file changes
+            size, mtime_ns = entry.size, entry.mtime_ns
         record = FileRecord(
             path=outcome.path,
             service=workspace.service_of(outcome.path),
-            kind=kind_of(outcome.path, facts.language),
-            size=outcome.size,
-            mtime_ns=outcome.mtime_ns,
+            kind=kind_of(outcome.path, facts.language or language_of(outcome.path) or ""),
+            size=size,
+            mtime_ns=mtime_ns,
             hash=outcome.hash,
             lines=outcome.lines,
             compressed=outcome.compressed,

@@ -40,6 +40,7 @@ log = logging.getLogger("mesh.index")
 DEPTH: Final = 8
 GRACE_S: Final = 10.0
 DEFAULT_BUDGET_S: Final = 5.0
+WORKER_MODULE: Final = "mesh.index._worker_main"
 
 
 class FileBudgetExceeded(BaseException):
@@ -99,7 +100,7 @@ class ParsePool:
         root: Path,
         workers: int | None = None,
         budget_s: float = DEFAULT_BUDGET_S,
-        worker_module: str = "mesh.index._worker_main",
+        worker_module: str = WORKER_MODULE,
     ) -> None:
         self.worker_module = worker_module
         self.root = root

@@ -256,8 +256,9 @@ class Writer:
         )  # fmt: skip
         file_id = cursor.lastrowid
         assert file_id is not None
-        db.execute("INSERT INTO content VALUES (?, ?)", (file_id, record.compressed))
-        db.execute("INSERT INTO text(rowid, body) VALUES (?, ?)", (file_id, body))
+        if record.compressed:  # binary and unreadable files have no text to keep or search
+            db.execute("INSERT INTO content VALUES (?, ?)", (file_id, record.compressed))
+            db.execute("INSERT INTO text(rowid, body) VALUES (?, ?)", (file_id, body))
         if facts.definitions:
             db.executemany(
                 "INSERT INTO defs VALUES (?, ?, ?, ?, ?, ?)",

@@ -305,3 +305,74 @@ def test_imports_follow_their_target_through_deletion_and_return(ws: Path, tmp_p
     (ws / "orders/orders/store.py").write_text("def load():\n    pass\n")
     index.refresh(changed=["orders/orders/store.py"])
     assert rows(index, target) == [("orders/orders/store.py",)]
+
+
+def test_a_file_that_cannot_be_read_is_recorded_with_the_reason(tmp_path: Path) -> None:
+    """INV-INDEX-4."""
+    from mesh.index._work import Task, process
+
+    (tmp_path / "folder.py").mkdir()
+    outcome = process(tmp_path, Task("folder.py"))
+    assert (outcome.status, outcome.facts.error) == ("failed", "unreadable: Is a directory")
+    outcome = process(tmp_path, Task("gone.py"))
+    assert (outcome.status, outcome.facts.error) == ("failed", "unreadable: No such file or directory")
+
+
+def test_a_file_that_vanishes_between_the_walk_and_the_read_is_recorded_not_fatal(ws: Path, tmp_path: Path) -> None:
+    """INV-INDEX-4."""
+    index = Index(ws, tmp_path / "cache")
+
+    def vanish(progress: Progress) -> None:
+        if progress.phase == "parsing" and progress.done == 0:
+            (ws / "orders/orders/store.py").unlink(missing_ok=True)
+
+    summary = index.refresh(progress=vanish)
+    assert dict(summary.failures) == {"orders/orders/store.py": "unreadable: No such file or directory"}
+    assert summary.files == 5
+    again = index.refresh()
+    assert (again.files, again.deleted) == (4, 1)
+
+
+def test_files_without_text_can_change_and_go(tmp_path: Path) -> None:
+    """INV-INDEX-3."""
+    root = tmp_path / "ws"
+    make(root, {"app/image.py": b"\x89PNG\x00\x00", "app/ok.py": "x = 1\n"})
+    index, _ = build(root, tmp_path / "cache")
+    (root / "app/image.py").write_bytes(b"\x89PNG\x00\x01 changed")
+    assert index.refresh().parsed == 1
+    (root / "app/image.py").unlink()
+    assert index.refresh().deleted == 1
+    assert rows(index, "SELECT path FROM files") == [("app/ok.py",)]
+
+
+def test_a_file_over_the_budget_is_not_parsed_again_until_it_changes(tmp_path: Path) -> None:
+    """INV-INDEX-4."""
+    root = tmp_path / "ws"
+    files = {f"a/m{i:02}.py": f"def f{i}():\n    pass\n" for i in range(40)}
+    files["a/hang.py"] = "x = 1\n"
+    make(root, files)
+    index = Index(root, tmp_path / "cache", workers=2, budget_s=0.3, worker_module="tests.support.parse_worker")
+    first = index.refresh()
+    assert dict(first.failures) == {"a/hang.py": "parse took longer than the 0.3 s budget; text not indexed"}
+    assert index.refresh().parsed == 0
+    (root / "a/hang.py").write_text("x = 2\n")
+    assert index.refresh(changed=["a/hang.py"]).parsed == 1
+
+
+def test_an_index_that_keeps_its_workers_budgets_even_a_single_file(tmp_path: Path) -> None:
+    """INV-INDEX-4."""
+    root = tmp_path / "ws"
+    make(root, {"a/ok.py": "def f():\n    pass\n"})
+    index = Index(
+        root, tmp_path / "cache", workers=1, budget_s=0.3, worker_module="tests.support.parse_worker", keep_workers=True
+    )
+    try:
+        assert index.refresh().parsed == 1
+        (root / "a/hang.py").write_text("x = 1\n")
+        summary = index.refresh(changed=["a/hang.py"])
+        assert dict(summary.failures) == {"a/hang.py": "parse took longer than the 0.3 s budget; text not indexed"}
+        (root / "a/ok.py").write_text("def g():\n    pass\n")
+        assert index.refresh(changed=["a/ok.py"]).parsed == 1
+        assert rows(index, "SELECT name FROM defs") == [("g",)]
+    finally:
+        index.close()
