@@ -289,7 +289,7 @@ class Index:
             compressed=outcome.compressed,
             facts=facts,
         )
-        return writer.put(record, outcome.text)
+        return writer.put(record, outcome.searchable)
 
     def _reassign(self, writer: Writer, workspace: Workspace) -> None:
         """Services may have changed (a new manifest, an edited mesh.toml): move files to their owner."""

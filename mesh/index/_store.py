@@ -11,9 +11,11 @@ that cannot be opened or read (corrupt, another schema, not a database) is moved
 one built; nothing is ever asked of the user.
 
 File contents are kept zlib-compressed in ``content`` (what search verifies and shows lines from,
-so a search answer belongs to the same snapshot as every other fact) and fed to an FTS5 trigram
-index that stores no text of its own (``content=''``, ``detail=none``): it only narrows the files
-a search must read.
+so a search answer belongs to the same snapshot as every other fact) and fed, folded by
+``_trigrams.indexed`` (mesh's own case folding, the one its query planner uses), to a
+case-sensitive FTS5 trigram index that stores no text of its own (``content=''``,
+``detail=none``): it only narrows the files a search must read. The choice was measured
+(``docs/textindex.md``).
 """
 
 from __future__ import annotations
@@ -31,12 +33,13 @@ from typing import Final
 import attrs
 
 from ._facts import FileFacts
+from ._trigrams import indexed
 
 __all__ = ["FileRecord", "IndexUnavailable", "Store"]
 
 log = logging.getLogger("mesh.index")
 
-SCHEMA_VERSION: Final = "1"
+SCHEMA_VERSION: Final = "2"
 DB_NAME: Final = "index.db"
 
 _SCHEMA: Final = """
@@ -82,7 +85,7 @@ CREATE TABLE deps(file_id INTEGER NOT NULL, name TEXT NOT NULL, version TEXT NOT
                   scope TEXT NOT NULL, line INTEGER NOT NULL);
 CREATE INDEX deps_file ON deps(file_id);
 CREATE TABLE skipped(path TEXT PRIMARY KEY, reason TEXT NOT NULL);
-CREATE VIRTUAL TABLE text USING fts5(body, content='', detail=none, tokenize='trigram');
+CREATE VIRTUAL TABLE text USING fts5(body, content='', detail=none, tokenize='trigram case_sensitive 1');
 """
 
 #: Tables holding per-file facts, keyed by ``file_id``.
@@ -238,14 +241,14 @@ class Writer:
         for file_id in file_ids:
             row = db.execute("SELECT data FROM content WHERE file_id = ?", (file_id,)).fetchone()
             if row is not None:
-                body = zlib.decompress(row[0]).decode("utf-8")
+                body = indexed(zlib.decompress(row[0]).decode("utf-8"))
                 db.execute("INSERT INTO text(text, rowid, body) VALUES ('delete', ?, ?)", (file_id, body))
             for table in (*_FACT_TABLES, "content"):
                 db.execute(f"DELETE FROM {table} WHERE file_id = ?", (file_id,))
             db.execute("DELETE FROM files WHERE id = ?", (file_id,))
 
     def put(self, record: FileRecord, body: str) -> int:
-        """Write one file with its facts; ``body`` is the decompressed text (for the trigram index)."""
+        """Write one file with its facts; ``body`` is its text as the trigram index holds it."""
         db = self.db
         facts = record.facts
         cursor = db.execute(

@@ -40,7 +40,7 @@ from typing import Final, Literal
 
 import attrs
 
-__all__ = ["ALL", "GRAM", "NONE", "Query", "fold", "plan", "plan_literal", "trigrams"]
+__all__ = ["ALL", "GRAM", "NONE", "Query", "fold", "indexed", "plan", "plan_literal", "trigrams"]
 
 #: Length of the index's grams.
 GRAM: Final = 3
@@ -87,6 +87,12 @@ def fold(text: str) -> str:
         if member in text:
             text = text.replace(member, representative)
     return text
+
+
+def indexed(text: str) -> str:
+    """The form of a file's text the trigram index holds: folded, and NUL (where FTS5 stops reading a
+    text) replaced by U+FFFD. Same length as ``text``, so positions carry over."""
+    return fold(text).replace("\x00", "\ufffd")
 
 
 def trigrams(folded: str) -> frozenset[str]:

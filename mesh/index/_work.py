@@ -16,6 +16,7 @@ from typing import Final
 import attrs
 
 from ._facts import FileFacts
+from ._trigrams import indexed
 from .parse import extract, language_of
 
 __all__ = ["Outcome", "Task", "process"]
@@ -42,7 +43,8 @@ class Outcome:
     #: "parsed", "unchanged" (same hash as known: nothing else is filled) or "failed" (see facts.error).
     status: str
     lines: int = 0
-    text: str = ""
+    #: The text as the trigram index holds it (:func:`~mesh.index._trigrams.indexed`).
+    searchable: str = ""
     compressed: bytes = b""
     facts: FileFacts = attrs.field(factory=lambda: FileFacts(language=""))
 
@@ -94,4 +96,4 @@ def parsed(path: str, data: bytes, size: int, mtime_ns: int, digest: bytes) -> O
         if note and not facts.error:
             facts = attrs.evolve(facts, error=note)
     compressed = zlib.compress(text.encode("utf-8"), 6)
-    return Outcome(path, size, mtime_ns, digest, "parsed", lines, text, compressed, facts)
+    return Outcome(path, size, mtime_ns, digest, "parsed", lines, indexed(text), compressed, facts)

@@ -376,3 +376,32 @@ def test_an_index_that_keeps_its_workers_budgets_even_a_single_file(tmp_path: Pa
         assert rows(index, "SELECT name FROM defs") == [("g",)]
     finally:
         index.close()
+
+
+def test_the_trigram_index_narrows_searches_with_the_planners_own_folding(tmp_path: Path) -> None:
+    """The FTS table holds mesh's folded text, so a plan made by the same folding finds its candidates."""
+    from mesh.index._trigrams import plan, plan_literal
+
+    root = tmp_path / "ws"
+    make(
+        root,
+        {
+            "a/turkish.py": "CITY = 'İstanbul'\n",
+            "a/handlers.py": "def order_handler(x):\n    pass\n",
+            "a/nul.txt": "x" * 9000 + "\0" + "after_the_nul_marker\n",
+            "a/other.py": "print('nothing here')\n",
+        },
+    )
+    index, _ = build(root, tmp_path / "cache")
+
+    def candidates(query) -> list[str]:
+        match = query.fts5(phrases=False)
+        with index.store.snapshot() as db:
+            found = db.execute(
+                "SELECT f.path FROM text JOIN files f ON f.id = text.rowid WHERE text MATCH ? ORDER BY f.path", (match,)
+            )
+            return [path for (path,) in found]
+
+    assert candidates(plan_literal("istanbul")) == ["a/turkish.py"]
+    assert candidates(plan(r"def \w+_handler\(")) == ["a/handlers.py"]
+    assert candidates(plan_literal("after_the_nul_marker")) == ["a/nul.txt"]
