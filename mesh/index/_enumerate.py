@@ -33,10 +33,10 @@ VENDORED_DIRS: Final = frozenset({"node_modules", "vendor", "third_party", "bowe
 #: Generated code recognised by name (protobuf and gRPC stubs): the ``.proto`` is the source.
 GENERATED_SUFFIXES: Final = ("_pb2.py", "_pb2_grpc.py", "_pb2.pyi", ".pb.go", "_grpc.pb.go", ".pb.cc", ".pb.h",
                              ".grpc.pb.cc", ".grpc.pb.h", "_pb.js", "_grpc_pb.js", ".pb.swift", ".min.js")  # fmt: skip
-BINARY_SUFFIXES: Final = frozenset(  # noqa: SIM905 - a word list reads best as one string
-    ".png .jpg .jpeg .gif .bmp .ico .webp .pdf .zip .gz .tgz .bz2 .xz .7z .jar .war .class .so .dylib .dll "
-    ".exe .o .a .pyc .pyo .whl .egg .woff .woff2 .ttf .otf .eot .mp3 .mp4 .mov .avi .wav .sqlite .db .bin".split()
-)
+BINARY_SUFFIXES: Final = frozenset({".png", ".jpg", ".jpeg", ".gif", ".bmp", ".ico", ".webp", ".pdf", ".zip", ".gz", ".tgz", ".bz2",
+                                    ".xz", ".7z", ".jar", ".war", ".class", ".so", ".dylib", ".dll", ".exe", ".o", ".a", ".pyc",
+                                    ".pyo", ".whl", ".egg", ".woff", ".woff2", ".ttf", ".otf", ".eot", ".mp3", ".mp4", ".mov", ".avi",
+                                    ".wav", ".sqlite", ".db", ".bin"})  # fmt: skip
 #: Files that hold secrets: never indexed unless the workspace opts in.
 SECRET_NAMES: Final = frozenset({".env", ".netrc", ".npmrc", ".pypirc", "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519",
                                  "credentials", "credentials.json", ".htpasswd"})  # fmt: skip
