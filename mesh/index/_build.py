@@ -101,6 +101,8 @@ class Index:
         #: The workspace as of the last full refresh (changed-only refreshes keep its services).
         self._workspace: Workspace | None = None
         self._refreshing = threading.Lock()
+        #: What the last resolution knew of the files (reused while no file comes or goes).
+        self._files = None
 
     def close(self) -> None:
         if self._pool is not None:
@@ -117,7 +119,11 @@ class Index:
         Refreshes are serialised (the watcher and a caller may both ask); each is one transaction.
         """
         with self._refreshing:
-            return self._refresh(changed, progress)
+            try:
+                return self._refresh(changed, progress)
+            except BaseException:
+                self._files = None  # it may describe the rolled-back transaction
+                raise
 
     def _refresh(
         self,
@@ -198,11 +204,14 @@ class Index:
                 writer.replace_skipped((item.path, item.reason) for item in tree.skipped)
             elif only is None:
                 self._reassign(writer, workspace)
-                resolve(writer.db)
+                self._files = resolve(writer.db)
                 writer.replace_services(self._service_rows(writer, workspace))
                 writer.replace_skipped((item.path, item.reason) for item in tree.skipped)
             else:
-                resolve(writer.db, written=written, gone=gone, added=added)
+                protos = any(outcome_path.endswith(".proto") for outcome_path in only)
+                self._files = resolve(
+                    writer.db, written=written, gone=gone, added=added, known=None if protos else self._files
+                )
                 writer.db.executemany("DELETE FROM skipped WHERE path = ?", [(path,) for path in only])
                 writer.db.executemany(
                     "INSERT OR REPLACE INTO skipped VALUES (?, ?)", [(i.path, i.reason) for i in tree.skipped]

@@ -153,10 +153,10 @@ def _decide(
         status = entry.stat(follow_symlinks=True)
     except OSError as exc:
         return Skipped(rel, "broken symlink" if entry.is_symlink() else f"unreadable: {exc.strerror}")
-    target = Path(entry.path)
+    target = None  # a Path only where needed: building one per file costs more than the stat
     if is_link:
         try:
-            target = target.resolve(strict=True)
+            target = Path(entry.path).resolve(strict=True)
         except (OSError, RuntimeError):
             return Skipped(rel, "broken symlink")
         if not target.is_relative_to(root):
@@ -168,7 +168,7 @@ def _decide(
             return Skipped(rel, "vendored or generated folder")
         if _ignored(rel, True, rules):
             return Skipped(rel, "ignored")
-        return target
+        return target if target is not None else Path(entry.path)
     if not stat.S_ISREG(status.st_mode):
         return Skipped(rel, "not a regular file")
     if name in IGNORE_FILES:

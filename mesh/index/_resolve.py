@@ -56,8 +56,13 @@ def resolve(
     written: list[int] | None = None,
     gone: list[str] = (),
     added: list[str] = (),
-) -> None:
+    known: _Files | None = None,
+) -> _Files:
     """Recompute derived keys and import targets in the open transaction of ``db``.
+
+    Returns the file tables it resolved against; pass them back as ``known`` to a later call whose
+    changes neither add nor remove files nor touch a ``.proto`` (the common case of a saved edit),
+    which then skips rebuilding them.
 
     With ``written`` (the file ids just written), only what those changes can affect is redone:
     their own imports, imports that pointed at a ``gone`` path, and imports whose module names an
@@ -66,8 +71,9 @@ def resolve(
     """
     _resolve_grpc(db)
     if written is None:
-        _resolve_imports(db, "")
-        return
+        files = _Files(db)
+        _resolve_imports(db, files, "")
+        return files
     db.execute("CREATE TEMP TABLE IF NOT EXISTS touched(file_id INTEGER PRIMARY KEY)")
     db.execute("DELETE FROM touched")
     db.executemany("INSERT OR IGNORE INTO touched VALUES (?)", [(file_id,) for file_id in written])
@@ -86,7 +92,9 @@ def resolve(
         " WHERE i.file_id IN (SELECT file_id FROM touched) OR i.target_path IN (SELECT path FROM gone)"
         " OR EXISTS (SELECT 1 FROM stems WHERE instr(i.module, stems.stem) > 0)"
     )
-    _resolve_imports(db, where)
+    files = known if known is not None and not gone and not added else _Files(db)
+    _resolve_imports(db, files, where)
+    return files
 
 
 def _resolve_grpc(db: sqlite3.Connection) -> None:
@@ -233,8 +241,7 @@ def _declared_packages(db: sqlite3.Connection) -> dict[str, tuple[str, str]]:
     return found
 
 
-def _resolve_imports(db: sqlite3.Connection, where: str) -> None:
-    files = _Files(db)
+def _resolve_imports(db: sqlite3.Connection, files: _Files, where: str) -> None:
     updates = []
     for rowid, module, names, path, language in db.execute(
         "SELECT i.rowid, i.module, i.names, f.path, f.language FROM imports i JOIN files f ON f.id = i.file_id" + where
