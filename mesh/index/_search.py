@@ -1,0 +1,168 @@
+"""Text search over one snapshot: the trigram index narrows, the stored text decides.
+
+Theory of operation
+-------------------
+A query becomes a formula over folded substrings (``_trigrams.plan`` / ``plan_literal``); its FTS5
+form picks the candidate files from the trigram table (a formula that says nothing, such as
+``.*``, takes every file with text). Filters (service, path prefix or glob, language, kind) apply
+in SQL before any text is read. Each candidate's stored text is decompressed and read line by
+line: the formula's needles (``str.find`` over the folded line) pick the lines worth matching and
+the compiled pattern decides, case-sensitively or not. Reading stops after ``max_matches``.
+
+Matches are ranked the same way every time: a line that defines a symbol the query matches comes
+first, then code, protos, tests, config, docs and the rest, then path and line. The caller pages
+through the ranked list.
+
+Regular expressions are Python's; a pattern is checked and compiled before anything is read, and
+an invalid one is a :class:`SearchError` that says why. (Python's engine backtracks: bounding its
+time is the caller's business until a linear-time engine replaces it.)
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+import sqlite3
+import zlib
+from typing import Final
+
+import attrs
+
+from ._trigrams import fold, plan, plan_literal
+
+__all__ = ["Found", "Match", "SearchError", "search"]
+
+#: Rank of each kind of file: lower first.
+KIND_RANK: Final = {"code": 0, "proto": 1, "test": 2, "config": 3, "docs": 4, "other": 5}
+MAX_MATCHES: Final = 10_000
+
+
+class SearchError(ValueError):
+    """The query cannot be run as given (an invalid regular expression, an empty query)."""
+
+
+@attrs.frozen
+class Match:
+    path: str
+    line: int
+    #: The whole line, without its newline.
+    text: str
+    service: str
+    language: str
+    kind: str
+    #: The kind of the definition on this line whose name the query matches ("" when none).
+    definition: str = ""
+
+    def rank(self) -> tuple:
+        return (self.definition == "", KIND_RANK.get(self.kind, 9), self.path, self.line)
+
+
+@attrs.frozen
+class Found:
+    #: Every match found, ranked (at most ``max_matches``).
+    matches: tuple[Match, ...]
+    #: Files that had at least one match.
+    files: int
+    #: Reading stopped at ``max_matches``: there may be more.
+    capped: bool
+
+
+def search(
+    db: sqlite3.Connection,
+    query: str,
+    *,
+    regex: bool = False,
+    case_sensitive: bool = False,
+    services: tuple[str, ...] = (),
+    path_prefix: str = "",
+    path_glob: str = "",
+    language: str = "",
+    kind: str = "",
+    max_matches: int = MAX_MATCHES,
+) -> Found:
+    """Every line of the snapshot ``db`` reads that matches ``query``, ranked; see the module doc."""
+    if not query:
+        raise SearchError("the query is empty")
+    flags = 0 if case_sensitive else re.IGNORECASE
+    try:
+        pattern = re.compile(query if regex else re.escape(query), flags)
+        formula = plan(query, flags) if regex else plan_literal(query)
+    except re.error as exc:
+        raise SearchError(f"invalid regular expression: {exc}") from None
+    needles = formula.needles()
+    where, params = _filters(services, path_prefix, language, kind)
+    match = formula.fts5(phrases=False)
+    if match is None:
+        sql = f"SELECT f.id, f.path, f.service, f.language, f.kind FROM files f WHERE 1 {where}"
+    else:
+        sql = (
+            "SELECT f.id, f.path, f.service, f.language, f.kind FROM text JOIN files f ON f.id = text.rowid"
+            f" WHERE text MATCH ? {where}"
+        )
+        params = [match, *params]
+    matches: list[Match] = []
+    files = 0
+    capped = False
+    for file_id, path, service, lang, file_kind in db.execute(sql + " ORDER BY f.path", params).fetchall():
+        if path_glob and not fnmatch.fnmatchcase(path, path_glob):
+            continue
+        row = db.execute("SELECT data FROM content WHERE file_id = ?", (file_id,)).fetchone()
+        if row is None:
+            continue
+        found = _lines(zlib.decompress(row[0]).decode("utf-8", "replace"), pattern, needles)
+        if not found:
+            continue
+        files += 1
+        definitions = _definitions(db, file_id, [number for number, _ in found], pattern)
+        for number, text in found:
+            matches.append(Match(path, number, text, service, lang, file_kind, definitions.get(number, "")))
+            if len(matches) >= max_matches:
+                capped = True
+                break
+        if capped:
+            break
+    matches.sort(key=Match.rank)
+    return Found(tuple(matches), files, capped)
+
+
+def _filters(services: tuple[str, ...], path_prefix: str, language: str, kind: str) -> tuple[str, list]:
+    clauses, params = [], []
+    if services:
+        clauses.append(f"f.service IN ({', '.join('?' * len(services))})")
+        params += list(services)
+    if path_prefix:
+        prefix = path_prefix.strip("/")
+        clauses.append("(f.path = ? OR substr(f.path, 1, ?) = ?)")
+        params += [prefix, len(prefix) + 1, prefix + "/"]
+    if language:
+        clauses.append("f.language IN (?, ?)")
+        params += [language, "tsx" if language == "typescript" else language]
+    if kind:
+        clauses.append("f.kind = ?")
+        params.append(kind)
+    return "".join(f" AND {clause}" for clause in clauses), params
+
+
+def _lines(text: str, pattern: re.Pattern[str], needles: tuple[str, ...] | None) -> list[tuple[int, str]]:
+    found = []
+    folded = fold(text) if needles else ""
+    start = 0
+    for number, line in enumerate(text.split("\n"), 1):
+        end = start + len(line)
+        if needles is not None and not any(folded.find(needle, start, end) >= 0 for needle in needles):
+            start = end + 1
+            continue
+        start = end + 1
+        if pattern.search(line):
+            found.append((number, line.removesuffix("\r")))
+    return found
+
+
+def _definitions(db: sqlite3.Connection, file_id: int, lines: list[int], pattern: re.Pattern[str]) -> dict[int, str]:
+    """line -> kind of a definition on that line whose name the pattern matches."""
+    wanted = set(lines)
+    found: dict[int, str] = {}
+    for line, name, kind in db.execute("SELECT line, name, kind FROM defs WHERE file_id = ? ORDER BY line", (file_id,)):
+        if line in wanted and line not in found and pattern.search(name):
+            found[line] = kind
+    return found
