@@ -90,6 +90,8 @@ def search(
     except re.error as exc:
         raise SearchError(f"invalid regular expression: {exc}") from None
     needles = formula.needles()
+    if needles == ():
+        return Found((), 0, False)  # the formula cannot be satisfied: nothing can match
     where, params = _filters(services, path_prefix, language, kind)
     match = formula.fts5(phrases=False)
     if match is None:
@@ -144,15 +146,30 @@ def _filters(services: tuple[str, ...], path_prefix: str, language: str, kind: s
 
 
 def _lines(text: str, pattern: re.Pattern[str], needles: tuple[str, ...] | None) -> list[tuple[int, str]]:
+    """(line number, line) of every line of ``text`` the pattern matches.
+
+    With needles, only the lines holding one are looked at: each needle is found with ``str.find``
+    over the folded text, jumping a line at a time, so a big file with a few hits costs a few finds.
+    """
+    if needles is None:
+        return [(n, line.removesuffix("\r")) for n, line in enumerate(text.split("\n"), 1) if pattern.search(line)]
+    folded = fold(text)
+    starts: set[int] = set()
+    for needle in needles:
+        position = folded.find(needle)
+        while position >= 0:
+            starts.add(folded.rfind("\n", 0, position) + 1)
+            after = folded.find("\n", position)
+            if after < 0:
+                break
+            position = folded.find(needle, after)
     found = []
-    folded = fold(text) if needles else ""
-    start = 0
-    for number, line in enumerate(text.split("\n"), 1):
-        end = start + len(line)
-        if needles is not None and not any(folded.find(needle, start, end) >= 0 for needle in needles):
-            start = end + 1
-            continue
-        start = end + 1
+    number, previous = 1, 0
+    for start in sorted(starts):
+        number += text.count("\n", previous, start)
+        previous = start
+        end = text.find("\n", start)
+        line = text[start:] if end < 0 else text[start:end]
         if pattern.search(line):
             found.append((number, line.removesuffix("\r")))
     return found
