@@ -37,6 +37,7 @@ from mesh.index import (
     walk,
 )
 from mesh.index.parse import extract, language_of, manifest_kind
+from tests.support.facts import call, client, handler, server
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "workspace"
 
@@ -53,22 +54,6 @@ def lines_of(path: str) -> list[str]:
 # --------------------------------------------------------------------------------------------------
 # gRPC evidence: every source file of the fixture, in source order ("" symbol: module level).
 # --------------------------------------------------------------------------------------------------
-
-
-def server(service: str, line: int, symbol: str, namespace: str = "") -> GrpcFact:
-    return GrpcFact(GrpcRole.SERVER, service, "", line, symbol, namespace)
-
-
-def handler(service: str, method: str, line: int, symbol: str, namespace: str = "") -> GrpcFact:
-    return GrpcFact(GrpcRole.HANDLER, service, method, line, symbol, namespace)
-
-
-def client(service: str, line: int, symbol: str, namespace: str = "") -> GrpcFact:
-    return GrpcFact(GrpcRole.CLIENT, service, "", line, symbol, namespace)
-
-
-def call(service: str, method: str, line: int, symbol: str, namespace: str = "") -> GrpcFact:
-    return GrpcFact(GrpcRole.CALL, service, method, line, symbol, namespace)
 
 
 JAVA = "payments/src/main/java/com/acme/payments"

@@ -7,8 +7,9 @@ import textwrap
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mesh.index import Definition, FileFacts, GrpcFact, GrpcRole, Import
+from mesh.index import Definition, FileFacts, GrpcRole, Import
 from mesh.index.parse import _javascript, extract
+from tests.support.facts import call, client, handler, server
 
 D = Definition
 I = Import
@@ -16,22 +17,6 @@ I = Import
 
 def js(text: str) -> FileFacts:
     return _javascript.extract(textwrap.dedent(text).lstrip("\n").encode())
-
-
-def server(service: str, line: int, symbol: str, namespace: str = "") -> GrpcFact:
-    return GrpcFact(GrpcRole.SERVER, service, "", line, symbol, namespace)
-
-
-def handler(service: str, method: str, line: int, symbol: str, namespace: str = "") -> GrpcFact:
-    return GrpcFact(GrpcRole.HANDLER, service, method, line, symbol, namespace)
-
-
-def client(service: str, line: int, symbol: str, namespace: str = "") -> GrpcFact:
-    return GrpcFact(GrpcRole.CLIENT, service, "", line, symbol, namespace)
-
-
-def call(service: str, method: str, line: int, symbol: str, namespace: str = "") -> GrpcFact:
-    return GrpcFact(GrpcRole.CALL, service, method, line, symbol, namespace)
 
 
 DEFINITIONS_AND_IMPORTS = """

@@ -7,28 +7,13 @@ import textwrap
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from mesh.index._facts import Definition, FileFacts, GrpcFact, Import
+from mesh.index._facts import Definition, FileFacts, Import
 from mesh.index.parse import _rust, extract
+from tests.support.facts import call, client, handler, server
 
 
 def facts(source: str) -> FileFacts:
     return _rust.extract(textwrap.dedent(source).lstrip("\n").encode())
-
-
-def server(service: str, line: int, symbol: str = "", namespace: str = "") -> GrpcFact:
-    return GrpcFact("server", service, "", line, symbol, namespace)
-
-
-def handler(service: str, method: str, line: int, symbol: str, namespace: str = "") -> GrpcFact:
-    return GrpcFact("handler", service, method, line, symbol, namespace)
-
-
-def client(service: str, line: int, symbol: str = "", namespace: str = "") -> GrpcFact:
-    return GrpcFact("client", service, "", line, symbol, namespace)
-
-
-def call(service: str, method: str, line: int, symbol: str = "", namespace: str = "") -> GrpcFact:
-    return GrpcFact("call", service, method, line, symbol, namespace)
 
 
 def test_items_nest_in_mods_impls_and_traits() -> None:
