@@ -52,12 +52,13 @@ def scan(index: Index, pattern: str, flags: int = 0) -> list[tuple[str, int]]:
     ],
 )
 def test_search_finds_exactly_what_a_scan_finds(index: Index, query: str, regex: bool, case_sensitive: bool) -> None:
-    found = run(index, query, regex=regex, case_sensitive=case_sensitive)
     pattern = query if regex else re.escape(query)
     expected = scan(index, pattern, 0 if case_sensitive else re.IGNORECASE)
-    assert sorted((m.path, m.line) for m in found.matches) == expected
-    assert found.files == len({path for path, _ in expected})
-    assert not found.capped
+    for root in (None, FIXTURE):  # the stored text, and the files on disk (unchanged since indexed)
+        found = run(index, query, regex=regex, case_sensitive=case_sensitive, root=root)
+        assert sorted((m.path, m.line) for m in found.matches) == expected
+        assert found.files == len({path for path, _ in expected})
+        assert not found.capped
 
 
 def test_definitions_come_first_then_code_before_tests_and_docs(index: Index) -> None:
@@ -95,3 +96,21 @@ def test_reading_stops_at_the_cap_and_says_so(index: Index) -> None:
 def test_a_bad_query_is_an_error_that_says_why(index: Index, query: str, message: str) -> None:
     with pytest.raises(SearchError, match=re.escape(message)):
         run(index, query, regex=True)
+
+
+def test_a_file_changed_on_disk_is_read_from_the_snapshot_not_from_disk(tmp_path: Path) -> None:
+    import shutil
+
+    root = tmp_path / "ws"
+    shutil.copytree(FIXTURE / "orders", root / "orders")
+    index = Index(root, tmp_path / "cache")
+    index.refresh()
+    target = root / "orders" / "orders" / "store.py"
+    before = run(index, "class OrderStore", root=root)
+    assert [(m.path, m.line) for m in before.matches] == [("orders/orders/store.py", 16)]
+    target.write_text(target.read_text().replace("class OrderStore", "class Renamed"))
+    after = run(index, "class OrderStore", root=root)  # not refreshed: the snapshot still says so
+    assert after.matches == before.matches
+    index.refresh()
+    assert run(index, "class OrderStore", root=root).matches == ()
+    assert [m.line for m in run(index, "class Renamed", root=root).matches] == [16]
