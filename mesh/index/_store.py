@@ -20,6 +20,7 @@ case-sensitive FTS5 trigram index that stores no text of its own (``content=''``
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import sqlite3
@@ -40,6 +41,8 @@ __all__ = ["FileRecord", "IndexUnavailable", "Store"]
 log = logging.getLogger("mesh.index")
 
 SCHEMA_VERSION: Final = "2"
+#: How long a writer waits for another writer of the same index before giving up.
+BUSY_TIMEOUT_MS: Final = 5000
 DB_NAME: Final = "index.db"
 
 _SCHEMA: Final = """
@@ -113,19 +116,20 @@ class FileRecord:
     facts: FileFacts
 
 
-def _connect(path: Path, *, readonly: bool) -> sqlite3.Connection:
+def _connect(path: Path, *, readonly: bool, busy_timeout_ms: int = BUSY_TIMEOUT_MS) -> sqlite3.Connection:
     if readonly:
         connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True, isolation_level=None, check_same_thread=False)
     else:
         connection = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-    connection.execute("PRAGMA busy_timeout = 5000")
+    connection.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
     return connection
 
 
 class Store:
     """The index database of one workspace: one writer (the builder), any number of readers."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, *, busy_timeout_ms: int = BUSY_TIMEOUT_MS) -> None:
+        self.busy_timeout_ms = busy_timeout_ms
         self.folder = folder
         self.path = folder / DB_NAME
         self._local = threading.local()
@@ -146,7 +150,7 @@ class Store:
             )
         for attempt in (1, 2):
             try:
-                connection = _connect(self.path, readonly=False)
+                connection = _connect(self.path, readonly=False, busy_timeout_ms=self.busy_timeout_ms)
                 connection.execute("PRAGMA journal_mode = WAL")
                 connection.execute("PRAGMA synchronous = NORMAL")
                 if self._schema_ok(connection):
@@ -160,9 +164,25 @@ class Store:
         raise AssertionError("unreachable")
 
     def _schema_ok(self, connection: sqlite3.Connection) -> bool:
+        """Create the schema in an empty database; say whether this one is usable. Two processes
+        opening the same new index take turns (the check and the creation are one write
+        transaction), so neither mistakes the other's half-made schema for damage."""
+        self._begin(connection)
+        try:
+            usable = self._check_or_create(connection)
+        except BaseException:
+            with contextlib.suppress(sqlite3.Error):
+                connection.execute("ROLLBACK")
+            raise
+        connection.execute("COMMIT")
+        return usable
+
+    def _check_or_create(self, connection: sqlite3.Connection) -> bool:
         tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         if not tables:
-            connection.executescript(f"BEGIN; {_SCHEMA} COMMIT;")
+            for statement in _SCHEMA.split(";"):
+                if statement.strip():
+                    connection.execute(statement)
             connection.execute("INSERT INTO meta VALUES ('schema', ?), ('generation', '0')", (SCHEMA_VERSION,))
             return True
         if "meta" not in tables:
@@ -172,6 +192,17 @@ class Store:
             return False
         connection.execute("SELECT count(*) FROM files").fetchone()  # raises on a damaged file
         return True
+
+    def _begin(self, connection: sqlite3.Connection) -> None:
+        try:
+            connection.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) and "busy" not in str(exc):
+                raise
+            raise IndexUnavailable(
+                f"another process is writing the index at {self.path} (waited {self.busy_timeout_ms / 1000:g} s);"
+                " try again when it is done"
+            ) from None
 
     def _set_aside(self, why: str) -> None:
         for suffix in ("", "-wal", "-shm"):
@@ -211,7 +242,7 @@ class Store:
     def transaction(self) -> Iterator[Writer]:
         """One new generation: everything written inside becomes visible at once, or not at all."""
         db = self._writer
-        db.execute("BEGIN IMMEDIATE")
+        self._begin(db)
         try:
             yield Writer(db)
             db.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'")

@@ -405,3 +405,31 @@ def test_the_trigram_index_narrows_searches_with_the_planners_own_folding(tmp_pa
     assert candidates(plan_literal("istanbul")) == ["a/turkish.py"]
     assert candidates(plan(r"def \w+_handler\(")) == ["a/handlers.py"]
     assert candidates(plan_literal("after_the_nul_marker")) == ["a/nul.txt"]
+
+
+def test_a_second_writer_of_the_same_index_gets_a_clear_message(ws: Path, tmp_path: Path) -> None:
+    from mesh.index import Store
+
+    index, _ = build(ws, tmp_path / "cache")
+    other = Store(tmp_path / "cache", busy_timeout_ms=100)
+    busy = r"another process is writing the index at .*try again"
+    with index.store.transaction(), pytest.raises(IndexUnavailable, match=busy), other.transaction():
+        pass
+    with other.transaction() as writer:  # once the first is done, the second goes ahead
+        assert len(writer.known_files()) == 5
+
+
+def test_two_processes_creating_one_new_index_take_turns(ws: Path, tmp_path: Path) -> None:
+    """INV-INDEX-2."""
+    cache = tmp_path / "cache"
+    script = "import sys; from pathlib import Path; from mesh.index import Index; Index(Path(sys.argv[1]), Path(sys.argv[2])).refresh()"
+    runs = [
+        subprocess.Popen(
+            [sys.executable, "-c", script, str(ws), str(cache)], cwd=ROOT, stderr=subprocess.PIPE, text=True
+        )
+        for _ in range(2)
+    ]
+    errors = [run.communicate(timeout=120)[1] for run in runs]
+    assert [run.returncode for run in runs] == [0, 0], errors
+    assert not (cache / "index.db.old").exists()
+    assert rows(Index(ws, cache), "SELECT count(*) FROM files") == [(5,)]
