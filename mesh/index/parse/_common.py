@@ -18,6 +18,7 @@ import tree_sitter
 
 from .._facts import Definition, GrpcFact
 from . import _ts
+from ._ts import syntax_error
 
 __all__ = [
     "JVM_IMPL_BASE_SUFFIXES",
@@ -72,22 +73,6 @@ def captures(compiled: tree_sitter.Query, node: tree_sitter.Node) -> dict[str, l
 
 def _start(node: tree_sitter.Node) -> tuple[int, int]:
     return node.start_byte, -node.end_byte
-
-
-def syntax_error(root: tree_sitter.Node) -> str:
-    """``"syntax error at line N"`` for the first ERROR or MISSING node in document order, else ""."""
-    if not root.has_error:
-        return ""
-    node = root
-    while True:
-        for child in node.children:
-            if child.is_error or child.is_missing:
-                return f"syntax error at line {child.start_point[0] + 1}"
-            if child.has_error:
-                node = child
-                break
-        else:
-            return f"syntax error at line {node.start_point[0] + 1}"
 
 
 def strip_affixes(name: str, prefix: str, suffix: str) -> str:

@@ -41,7 +41,7 @@ import tree_sitter
 
 from .._facts import Definition, FileFacts, GrpcFact, GrpcRole, Import
 from . import _ts
-from ._ecmascript import Ranges, first_error_line, safe_captures
+from ._tree import Ranges, first_error_line, safe_captures
 
 __all__ = ["extract"]
 

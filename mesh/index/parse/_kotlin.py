@@ -155,17 +155,8 @@ def _parse(source: bytes) -> tree_sitter.Node:
 
 def _first_error(root: tree_sitter.Node) -> int:
     """The byte offset of the first ERROR or MISSING node in document order (the end if none)."""
-    node = root
-    while node.has_error:
-        for child in node.children:
-            if child.is_error or child.is_missing:
-                return child.start_byte
-            if child.has_error:
-                node = child
-                break
-        else:
-            return node.start_byte
-    return root.end_byte
+    node = _ts.first_error(root)
+    return root.end_byte if node is None else node.start_byte
 
 
 def _kind(node: tree_sitter.Node, definitions: Definitions, parent: int) -> str:

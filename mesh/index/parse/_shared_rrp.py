@@ -32,18 +32,8 @@ def extract_safely(language: str, source: bytes, run: Callable[[bytes], FileFact
 
 def first_error_line(root: tree_sitter.Node) -> int:
     """The 1-based line of the first ERROR or MISSING node in document order, 0 when the tree is clean."""
-    if not root.has_error:
-        return 0
-    node = root
-    while True:
-        if node.is_error or node.is_missing:
-            return _ts.line(node)
-        for child in node.children:
-            if child.has_error or child.is_error or child.is_missing:
-                node = child
-                break
-        else:
-            return _ts.line(node)
+    node = _ts.first_error(root)
+    return 0 if node is None else _ts.line(node)
 
 
 def _is_word_byte(byte: int) -> bool:

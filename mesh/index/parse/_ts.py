@@ -11,7 +11,7 @@ from typing import Final
 
 import tree_sitter
 
-__all__ = ["GRAMMARS", "end_line", "line", "parse", "text"]
+__all__ = ["GRAMMARS", "end_line", "first_error", "line", "parse", "syntax_error", "text"]
 
 #: language -> (module, function returning the grammar pointer)
 GRAMMARS: Final = {
@@ -58,3 +58,28 @@ def line(node: tree_sitter.Node) -> int:
 
 def end_line(node: tree_sitter.Node) -> int:
     return node.end_point[0] + 1
+
+
+def first_error(root: tree_sitter.Node) -> tree_sitter.Node | None:
+    """The first ERROR or MISSING node in document order, None when the tree has none.
+
+    Walks down only through nodes that contain an error, without recursion (hostile input nests
+    deeply).
+    """
+    if not root.has_error:
+        return None
+    node = root
+    while not (node.is_error or node.is_missing):
+        for child in node.children:
+            if child.is_error or child.is_missing or child.has_error:
+                node = child
+                break
+        else:
+            return node
+    return node
+
+
+def syntax_error(root: tree_sitter.Node) -> str:
+    """``"syntax error at line N"`` for the tree's first ERROR or MISSING node, "" when there is none."""
+    node = first_error(root)
+    return "" if node is None else f"syntax error at line {line(node)}"
