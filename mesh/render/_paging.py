@@ -1,0 +1,90 @@
+"""The footer of an answer that shows only part of its results: counts, busiest scopes, next calls.
+
+Every tool that pages or cuts its results ends with the same three things an agent can act on:
+how many were shown of how many, the three busiest sub-scopes (first two path components) with
+their counts, and concrete follow-up calls (tool name and JSON arguments): one narrowed to the
+busiest scope, one for the next page. Pure and deterministic: ties are broken by name.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from typing import Final
+
+import attrs
+
+__all__ = ["Paging", "busiest_scopes", "call_text", "code", "paging_footer", "scope_of"]
+
+BUSIEST: Final = 3
+
+
+@attrs.frozen
+class Paging:
+    #: What the answer shows, and how many there are in all (a lower bound when ``capped``).
+    shown: int
+    total: int
+    #: The noun counted ("matches", "dependents"...).
+    noun: str
+    #: The cursor of the next page, None when this page is the last.
+    next_cursor: str | None = None
+    #: The search stopped counting at ``total``.
+    capped: bool = False
+
+
+def scope_of(path: str) -> str:
+    """A path's sub-scope: its first two components (``services/orders/api.py`` -> ``services/orders``)."""
+    parts = path.split("/")
+    return "/".join(parts[:2]) if len(parts) > 2 else parts[0] if len(parts) > 1 else path
+
+
+def busiest_scopes(paths: Iterable[str], top: int = BUSIEST) -> list[tuple[str, int]]:
+    """The ``top`` sub-scopes holding the most of ``paths``, busiest first, ties by name."""
+    counts = Counter(scope_of(path) for path in paths)
+    return sorted(counts.items(), key=lambda item: (-item[1], item[0]))[:top]
+
+
+def call_text(tool: str, arguments: Mapping[str, object]) -> str:
+    """A follow-up call as an agent would make it: the tool name and its JSON arguments (sorted keys)."""
+    encoded = json.dumps(dict(arguments), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return f"{code(tool)} {code(encoded)}"
+
+
+def code(text: str) -> str:
+    """``text`` as a Markdown code span, whatever backticks it holds (the delimiter is longer)."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def paging_footer(
+    paging: Paging,
+    *,
+    tool: str,
+    arguments: Mapping[str, object],
+    paths: Iterable[str],
+    scope_argument: str = "scope",
+) -> str:
+    """The footer for a partial answer ("" when everything was shown).
+
+    ``paths`` are the paths of all the results counted (not only those shown); ``arguments`` are
+    the call's own, which the follow-up calls keep except for the scope and the cursor.
+    """
+    if paging.shown >= paging.total and paging.next_cursor is None and not paging.capped:
+        return ""
+    total = f"at least {paging.total}" if paging.capped else str(paging.total)
+    lines = ["---", f"Shown {paging.shown} of {total} {paging.noun}."]
+    scopes = busiest_scopes(paths)
+    if scopes:
+        listed = ", ".join(f"{code(scope)} ({count})" for scope, count in scopes)
+        lines.append(f"Busiest scopes: {listed}.")
+        base = {key: value for key, value in arguments.items() if key != "cursor"}
+        if scopes[0][0] != base.get(scope_argument):
+            lines.append(f"Narrow to the busiest: {call_text(tool, {**base, scope_argument: scopes[0][0]})}")
+    if paging.next_cursor is not None:
+        next_arguments = {**arguments, "cursor": paging.next_cursor}
+        lines.append(f"Next page: {call_text(tool, next_arguments)}")
+    return "\n".join(lines) + "\n"
