@@ -67,10 +67,7 @@ def bound_markdown(text: str, limit: int = TOOL_TEXT_BYTES_MAX, hint: str = "") 
     if fence is not None:
         body += fence + "\n"
     shown_lines = len(kept)
-    note = (
-        f"\n_Truncated: showed {used:,} of {len(encoded):,} bytes "
-        f"({shown_lines:,} of {len(lines):,} lines)._"
-    )
+    note = f"\n_Truncated: showed {used:,} of {len(encoded):,} bytes ({shown_lines:,} of {len(lines):,} lines)._"
     if hint:
         note += f" {hint}"
     result = body + note + "\n"
