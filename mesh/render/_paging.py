@@ -32,6 +32,8 @@ class Paging:
     next_cursor: str | None = None
     #: The search stopped counting at ``total``.
     capped: bool = False
+    #: How many came before this page (0 on the first).
+    first: int = 0
 
 
 def scope_of(path: str) -> str:
@@ -73,10 +75,13 @@ def paging_footer(
     ``paths`` are the paths of all the results counted (not only those shown); ``arguments`` are
     the call's own, which the follow-up calls keep except for the scope and the cursor.
     """
-    if paging.shown >= paging.total and paging.next_cursor is None and not paging.capped:
+    if paging.first == 0 and paging.shown >= paging.total and paging.next_cursor is None and not paging.capped:
         return ""
     total = f"at least {paging.total}" if paging.capped else str(paging.total)
-    lines = ["---", f"Shown {paging.shown} of {total} {paging.noun}."]
+    if paging.first:
+        lines = ["---", f"Shown {paging.noun} {paging.first + 1}-{paging.first + paging.shown} of {total}."]
+    else:
+        lines = ["---", f"Shown {paging.shown} of {total} {paging.noun}."]
     scopes = busiest_scopes(paths)
     if scopes:
         listed = ", ".join(f"{code(scope)} ({count})" for scope, count in scopes)

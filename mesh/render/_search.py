@@ -56,6 +56,7 @@ def render_search(
         noun="matches",
         next_cursor=str(end) if end < total else None,
         capped=found.capped,
+        first=offset,
     )
     footer = paging_footer(paging, tool=TOOL, arguments=arguments, paths=[m.path for m in found.matches])
     return "".join(parts) + ("\n" + footer if footer else "")

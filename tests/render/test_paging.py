@@ -78,3 +78,16 @@ def test_backticks_in_arguments_cannot_break_out_of_the_code_span() -> None:
     assert code("a`b") == "``a`b``"
     assert code("`x`") == "`` `x` ``"
     assert call_text("smart_search", {"query": "``x``"}) == '`smart_search` ```{"query":"``x``"}```'
+
+
+def test_a_later_page_says_which_results_it_shows() -> None:
+    footer = paging_footer(
+        Paging(shown=40, total=100, noun="matches", next_cursor="80", first=40),
+        tool="smart_search",
+        arguments={"query": "x", "cursor": "40"},
+        paths=["a/b/c.py"],
+    )
+    assert footer.splitlines()[1] == "Shown matches 41-80 of 100."
+    assert footer.splitlines()[-1] == 'Next page: `smart_search` `{"cursor":"80","query":"x"}`'
+    last = paging_footer(Paging(shown=20, total=100, noun="matches", first=80), tool="t", arguments={}, paths=[])
+    assert last == "---\nShown matches 81-100 of 100.\n"
