@@ -87,12 +87,7 @@ def parsed(path: str, data: bytes, size: int, mtime_ns: int, digest: bytes) -> O
             language=language, error=f"minified (a line of {longest} characters); text indexed, not parsed"
         )
     else:
-        try:
-            facts = extract(path, data)
-        except RecursionError:
-            facts = FileFacts(language=language, error="too deeply nested to parse; text indexed")
-        except Exception as exc:  # noqa: BLE001 - an extractor bug must cost one file, not the run
-            facts = FileFacts(language=language, error=f"parser failed: {type(exc).__name__}: {exc}")
+        facts = extract(path, data)  # total: an extractor's bug comes back as the file's error
         if note and not facts.error:
             facts = attrs.evolve(facts, error=note)
     compressed = zlib.compress(text.encode("utf-8"), 6)

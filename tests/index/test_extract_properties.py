@@ -38,3 +38,15 @@ def test_any_bytes_any_language_INV_INDEX_6(name: str, source: bytes) -> None:
     assert isinstance(first.error, str)
     if manifest_kind(name) is None and name.rsplit(".", 1)[-1] not in ("md", "markdown"):
         assert first.sections == ()
+
+
+def test_a_bug_in_an_extractor_costs_the_file_its_facts_not_the_run_INV_INDEX_4(monkeypatch) -> None:
+    """INV-INDEX-4: the dispatcher is the one place an extractor's exception becomes the file's error."""
+    from mesh.index.parse import _go
+
+    def broken(source: bytes):
+        raise KeyError("boom")
+
+    monkeypatch.setattr(_go, "extract", broken)
+    facts = extract("svc/main.go", b"package main\n")
+    assert (facts.language, facts.error, facts.definitions) == ("go", "extractor failed: KeyError: 'boom'", ())

@@ -75,13 +75,17 @@ def language_of(path: str) -> str | None:
 
 
 def extract(path: str, source: bytes) -> FileFacts:
-    """Every fact of one file. Raises nothing for bad input: problems land in ``FileFacts.error``."""
+    """Every fact of one file. Raises nothing, whatever the bytes: problems, and a bug in an
+    extractor, land in ``FileFacts.error``."""
     name = path.rsplit("/", 1)[-1]
     language = language_of(path)
     facts = FileFacts(language=language or "")
     if language is not None:
         module = importlib.import_module(f".{_EXTRACTORS[language]}", __name__)
-        facts = module.extract(source)
+        try:
+            facts = module.extract(source)
+        except Exception as exc:  # noqa: BLE001 - an extractor bug costs this file its facts, not the run
+            facts = FileFacts(language=language, error=f"extractor failed: {type(exc).__name__}: {exc}"[:300])
     kind = manifest_kind(name)
     if kind is not None:
         from . import _manifests

@@ -99,12 +99,9 @@ def _query(part: str) -> tree_sitter.Query:
 
 
 def extract(source: bytes) -> FileFacts:
-    """Definitions, imports and gRPC facts of a C# file; never raises."""
-    try:
-        root = _ts.parse(_LANGUAGE, source).root_node
-        return _Extraction(source, root).facts()
-    except Exception as error:  # noqa: BLE001 - a bug here must cost one file its facts, not the indexing run
-        return FileFacts(language=_LANGUAGE, error=f"extractor failed: {type(error).__name__}")
+    """Definitions, imports and gRPC facts of a C# file."""
+    root = _ts.parse(_LANGUAGE, source).root_node
+    return _Extraction(source, root).facts()
 
 
 def _last_segment(node: tree_sitter.Node | None) -> tree_sitter.Node | None:

@@ -164,15 +164,12 @@ def extract(grammar: str, source: bytes) -> FileFacts:
     look like JSX, it is parsed again as TSX and the tree with fewer errors wins.
     """
     language = "javascript" if grammar == "javascript" else "typescript"
-    try:
-        tree = _ts.parse(grammar, source)
-        if grammar == "typescript" and tree.root_node.has_error and _JSX_HINT.search(source):
-            tsx = _ts.parse("tsx", source)
-            if error_count(tsx.root_node) < error_count(tree.root_node):
-                tree, grammar = tsx, "tsx"
-        return _Extraction(source, grammar, tree.root_node).facts(language)
-    except Exception as error:  # noqa: BLE001 - a bug here must cost one file its facts, not the indexing run
-        return FileFacts(language=language, error=f"extractor failed: {type(error).__name__}")
+    tree = _ts.parse(grammar, source)
+    if grammar == "typescript" and tree.root_node.has_error and _JSX_HINT.search(source):
+        tsx = _ts.parse("tsx", source)
+        if error_count(tsx.root_node) < error_count(tree.root_node):
+            tree, grammar = tsx, "tsx"
+    return _Extraction(source, grammar, tree.root_node).facts(language)
 
 
 # -- tree helpers (grammar-independent) ------------------------------------------------------------

@@ -117,10 +117,6 @@ _CLASS_SCOPES: Final = frozenset({"class_declaration", "trait_declaration", "enu
 
 def extract(source: bytes) -> FileFacts:
     """Definitions, imports and grpc facts of one PHP file."""
-    return rrp.extract_safely(_LANG, source, _extract)
-
-
-def _extract(source: bytes) -> FileFacts:
     tree = _ts.parse(_LANG, source)
     root = tree.root_node
     statements = _Statements(source, root)

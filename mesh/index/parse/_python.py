@@ -76,14 +76,7 @@ _Stub = tuple[str, str]
 
 
 def extract(source: bytes) -> FileFacts:
-    """Definitions, imports and gRPC facts of a Python file; never raises."""
-    try:
-        return _extract(source)
-    except Exception as exc:  # noqa: BLE001 - a bug here must not stop the indexing of a workspace
-        return FileFacts(language=_LANGUAGE, error=f"extractor failed: {type(exc).__name__}")
-
-
-def _extract(source: bytes) -> FileFacts:
+    """Definitions, imports and gRPC facts of a Python file (a bug raises; ``parse.extract`` records it as the file's error)."""
     root = _ts.parse(_LANGUAGE, source).root_node
     if too_broken(root):
         return FileFacts(language=_LANGUAGE, error=syntax_error(root))

@@ -104,10 +104,6 @@ _CLASS_SCOPES: Final = ("class", "module", "program")
 
 def extract(source: bytes) -> FileFacts:
     """Definitions, imports and grpc gem facts of one Ruby file."""
-    return rrp.extract_safely(_LANG, source, _extract)
-
-
-def _extract(source: bytes) -> FileFacts:
     tree = _ts.parse(_LANG, source)
     root = tree.root_node
     statements = _Statements(source, root)

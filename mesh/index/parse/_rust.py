@@ -82,10 +82,6 @@ _SPACE: Final = re.compile(r"\s+")
 
 def extract(source: bytes) -> FileFacts:
     """Definitions, imports and tonic gRPC facts of one Rust file."""
-    return rrp.extract_safely(_LANG, source, _extract)
-
-
-def _extract(source: bytes) -> FileFacts:
     tree = _ts.parse(_LANG, source)
     root = tree.root_node
     items = _Items(source, root)

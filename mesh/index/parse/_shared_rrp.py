@@ -12,22 +12,13 @@ encloses this byte?" by bisection over the definitions' byte spans.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Collection, Iterable
 
 import tree_sitter
 
-from .._facts import FileFacts
 from . import _ts
 
-__all__ = ["Symbols", "enclosing", "extract_safely", "find_words", "first_error_line"]
-
-
-def extract_safely(language: str, source: bytes, run: Callable[[bytes], FileFacts]) -> FileFacts:
-    """``run(source)``, or an empty :class:`FileFacts` carrying the error if the extractor itself failed."""
-    try:
-        return run(source)
-    except Exception as exc:  # noqa: BLE001 - the contract is to never raise, whatever the bytes
-        return FileFacts(language=language, error=f"extractor failed: {type(exc).__name__}")
+__all__ = ["Symbols", "enclosing", "find_words", "first_error_line"]
 
 
 def first_error_line(root: tree_sitter.Node) -> int:
