@@ -33,7 +33,7 @@ import attrs
 
 from ._trigrams import fold, plan, plan_literal
 
-__all__ = ["Found", "Match", "SearchError", "search"]
+__all__ = ["Found", "Match", "SearchError", "file_text", "search"]
 
 #: Rank of each kind of file: lower first.
 KIND_RANK: Final = {"code": 0, "proto": 1, "test": 2, "config": 3, "docs": 4, "other": 5}
@@ -119,7 +119,7 @@ def search(
     for file_id, path, service, lang, file_kind, size, mtime_ns in rows:
         if path_glob and not fnmatch.fnmatchcase(path, path_glob):
             continue
-        text = _text(db, root, file_id, path, size, mtime_ns)
+        text = file_text(db, root, file_id, path, size, mtime_ns)
         if text is None:
             continue
         found = _lines(text, pattern, needles)
@@ -156,7 +156,12 @@ def _filters(services: tuple[str, ...], path_prefix: str, language: str, kind: s
     return "".join(f" AND {clause}" for clause in clauses), params
 
 
-def _text(db: sqlite3.Connection, root: Path | None, file_id: int, path: str, size: int, mtime_ns: int) -> str | None:
+def file_text(db: sqlite3.Connection, root: Path | None, file_id: int, path: str, size: int, mtime_ns: int) -> str | None:
+    """The text of one indexed file as of the snapshot ``db`` (the arguments are its ``files`` row).
+
+    From disk when the file's size and mtime are still the snapshot's, else the stored copy;
+    ``None`` when the snapshot keeps no text for it (binary, skipped).
+    """
     if root is not None:
         try:
             with open(root / path, "rb") as handle:

@@ -1,0 +1,84 @@
+"""What a code-intelligence tool reads, and the checks every tool shares.
+
+A built-in tool is a pure function ``answer(args, view) -> str`` (Markdown) that raises
+:class:`ToolError` for anything an agent can act on. ``view.db`` is a connection inside one read
+transaction of the workspace index (one whole snapshot), ``view.root`` the workspace folder.
+Nothing else: no clock, no environment, so the same index and arguments give the same bytes.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+import attrs
+
+from ._registry import ToolError
+
+__all__ = ["View", "arguments_of", "workspace_path"]
+
+
+@attrs.frozen
+class View:
+    #: A connection inside one read transaction of the index.
+    db: sqlite3.Connection
+    #: The workspace folder (resolved).
+    root: Path
+    #: Set when the call was cancelled: a long answer may stop early (with ToolError).
+    cancelled: threading.Event = attrs.field(factory=threading.Event)
+
+
+def arguments_of(args: Any) -> dict[str, Any]:
+    """The call's arguments as an agent would send them again: fields that differ from their default.
+
+    For the follow-up calls a footer prints (``call_text``); keys are the ``Args`` field names.
+    """
+    out: dict[str, Any] = {}
+    for field in attrs.fields(type(args)):
+        value = getattr(args, field.name)
+        if field.default is attrs.NOTHING or value != field.default:
+            out[field.name] = list(value) if isinstance(value, tuple) else value
+    return out
+
+
+def workspace_path(root: Path, text: str, *, what: str = "path") -> str:
+    """``text`` as a path relative to the workspace (POSIX, no ``./``), or a :class:`ToolError`.
+
+    Accepts a relative path, or an absolute one inside ``root``. Refuses ``..`` that leaves the
+    workspace, absolute paths outside it and symlinks whose target is outside it. The empty path
+    and ``.`` are the workspace itself (``""``). The path need not exist.
+    """
+    raw = text.strip()
+    if "\0" in raw:
+        raise ToolError(f"The {what} {raw!r} contains a NUL byte; give a path inside the workspace.")
+    path = Path(raw) if raw else Path(".")
+    if path.is_absolute():
+        try:
+            path = path.relative_to(root)
+        except ValueError:
+            raise ToolError(
+                f"The {what} `{raw}` is outside the workspace `{root}`; give a path relative to it."
+            ) from None
+    parts: list[str] = []
+    for part in PurePosixPath(path.as_posix()).parts:
+        if part == "..":
+            if not parts:
+                raise ToolError(
+                    f"The {what} `{raw}` leaves the workspace (`..`); give a path inside `{root}`."
+                )
+            parts.pop()
+        elif part != ".":
+            parts.append(part)
+    relative = "/".join(parts)
+    if relative:
+        real = os.path.realpath(root / relative)
+        if real != str(root) and not real.startswith(str(root) + os.sep):
+            raise ToolError(
+                f"The {what} `{raw}` is a symlink to `{real}`, outside the workspace; "
+                "give a path whose target is inside it."
+            )
+    return relative
+
