@@ -26,21 +26,34 @@ TOOL: Final = "smart_search"
 
 
 def render_search(
-    found: Found, arguments: Mapping[str, object], *, offset: int = 0, page_bytes: int = PAGE_BYTES
+    found: Found,
+    arguments: Mapping[str, object],
+    *,
+    offset: int = 0,
+    page_bytes: int = PAGE_BYTES,
+    symbols: bool = False,
 ) -> str:
-    """One page of ``found`` from ``offset``; ``arguments`` are the call's (for the follow-up calls)."""
+    """One page of ``found`` from ``offset``; ``arguments`` are the call's (for the follow-up calls).
+
+    With ``symbols``, the matches are definitions (``mode`` ``symbol``): each line names one.
+    """
     query = str(arguments.get("query", ""))
     total = len(found.matches)
-    head = f"## {code(query)}: {total}{'+' if found.capped else ''} matches in {found.files} files\n"
+    noun = "definitions" if symbols else "matches"
+    files = f"{found.files} file" + ("" if found.files == 1 else "s")
+    head = f"## {code(query)}: {total}{'+' if found.capped else ''} {noun} in {files}\n"
     if total == 0:
+        if symbols:
+            return head + "\nNo definition has this name. Try `mode` `literal` to find uses, or widen `scope`.\n"
         return head + "\nNo match. Try `mode` `regex` or a shorter query, or widen `scope`.\n"
+    line_of = _symbol_line if symbols else _match_line
     # The page is a prefix of the ranked list (so the next cursor skips nothing and repeats
     # nothing), shown grouped by file in the order of each file's best match.
     used = len(head.encode())
     groups: dict[str, list[Match]] = {}
     shown = 0
     for match in found.matches[offset:]:
-        cost = len(_line(match).encode()) + (0 if match.path in groups else len(_title(match).encode()))
+        cost = len(line_of(match).encode()) + (0 if match.path in groups else len(_title(match).encode()))
         if shown and used + cost > page_bytes:
             break
         groups.setdefault(match.path, []).append(match)
@@ -48,12 +61,12 @@ def render_search(
         shown += 1
     parts = [head]
     for matches in groups.values():
-        parts.append(_title(matches[0]) + "".join(_line(match) for match in sorted(matches, key=lambda m: m.line)))
+        parts.append(_title(matches[0]) + "".join(line_of(match) for match in sorted(matches, key=lambda m: m.line)))
     end = offset + shown
     paging = Paging(
         shown=shown,
         total=total,
-        noun="matches",
+        noun=noun,
         next_cursor=str(end) if end < total else None,
         capped=found.capped,
         first=offset,
@@ -67,9 +80,18 @@ def _title(match: Match) -> str:
     return f"\n{code(match.path)} ({about})\n"
 
 
-def _line(match: Match) -> str:
+def _symbol_line(match: Match) -> str:
+    return f"- {match.line}: {match.definition} {code(match.text)}\n"
+
+
+def _match_line(match: Match) -> str:
     text = match.text.strip()
     if len(text) > LINE_CHARS_MAX:
         text = text[: LINE_CHARS_MAX - 1] + "…"
-    defines = f" — defines {match.definition}" if match.definition else ""
-    return f"- {match.line}: {code(text) if text else '(blank)'}{defines}\n"
+    if match.definition:
+        about = f" — defines {match.definition}"
+    elif match.enclosing:
+        about = f" — in {code(match.enclosing)}"
+    else:
+        about = ""
+    return f"- {match.line}: {code(text) if text else '(blank)'}{about}\n"

@@ -60,15 +60,13 @@ def workspace_path(root: Path, text: str, *, what: str = "path") -> str:
             path = path.relative_to(root)
         except ValueError:
             raise ToolError(
-                f"The {what} `{raw}` is outside the workspace `{root}`; give a path relative to it."
+                f"The {what} `{raw}` is outside the workspace; give a path relative to the workspace folder."
             ) from None
     parts: list[str] = []
     for part in PurePosixPath(path.as_posix()).parts:
         if part == "..":
             if not parts:
-                raise ToolError(
-                    f"The {what} `{raw}` leaves the workspace (`..`); give a path inside `{root}`."
-                )
+                raise ToolError(f"The {what} `{raw}` leaves the workspace (`..`); give a path inside it.")
             parts.pop()
         elif part != ".":
             parts.append(part)
@@ -81,4 +79,3 @@ def workspace_path(root: Path, text: str, *, what: str = "path") -> str:
                 "give a path whose target is inside it."
             )
     return relative
-

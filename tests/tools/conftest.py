@@ -54,5 +54,3 @@ def assert_golden(tool: str, case: str, text: str) -> None:
         return
     assert path.exists(), f"no golden answer {path}; run with MESH_UPDATE_GOLDEN=1 and review it"
     assert text == path.read_text(encoding="utf-8"), f"answer differs from {path}"
-
-

@@ -1,0 +1,135 @@
+"""``smart_search``: text, regular-expression and symbol search over the workspace index.
+
+Modes: ``literal`` (a substring), ``regex`` (RE2: linear time, no back-references), ``symbol``
+(definitions by name: exact, then prefix, then substring) and ``auto`` (the default): a query
+written ``/like this/`` is a regular expression, anything else a literal. In every text mode the
+lines defining a symbol the query matches come first, then code, protos, tests, config and docs.
+
+``scope`` is a service name, a glob (``*``, ``?``, ``[``) over workspace paths, or a path prefix
+inside the workspace. The cursor is the offset of the next page in the ranked list.
+"""
+
+from __future__ import annotations
+
+from typing import Final, Literal
+
+import attrs
+
+from ..index._search import MAX_MATCHES, SearchError, search, symbols
+from ..render._search import render_search
+from ._args import describe
+from ._registry import ToolError
+from ._view import View, arguments_of, workspace_path
+
+__all__ = ["DESCRIPTION", "NAME", "TITLE", "Args", "answer"]
+
+NAME: Final = "smart_search"
+TITLE: Final = "Search the workspace"
+DESCRIPTION: Final = (
+    "Search the workspace's code, tests, protos and docs: a literal string, a regular expression "
+    "(RE2; mode regex or /pattern/) or a symbol name (mode symbol: definitions only). Definitions "
+    "rank first, then code, then tests and docs; results are grouped by file with line numbers and "
+    "the enclosing definition. Narrow with scope (a service, a path prefix or a glob), language, kind."
+)
+_GLOB_CHARS: Final = frozenset("*?[")
+
+
+@attrs.frozen(kw_only=True)
+class Args:
+    query: str = attrs.field(metadata=describe("What to look for", min_length=1, max_length=1000))
+    mode: Literal["auto", "literal", "regex", "symbol"] = attrs.field(
+        default="auto",
+        metadata=describe("auto: /pattern/ is a regex, anything else literal; symbol: definitions by name"),
+    )
+    scope: str | None = attrs.field(
+        default=None, metadata=describe("A service name, a path prefix or a glob such as 'orders/**/*.py'")
+    )
+    language: str | None = attrs.field(default=None, metadata=describe("Only files of this language, e.g. 'go'"))
+    kind: Literal["code", "test", "docs", "proto", "config"] | None = attrs.field(
+        default=None, metadata=describe("Only files of this kind")
+    )
+    case_sensitive: bool = attrs.field(default=False, metadata=describe("Match case exactly"))
+    cursor: str | None = attrs.field(default=None, metadata=describe("From a previous answer: the next page"))
+
+
+def answer(args: Args, view: View) -> str:
+    offset = _offset(args.cursor)
+    query, regex = args.query, args.mode == "regex"
+    if args.mode == "auto" and len(query) > 2 and query.startswith("/") and query.endswith("/"):
+        query, regex = query[1:-1], True
+    services, prefix, glob = _scope(view, args.scope)
+    language = _language(view, args.language)
+    filters = {
+        "services": services,
+        "path_prefix": prefix,
+        "path_glob": glob,
+        "language": language,
+        "kind": args.kind or "",
+    }
+    try:
+        if args.mode == "symbol":
+            found = symbols(view.db, query, case_sensitive=args.case_sensitive, **filters)
+        else:
+            found = search(
+                view.db,
+                query,
+                regex=regex,
+                case_sensitive=args.case_sensitive,
+                root=view.root,
+                cancelled=view.cancelled,
+                **filters,
+            )
+    except SearchError as exc:
+        hint = " Escape it, or use mode literal." if regex else ""
+        raise ToolError(f"Cannot search for `{query}`: {exc}.{hint}") from None
+    if offset > len(found.matches):
+        raise ToolError(
+            f"The cursor {args.cursor!r} is past the last result ({len(found.matches)}); start again without it."
+        )
+    return render_search(found, arguments_of(args), offset=offset, symbols=args.mode == "symbol")
+
+
+def _offset(cursor: str | None) -> int:
+    if cursor is None:
+        return 0
+    if not cursor.isdigit() or int(cursor) > MAX_MATCHES:
+        raise ToolError(f"The cursor {cursor!r} is not one this tool gave; use the cursor from the last answer.")
+    return int(cursor)
+
+
+def _scope(view: View, scope: str | None) -> tuple[tuple[str, ...], str, str]:
+    """(services, path prefix, glob) for a scope argument."""
+    if scope is None or not scope.strip():
+        return (), "", ""
+    scope = scope.strip()
+    names = [row[0] for row in view.db.execute("SELECT name FROM services ORDER BY name")]
+    if scope in names:
+        return (scope,), "", ""
+    if _GLOB_CHARS & set(scope):
+        if scope.startswith("/") or ".." in scope.split("/"):
+            raise ToolError(f"The glob `{scope}` must be relative to the workspace, without `..`.")
+        return (), "", scope
+    relative = workspace_path(view.root, scope, what="scope")
+    if not relative:
+        return (), "", ""
+    hit = view.db.execute(
+        "SELECT 1 FROM files WHERE path = ? OR (path >= ? AND path < ?) LIMIT 1",
+        (relative, relative + "/", relative + "0"),
+    ).fetchone()
+    if hit is None:
+        listed = ", ".join(f"`{name}`" for name in names) or "none"
+        raise ToolError(
+            f"No indexed file is under `{relative}`. A scope is a service ({listed}), a path prefix or a glob."
+        )
+    return (), relative, ""
+
+
+def _language(view: View, language: str | None) -> str:
+    if not language:
+        return ""
+    wanted = language.strip().lower()
+    known = [row[0] for row in view.db.execute("SELECT DISTINCT language FROM files WHERE language != '' ORDER BY 1")]
+    if wanted not in known:
+        listed = ", ".join(f"`{name}`" for name in known) or "none"
+        raise ToolError(f"No indexed file is in the language `{language}`. Languages here: {listed}.")
+    return wanted
