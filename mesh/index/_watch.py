@@ -55,9 +55,11 @@ class Watcher:
         self._thread.start()
         self._ready.wait(10)
 
-    def stop(self) -> None:
+    def stop(self, timeout_s: float = 10.0) -> None:
+        """Ask the thread to stop; wait for it at most ``timeout_s`` (a refresh may be running)."""
         self._stop.set()
-        self._thread.join(10)
+        if self._thread.is_alive():
+            self._thread.join(timeout_s)
 
     @property
     def alive(self) -> bool:

@@ -1,0 +1,131 @@
+"""The live index of a server: background first build, "still indexing", reuse, failures, close."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from mesh.index import Index
+from mesh.index._live import LiveIndex, NotReady
+
+WAIT_S = 60.0
+
+
+def workspace(tmp_path: Path, files: dict[str, str]) -> Path:
+    root = tmp_path / "ws"
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    root.mkdir(exist_ok=True)
+    return root
+
+
+def eventually(check, timeout_s: float = WAIT_S) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not check():
+        assert time.monotonic() < deadline, "condition not met in time"
+        time.sleep(0.02)
+
+
+def count_files(live: LiveIndex) -> int:
+    with live.snapshot() as db:
+        return db.execute("SELECT count(*) FROM files").fetchone()[0]
+
+
+def test_before_the_first_snapshot_readers_hear_progress(tmp_path: Path) -> None:
+    """A fresh index under construction: NotReady with the files done of total, then readable."""
+    root = workspace(tmp_path, {"a.py": "x = 1\n", "hang.py": "y = 2\n", "b.py": "z = 3\n"})
+    live = LiveIndex(root, tmp_path / "cache", workers=1, budget_s=1.0, worker_module="tests.support.parse_worker")
+    live.start()
+    try:
+        with pytest.raises(NotReady) as caught:
+            count_files(live)
+        assert caught.value.failure == ""
+        assert caught.value.progress.phase in ("starting", "walking", "parsing", "writing")
+        eventually(lambda: live.progress.phase == "parsing" and live.progress.total == 3)
+        with pytest.raises(NotReady, match="parsing: [0-3] of 3"):
+            count_files(live)
+        assert live.wait_settled(WAIT_S)
+        assert count_files(live) == 3  # hang.py is recorded, with its error
+    finally:
+        live.close()
+
+
+def test_a_previous_snapshot_is_served_at_once_while_the_refresh_runs(tmp_path: Path) -> None:
+    """INV-INDEX-1: a restart reads the last run's whole snapshot; the new one replaces it atomically."""
+    root = workspace(tmp_path, {"a.py": "x = 1\n"})
+    first = Index(root, tmp_path / "cache", workers=1)
+    first.refresh()
+    first.close()
+    (root / "hang.py").write_text("y = 2\n")
+    live = LiveIndex(root, tmp_path / "cache", workers=1, budget_s=2.0, worker_module="tests.support.parse_worker")
+    live.start()
+    try:
+        assert count_files(live) == 1  # the refresh is stuck on hang.py; the old snapshot answers
+        assert live.wait_settled(WAIT_S)
+        assert count_files(live) == 2
+    finally:
+        live.close()
+
+
+def test_the_watcher_brings_edits_in(tmp_path: Path) -> None:
+    root = workspace(tmp_path, {"a.py": "x = 1\n"})
+    live = LiveIndex(root, tmp_path / "cache", workers=1)
+    live.start()
+    try:
+        assert live.wait_settled(WAIT_S)
+        time.sleep(0.3)  # the watch is set up inside the watcher's thread
+        (root / "b.py").write_text("y = 2\n")
+        eventually(lambda: count_files(live) == 2)
+    finally:
+        live.close()
+    assert not live.watcher.alive
+
+
+def test_an_unwritable_cache_is_a_failure_readers_can_read(tmp_path: Path) -> None:
+    """The cache folder cannot be made (its parent is a file): readers hear why, and a restart is needed."""
+    root = workspace(tmp_path, {"a.py": "x = 1\n"})
+    (tmp_path / "file").write_text("not a folder")
+    live = LiveIndex(root, tmp_path / "file" / "cache", workers=1)
+    live.start()
+    try:
+        assert live.wait_settled(WAIT_S)
+        with pytest.raises(NotReady) as caught:
+            count_files(live)
+        assert "cannot create the index folder" in caught.value.failure
+        assert caught.value.retrying is False
+    finally:
+        live.close()
+
+
+def test_a_broken_config_is_reported_and_fixed_by_the_next_save(tmp_path: Path) -> None:
+    root = workspace(tmp_path, {"a.py": "x = 1\n", "mesh.toml": "[index\n"})
+    live = LiveIndex(root, tmp_path / "cache", workers=1)
+    live.start()
+    try:
+        assert live.wait_settled(WAIT_S)
+        with pytest.raises(NotReady) as caught:
+            count_files(live)
+        assert "mesh.toml" in caught.value.failure
+        eventually(lambda: live.watcher is not None and live.watcher.alive)
+        with pytest.raises(NotReady) as caught:
+            count_files(live)
+        assert caught.value.retrying is True
+        (root / "mesh.toml").write_text("[index]\n")
+        eventually(lambda: live.failure == "" and count_files(live) == 2)
+    finally:
+        live.close()
+
+
+def test_close_does_not_wait_for_a_stuck_first_build(tmp_path: Path) -> None:
+    """A server exits promptly: closing abandons a build in progress (never committed)."""
+    root = workspace(tmp_path, {"hang.py": "y = 2\n"})
+    live = LiveIndex(root, tmp_path / "cache", workers=1, budget_s=30.0, worker_module="tests.support.parse_worker")
+    live.start()
+    eventually(lambda: live.progress.phase == "parsing")
+    started = time.monotonic()
+    live.close()
+    assert time.monotonic() - started < 2.0
