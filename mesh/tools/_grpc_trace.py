@@ -1,0 +1,102 @@
+"""``grpc_trace``: one gRPC method or service, from its ``.proto`` copies to the code that serves and calls it."""
+
+from __future__ import annotations
+
+from typing import Final
+
+import attrs
+
+from ..index._grpc_query import FORMS, GrpcTargetError, trace
+from ..render._grpc import listed_sites, render_grpc
+from ..render._paging import busiest_scopes, call_text, code
+from ._args import describe
+from ._registry import ToolError
+from ._view import View, arguments_of, workspace_path
+
+__all__ = ["DESCRIPTION", "NAME", "TITLE", "Args", "answer"]
+
+NAME: Final = "grpc_trace"
+TITLE: Final = "Trace a gRPC method or service"
+DESCRIPTION: Final = (
+    "Trace a gRPC method or service across the workspace: every .proto copy that defines it (and how the "
+    "copies differ), its request and response messages, the handlers and servers per service and language, "
+    "the call sites with their enclosing function, a Mermaid diagram of callers to service, and the gaps "
+    "(methods never implemented, never called, or called only from tests). Give a method "
+    "(`acme.orders.v1.Orders/GetOrder`, `Orders/GetOrder`, `Orders.GetOrder`) or a whole service (`Orders`)."
+)
+
+
+@attrs.frozen(kw_only=True)
+class Args:
+    target: str = attrs.field(
+        metadata=describe(
+            "The method or service: `package.Service/Method`, `Service/Method`, `Service.Method` or `Service`",
+            min_length=1,
+            max_length=300,
+        )
+    )
+    scope: str | None = attrs.field(
+        default=None,
+        metadata=describe(
+            "Only list the code sites under this workspace path (e.g. `gateway/src`); counts and gaps stay whole",
+            max_length=1000,
+        ),
+    )
+    cursor: str | None = attrs.field(
+        default=None, metadata=describe("The cursor a previous page gave, to read the next page", max_length=20)
+    )
+
+
+def answer(args: Args, view: View) -> str:
+    """The trace of ``args.target`` in the snapshot ``view`` reads, one page of its code sites."""
+    try:
+        found = trace(view.db, args.target)
+    except GrpcTargetError as exc:
+        raise ToolError(_failure(exc)) from None
+    scope = workspace_path(view.root, args.scope, what="scope") if args.scope else ""
+    listed = listed_sites(found, scope)
+    if scope and not listed:
+        raise ToolError(_nothing_under(found.key, scope, [item.site.path for item in listed_sites(found)], args))
+    offset = _offset(args.cursor, len(listed), args)
+    return render_grpc(found, arguments_of(args), scope=scope, offset=offset)
+
+
+def _failure(exc: GrpcTargetError) -> str:
+    text = exc.message
+    if exc.suggestions:
+        names = ", ".join(code(name) for name in exc.suggestions)
+        text += f" Did you mean {names}? Try {call_text(NAME, {'target': exc.suggestions[0]})}."
+    elif FORMS not in text:
+        text += f" Give a method or service as {FORMS}; `smart_search` finds names in the `.proto` files."
+    return text
+
+
+def _nothing_under(key: str, scope: str, paths: list[str], args: Args) -> str:
+    text = f"No code site of {code(key)} is under {code(scope)}."
+    scopes = busiest_scopes(paths)
+    if scopes:
+        listed = ", ".join(f"{code(name)} ({count})" for name, count in scopes)
+        arguments = {name: value for name, value in arguments_of(args).items() if name not in ("scope", "cursor")}
+        text += f" Its sites are under {listed}. Try {call_text(NAME, {**arguments, 'scope': scopes[0][0]})}"
+        text += f" or the whole trace: {call_text(NAME, arguments)}."
+    else:
+        text += " It has no code site anywhere: call without `scope` for its proto definition and gaps."
+    return text
+
+
+def _offset(cursor: str | None, total: int, args: Args) -> int:
+    if cursor is None:
+        return 0
+    restart = {name: value for name, value in arguments_of(args).items() if name != "cursor"}
+    if not cursor.isascii() or not cursor.isdigit():
+        raise ToolError(
+            f"The cursor {code(cursor)} is not one this tool gave; start from the first page:"
+            f" {call_text(NAME, restart)}."
+        )
+    offset = int(cursor)
+    if offset and offset >= total:
+        raise ToolError(
+            f"The cursor {code(cursor)} is past the last of {total} code sites; start from the first page:"
+            f" {call_text(NAME, restart)}."
+        )
+    return offset
