@@ -1,0 +1,198 @@
+"""The Markdown of ``dependents``: what the target was read as, then its dependents by service.
+
+Dependents come sorted by service, level and path (:func:`mesh.index._graph.find_dependents`). A
+page is a prefix of that list from ``offset`` that stays within ``page_bytes`` (at least one
+dependent), so following the cursors shows each dependent exactly once. Each service opens with a
+heading that counts all its dependents (not only those on the page); each dependent is one line:
+its level, ``path:line`` of its first piece of evidence (the last hop of its chain), what that line
+does, the file it goes through when it is two or more hops away, and the other lines holding
+evidence. A partial page ends with the footer of :mod:`._paging`. Same graph and arguments, same
+bytes.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Final
+
+from ..index._graph import Dependent, Edge, EdgeKind, Found, Location, Scope, Target
+from ._paging import Paging, code, paging_footer
+from ._search import PAGE_BYTES
+
+__all__ = ["dependent_line", "describe_target", "render_dependents", "service_heading"]
+
+TOOL: Final = "dependents"
+#: A module or name longer than this is shown cut, with an ellipsis.
+WHAT_CHARS_MAX: Final = 120
+#: Locations listed for a target before "and N more".
+LOCATIONS_MAX: Final = 5
+#: Further evidence lines listed after the first.
+MORE_LINES_MAX: Final = 5
+
+
+def render_dependents(
+    found: Found,
+    arguments: Mapping[str, object],
+    *,
+    scope: Scope | None = None,
+    offset: int = 0,
+    page_bytes: int = PAGE_BYTES,
+) -> str:
+    """One page of the dependents of ``found.targets[0]`` from ``offset``, limited to ``scope``."""
+    target = found.targets[0]
+    everyone = found.dependents
+    shown_set = tuple(d for d in everyone if scope is None or scope.holds(d.path, d.service))
+    total = len(shown_set)
+    head = f"## Dependents of {code(target.name)}\n\n{describe_target(target)}\n"
+    head += _summary(found, shown_set, scope)
+    if total == 0:
+        return head
+    used = len(head.encode())
+    per_service = _per_service(shown_set)
+    parts = [head]
+    current = None
+    shown = 0
+    for dependent in shown_set[offset:]:
+        heading = (
+            service_heading(dependent.service, per_service[dependent.service]) if dependent.service != current else ""
+        )
+        line = dependent_line(dependent)
+        cost = len(heading.encode()) + len(line.encode())
+        if shown and used + cost > page_bytes:
+            break
+        parts.append(heading + line)
+        current = dependent.service
+        used += cost
+        shown += 1
+    end = offset + shown
+    paging = Paging(
+        shown=shown, total=total, noun="dependents", next_cursor=str(end) if end < total else None, first=offset
+    )
+    footer = paging_footer(paging, tool=TOOL, arguments=arguments, paths=[d.path for d in shown_set])
+    return "".join(parts) + ("\n" + footer if footer else "")
+
+
+def _summary(found: Found, dependents: Sequence[Dependent], scope: Scope | None) -> str:
+    name = code(found.targets[0].name)
+    within = f"within depth {found.depth}"
+    if scope is not None:
+        outside = len(found.dependents) - len(dependents)
+        if not dependents:
+            return (
+                f"\nNothing in scope {code(scope.text)} depends on {name} {within}"
+                f" ({outside} dependent{_s(outside)} outside it: call again without `scope`).\n"
+            )
+        where = f" in scope {code(scope.text)} ({outside} more outside it)"
+    else:
+        if not dependents:
+            return f"\nNothing depends on {name} {within}.\n"
+        where = ""
+    levels = Counter(d.level for d in dependents)
+    services = len({d.service for d in dependents})
+    by_level = ", ".join(f"{levels[level]} at level {level}" for level in sorted(levels))
+    return (
+        f"\n{len(dependents)} dependent{_s(len(dependents))} in {services} service{_s(services)}{where}"
+        f" {within}: {by_level}.\n"
+    )
+
+
+def _per_service(dependents: Sequence[Dependent]) -> dict[str, Counter[int]]:
+    counts: dict[str, Counter[int]] = {}
+    for dependent in dependents:
+        counts.setdefault(dependent.service, Counter())[dependent.level] += 1
+    return counts
+
+
+def service_heading(service: str, levels: Counter[int], depth: str = "###") -> str:
+    """The heading of one service's dependents, counting them all by level."""
+    total = sum(levels.values())
+    by_level = ", ".join(f"L{level}: {levels[level]}" for level in sorted(levels))
+    return f"\n{depth} {service_name(service)}: {total} dependent{_s(total)} ({by_level})\n"
+
+
+def service_name(service: str) -> str:
+    return code(service) if service else "(no service: workspace root)"
+
+
+def dependent_line(dependent: Dependent) -> str:
+    """One dependent: level, ``path:line``, what its first edge does, and where else it depends."""
+    edge = dependent.edges[0]
+    tag = f" ({dependent.kind})" if dependent.kind != "code" else ""
+    via = f", via {code(edge.via)}" if dependent.level > 1 and edge.via else ""
+    others = sorted({other.line for other in dependent.edges} - {edge.line})
+    more = ""
+    if others:
+        lines = ", ".join(str(line) for line in others[:MORE_LINES_MAX]) + ("…" if len(others) > MORE_LINES_MAX else "")
+        more = f" (also line{_s(len(others))} {lines})"
+    return f"- L{dependent.level} {code(f'{dependent.path}:{edge.line}')}{tag} {phrase(edge)}{via}{more}\n"
+
+
+def phrase(edge: Edge) -> str:
+    """What the line of ``edge`` does, in a few words."""
+    what = code(_cut(edge.what))
+    about = code(edge.about) if edge.about else ""
+    text = {
+        "import": f"imports {what}",
+        "client": f"creates a client of {what}",
+        "call": f"calls {what}",
+        "server": f"serves {what}",
+        "handler": f"implements {what}",
+        "field": f"field {what} has type {about}",
+        "request": f"rpc {what} takes {about}",
+        "response": f"rpc {what} returns {about}",
+    }.get(edge.role, f"{edge.role} {what}")
+    if edge.kind == EdgeKind.MESSAGE and edge.role == "import":
+        text += f", naming {about}"
+    elif edge.kind == EdgeKind.MESSAGE and edge.role in ("call", "handler"):
+        text += f", which takes or returns {about}"
+    return text
+
+
+def describe_target(target: Target) -> str:
+    """A sentence saying what the target was read as and where it is (without its name)."""
+    kind = target.kind
+    where = _locations(target.defined)
+    owners = ", ".join(service_name(service) for service, _ in target.owners)
+    if kind == "file":
+        text = f"File in service {owners} ({target.detail})."
+    elif kind == "folder":
+        text = f"Folder with {target.detail} in service{_s(len(target.owners))} {owners}; dependents are outside it."
+    elif kind == "service":
+        text = f"Service ({target.detail}); dependents are outside it."
+    elif kind == "module":
+        resolves = f", resolving to {where}" if target.defined else ""
+        if target.modules:
+            listed = ", ".join(code(module) for module in target.modules[:LOCATIONS_MAX])
+            more = len(target.modules) - LOCATIONS_MAX
+            listed += f" and {more} more" if more > 0 else ""
+            resolves += f"; {listed} resolve{'s' if len(target.modules) == 1 else ''} to nothing in the workspace"
+            resolves += ": " if target.defined else ", "
+            resolves += "their importers are listed" if len(target.modules) > 1 else "its importers are listed"
+        text = f"Module as imported ({target.detail}){resolves}."
+    elif kind == "symbol":
+        text = f"Symbol ({target.detail}) defined at {where}; dependents import its file."
+    elif kind == "rpc":
+        text = f"RPC declared at {where}; dependents call or implement it."
+    elif kind == "proto service":
+        text = f"Proto service defined at {where}; dependents are its clients and servers."
+    elif kind == "proto package":
+        text = f"Proto package ({target.detail}): {where}."
+    else:
+        text = f"{kind[0].upper()}{kind[1:]} defined at {where}."
+    notes = "".join(f" Note: {note}." for note in target.also)
+    return f"{text}{notes}"
+
+
+def _locations(locations: Sequence[Location]) -> str:
+    shown = [code(f"{loc.path}:{loc.line}" if loc.line else loc.path) for loc in locations[:LOCATIONS_MAX]]
+    more = len(locations) - len(shown)
+    return ", ".join(shown) + (f" and {more} more" if more else "")
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= WHAT_CHARS_MAX else text[: WHAT_CHARS_MAX - 1] + "…"
+
+
+def _s(count: int) -> str:
+    return "" if count == 1 else "s"

@@ -1,0 +1,130 @@
+"""The Markdown of ``impact_matrix``: what changed, a services × kinds-of-impact table, the evidence,
+and a one-line verdict.
+
+The first page shows the changes, then the table (:func:`mesh.index._graph.impact_of`: one row per
+service that changed or holds a dependent, by name, at most ``ROWS_MAX``; cells count files, "–"
+for none), then the evidence: dependents grouped by service as ``dependents`` shows them. The
+evidence pages like ``dependents`` (a prefix of the sorted list within ``page_bytes``; later pages
+show only the evidence); every page ends with the verdict, exactly ``N services impacted, M via
+gRPC``, then the paging footer when the evidence was cut. Same graph and arguments, same bytes.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Final
+
+from ..index._graph import Found, Impact, ImpactRow, Target
+from ._dependents import dependent_line, describe_target, service_heading, service_name
+from ._paging import Paging, code, paging_footer
+from ._search import PAGE_BYTES
+
+__all__ = ["render_impact"]
+
+TOOL: Final = "impact_matrix"
+#: Rows of the table shown before "and N more services".
+ROWS_MAX: Final = 40
+#: Changes listed before "and N more", and paths not in the index.
+CHANGES_MAX: Final = 10
+COLUMNS: Final = (
+    "service",
+    "changed",
+    "direct import",
+    "transitive import",
+    "calls a changed RPC",
+    "uses a changed message",
+    "tests touching it",
+)
+
+
+def render_impact(
+    found: Found,
+    impact: Impact,
+    arguments: Mapping[str, object],
+    *,
+    title: str,
+    missing: Sequence[str] = (),
+    scope_text: str | None = None,
+    offset: int = 0,
+    page_bytes: int = PAGE_BYTES,
+) -> str:
+    """One page of the impact of ``found.targets``; ``title`` names the change (a range, a list)."""
+    dependents = impact.dependents
+    total = len(dependents)
+    scoped = f" in scope {code(scope_text)}" if scope_text else ""
+    head = f"## Impact of {title}{scoped} within depth {found.depth}\n"
+    verdict = f"\n{impact.impacted} services impacted, {impact.via_grpc} via gRPC\n"
+    parts = [head]
+    if offset == 0:
+        parts.append(_changes(found.targets, missing))
+        parts.append(_table(impact.rows))
+        if total:
+            parts.append("\n### Evidence\n")
+        else:
+            parts.append("\nNothing depends on the change" + (" in this scope" if scope_text else "") + ".\n")
+    else:
+        parts.append("\n### Evidence (continued)\n")
+    used = sum(len(part.encode()) for part in parts)
+    per_service: dict[str, Counter[int]] = {}
+    for dependent in dependents:
+        per_service.setdefault(dependent.service, Counter())[dependent.level] += 1
+    current = None
+    shown = 0
+    for dependent in dependents[offset:]:
+        heading = ""
+        if dependent.service != current:
+            heading = service_heading(dependent.service, per_service[dependent.service], depth="####")
+        line = dependent_line(dependent)
+        cost = len(heading.encode()) + len(line.encode())
+        if shown and used + cost > page_bytes:
+            break
+        parts.append(heading + line)
+        current = dependent.service
+        used += cost
+        shown += 1
+    parts.append(verdict)
+    end = offset + shown
+    paging = Paging(
+        shown=shown, total=total, noun="dependents", next_cursor=str(end) if end < total else None, first=offset
+    )
+    footer = paging_footer(paging, tool=TOOL, arguments=arguments, paths=[d.path for d in dependents])
+    return "".join(parts) + ("\n" + footer if footer else "")
+
+
+def _changes(targets: Sequence[Target], missing: Sequence[str]) -> str:
+    lines = ["\nChanged:\n"]
+    for target in targets[:CHANGES_MAX]:
+        lines.append(f"- {code(target.name)}: {describe_target(target)}\n")
+    if len(targets) > CHANGES_MAX:
+        lines.append(f"- and {len(targets) - CHANGES_MAX} more\n")
+    if not targets:
+        lines.append("- nothing in the index\n" if missing else "- nothing: no file changed\n")
+    if missing:
+        listed = ", ".join(code(path) for path in missing[:CHANGES_MAX])
+        more = f" and {len(missing) - CHANGES_MAX} more" if len(missing) > CHANGES_MAX else ""
+        lines.append(f"\nNot in the index (deleted, ignored or not indexed yet), so not followed: {listed}{more}.\n")
+    return "".join(lines)
+
+
+def _table(rows: Sequence[ImpactRow]) -> str:
+    if not rows:
+        return ""
+    lines = [
+        "\n| " + " | ".join(COLUMNS) + " |\n",
+        "| --- | --- | " + " | ".join("---:" for _ in COLUMNS[2:]) + " |\n",
+    ]
+    for row in rows[:ROWS_MAX]:
+        changed = f"changed ({row.changed})" if row.changed else "–"
+        cells = [row.direct, row.transitive, row.rpc, row.message, row.tests]
+        lines.append(
+            f"| {service_name(row.service)} | {changed} | " + " | ".join(str(c) if c else "–" for c in cells) + " |\n"
+        )
+    if len(rows) > ROWS_MAX:
+        lines.append(f"\n… and {len(rows) - ROWS_MAX} more services: narrow with `scope`.\n")
+    lines.append(
+        "\nCells count files. Direct and the RPC and message columns are level 1; transitive is level 2 and"
+        " beyond, through any edge; serving a changed RPC counts as calling it; tests are the test files"
+        " among all the dependents.\n"
+    )
+    return "".join(lines)

@@ -1,0 +1,92 @@
+"""``dependents``: who depends on a file, folder, module, symbol, proto entity or service.
+
+The target is read as described in :mod:`mesh.index._graph` (a service name, a path, an RPC, a proto
+entity or package, a module as imported, a proto short name, a symbol: the first reading that
+matches). Dependents are found breadth first up to ``depth`` levels (default 2, at most 5) through
+imports and gRPC, grouped by service, each with its level and the ``file:line`` of its last hop.
+``scope`` (a service name or a path prefix) limits the dependents shown, not the walk: a dependent
+outside the scope still leads to those inside it. "Nothing depends on X" is an answer; a target
+that names nothing, or several things, is a :class:`ToolError` that lists the candidates.
+
+Answers page at about 8 KB: ``cursor`` is the number of dependents already shown, as printed in the
+footer of the previous page.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+import attrs
+
+from ..index._graph import GraphError, Scope, find_dependents, resolve_scope, resolve_target
+from ..render._dependents import render_dependents
+from ._args import describe
+from ._registry import ToolError
+from ._view import View, arguments_of, workspace_path
+
+__all__ = ["DESCRIPTION", "NAME", "TITLE", "Args", "answer", "offset_of", "scope_of_text"]
+
+NAME: Final = "dependents"
+TITLE: Final = "Dependents of a file, module, symbol or contract"
+DESCRIPTION: Final = (
+    "Who depends on a target (file, folder, module as imported, symbol, proto message or service, RPC, "
+    "or service name), directly and transitively through imports and gRPC, grouped by service with the "
+    "file:line of each dependency."
+)
+
+
+@attrs.frozen(kw_only=True)
+class Args:
+    target: str = attrs.field(
+        metadata=describe(
+            "What to find the dependents of: a path (`orders/app/service.py`, a folder), a module as imported "
+            "(`github.com/acme/inventory/internal/store`, `acme.orders.v1`), a symbol (`OrderStore`, "
+            "`Store.Reserve`), a proto message or service (`acme.common.v1.Money`, `Money`), an RPC "
+            "(`acme.orders.v1.Orders/GetOrder`) or a service name (`orders`)",
+            min_length=1,
+            max_length=1000,
+        )
+    )
+    depth: int = attrs.field(
+        default=2, metadata=describe("How many hops to follow: 1 for direct dependents only", minimum=1, maximum=5)
+    )
+    scope: str | None = attrs.field(
+        default=None,
+        metadata=describe("Show only dependents in this service, or under this path prefix", max_length=1000),
+    )
+    cursor: str | None = attrs.field(
+        default=None, metadata=describe("The cursor printed by the previous page, to see the next one", max_length=20)
+    )
+
+
+def answer(args: Args, view: View) -> str:
+    path = workspace_path(view.root, args.target, what="target")
+    try:
+        target = resolve_target(view.db, args.target, path)
+        scope = scope_of_text(view, args.scope)
+        found = find_dependents(view.db, [target], args.depth)
+    except GraphError as exc:
+        raise ToolError(str(exc)) from None
+    total = sum(1 for d in found.dependents if scope is None or scope.holds(d.path, d.service))
+    offset = offset_of(args.cursor, total, "dependents")
+    return render_dependents(found, arguments_of(args), scope=scope, offset=offset)
+
+
+def scope_of_text(view: View, text: str | None) -> Scope | None:
+    """The scope an argument names (None for none), or :class:`GraphError`."""
+    if text is None or not text.strip():
+        return None
+    return resolve_scope(view.db, text, workspace_path(view.root, text, what="scope"))
+
+
+def offset_of(cursor: str | None, total: int, noun: str) -> int:
+    """How many results a cursor says were shown already; a cursor this tool could not have printed
+    is a :class:`ToolError`."""
+    if cursor is None or cursor == "":
+        return 0
+    if not (cursor.isascii() and cursor.isdigit()) or (int(cursor) >= total and int(cursor) != 0):
+        raise ToolError(
+            f"The cursor {cursor!r} is not one this answer printed (there are {total} {noun}); "
+            "call again without `cursor` to start from the first page."
+        )
+    return int(cursor)

@@ -1,0 +1,210 @@
+"""``impact_matrix``: which services a change reaches, and how.
+
+The change is either ``changes`` (each a file or folder path, a symbol, a proto entity such as
+``acme.orders.v1.Orders/GetOrder``, ``acme.common.v1.Money`` or ``Orders``, or anything else
+``dependents`` takes) or ``git_range``: ``base..head`` (or ``base...head``, git's merge-base form)
+in the git repository holding the workspace folder, or ``repo:base..head`` where ``repo`` is a
+service name or a folder of the workspace: the repository holding that folder, and only the changes
+under it. The changed paths come from ``git -C <folder> diff --name-only -z --no-renames
+--relative <range> --`` (no shell, a timeout, the caller's environment without ``GIT_DIR`` and the
+like); a renamed file counts as deleted and added. Paths the index does not hold (deleted, ignored)
+are listed and not followed. Every message and service of a changed ``.proto`` counts as changed.
+
+The dependents of all the changes together are found as ``dependents`` finds them (up to ``depth``,
+default 2) and tabled per service by :func:`mesh.index._graph.impact_of`; the answer ends with the
+verdict ``N services impacted, M via gRPC``. ``scope`` limits the table and the evidence to a
+service or a path prefix; ``cursor`` pages through the evidence.
+
+Running git is the one thing this tool does besides reading the snapshot: the working tree may be
+ahead of the index, which answers as of its snapshot.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from typing import Final
+
+import attrs
+
+from ..index._graph import GraphError, Target, find_dependents, impact_of, resolve_file, resolve_target
+from ..render._impact import render_impact
+from ..render._paging import code
+from ._args import describe
+from ._dependents import offset_of, scope_of_text
+from ._registry import ToolError
+from ._view import View, arguments_of, workspace_path
+
+__all__ = ["DESCRIPTION", "GIT_TIMEOUT_S", "NAME", "TITLE", "Args", "answer", "changed_paths"]
+
+NAME: Final = "impact_matrix"
+TITLE: Final = "Impact of a change across services"
+DESCRIPTION: Final = (
+    "Which services a change reaches and how: give `changes` (files, symbols, proto messages, services or RPCs) "
+    "or a `git_range` (`base..head`); answers a table of services × kinds of impact (direct and transitive "
+    "imports, calls of a changed RPC, uses of a changed message, tests), the evidence, and a verdict."
+)
+GIT_TIMEOUT_S: Final = 10.0
+#: A revision as git spells one: no blanks, no option, nothing a shell or git would read otherwise.
+_REVISION: Final = re.compile(r"[A-Za-z0-9_@][A-Za-z0-9_./~^@{}+-]*")
+#: Variables that would point git at another repository than the folder it is given.
+_GIT_LOCATION: Final = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_COMMON_DIR",
+                        "GIT_NAMESPACE")  # fmt: skip
+
+
+@attrs.frozen(kw_only=True)
+class Args:
+    changes: list[str] | None = attrs.field(
+        default=None,
+        metadata=describe(
+            "What changed: file or folder paths, symbols, or proto entities (`package.Service/Method`, "
+            "`package.Message`, `Service`). Give this or `git_range`",
+            min_length=1,
+            max_length=1000,
+        ),
+    )
+    git_range: str | None = attrs.field(
+        default=None,
+        metadata=describe(
+            "A git range `base..head` in the repository holding the workspace, or `repo:base..head` with `repo` "
+            "a service or folder of the workspace. Give this or `changes`",
+            min_length=1,
+            max_length=300,
+        ),
+    )
+    depth: int = attrs.field(
+        default=2, metadata=describe("How many hops to follow from the change", minimum=1, maximum=5)
+    )
+    scope: str | None = attrs.field(
+        default=None,
+        metadata=describe("Show only this service, or the files under this path prefix", max_length=1000),
+    )
+    cursor: str | None = attrs.field(
+        default=None, metadata=describe("The cursor printed by the previous page, to see the next one", max_length=20)
+    )
+
+
+def answer(args: Args, view: View) -> str:
+    if (args.changes is None) == (args.git_range is None):
+        both = "both" if args.changes is not None else "neither"
+        raise ToolError(
+            f"Give exactly one of `changes` and `git_range` (got {both}): `changes` lists files, symbols or proto "
+            'entities (`{"changes": ["orders/app/service.py"]}`), `git_range` names commits '
+            '(`{"git_range": "main..HEAD"}`).'
+        )
+    missing: list[str] = []
+    try:
+        if args.changes is not None:
+            targets = _targets_of_changes(view, args.changes)
+            title = _title_of_changes(targets)
+        else:
+            paths, label = changed_paths(view, args.git_range or "")
+            targets = []
+            for path in paths:
+                target = resolve_file(view.db, path)
+                if target is None:
+                    missing.append(path)
+                else:
+                    targets.append(target)
+            title = f"{code(label)} ({len(paths)} changed file{'s' if len(paths) != 1 else ''})"
+        scope = scope_of_text(view, args.scope)
+        found = find_dependents(view.db, targets, args.depth)
+    except GraphError as exc:
+        raise ToolError(str(exc)) from None
+    impact = impact_of(found, scope)
+    offset = offset_of(args.cursor, len(impact.dependents), "dependents")
+    return render_impact(
+        found,
+        impact,
+        arguments_of(args),
+        title=title,
+        missing=missing,
+        scope_text=None if scope is None else scope.text,
+        offset=offset,
+    )
+
+
+def _targets_of_changes(view: View, changes: list[str]) -> list[Target]:
+    targets: dict[tuple[str, str], Target] = {}
+    for text in changes:
+        path = workspace_path(view.root, text, what="change")
+        try:
+            target = resolve_target(view.db, text, path)
+        except GraphError as exc:
+            raise GraphError(f"In `changes`, {code(text)}: {exc}") from None
+        targets.setdefault((target.kind, target.name), target)
+    return [targets[key] for key in sorted(targets, key=lambda key: (key[1], key[0]))]
+
+
+def _title_of_changes(targets: list[Target]) -> str:
+    if len(targets) == 1:
+        return code(targets[0].name)
+    return f"{len(targets)} changes"
+
+
+def changed_paths(view: View, text: str) -> tuple[list[str], str]:
+    """The workspace paths a ``git_range`` changed (sorted), and the range as shown; :class:`ToolError`
+    for a malformed range, a folder outside any repository, a revision git cannot resolve."""
+    raw = text.strip()
+    repo, _, spec = raw.rpartition(":") if ":" in raw else ("", "", raw)
+    dots = "..." if "..." in spec else ".."
+    base, sep, head = spec.partition(dots)
+    if not sep or not _REVISION.fullmatch(base) or not _REVISION.fullmatch(head):
+        raise ToolError(
+            f"The git_range {code(raw)} is not `base..head`: give two revisions (branches, tags, commits, `HEAD~3`) "
+            "joined by `..`, optionally after a repository folder or service name and a colon "
+            "(`orders:main..HEAD`)."
+        )
+    folder = _repo_folder(view, repo) if repo else ""
+    where = view.root / folder if folder else view.root
+    if not where.is_dir():
+        raise ToolError(f"The repository folder {code(repo)} is not a folder of the workspace.")
+    command = ["git", "-C", str(where), "diff", "--name-only", "-z", "--no-renames", "--relative", spec, "--"]
+    environment = {key: value for key, value in os.environ.items() if key not in _GIT_LOCATION}
+    environment.update(GIT_TERMINAL_PROMPT="0", GIT_OPTIONAL_LOCKS="0", LC_ALL="C")
+    try:
+        done = subprocess.run(
+            command,
+            capture_output=True,
+            timeout=GIT_TIMEOUT_S,
+            check=False,
+            stdin=subprocess.DEVNULL,
+            env=environment,
+        )
+    except FileNotFoundError:
+        raise ToolError("git is not installed where the server runs: give the changed files as `changes`.") from None
+    except subprocess.TimeoutExpired:
+        raise ToolError(
+            f"git took longer than {GIT_TIMEOUT_S:g} s to list the changes of {code(raw)}: give a shorter range, "
+            "or the changed files as `changes`."
+        ) from None
+    except OSError as exc:
+        raise ToolError(f"git could not be run ({exc.strerror}): give the changed files as `changes`.") from None
+    if done.returncode != 0:
+        raise ToolError(_git_failure(done.stderr.decode("utf-8", "replace"), raw, folder))
+    relative = [name.decode("utf-8", "replace") for name in done.stdout.split(b"\0") if name]
+    paths = sorted({f"{folder}/{name}" if folder else name for name in relative})
+    return paths, raw
+
+
+def _repo_folder(view: View, repo: str) -> str:
+    row = view.db.execute("SELECT path FROM services WHERE name = ?", (repo,)).fetchone()
+    if row is not None:
+        return row[0]
+    return workspace_path(view.root, repo, what="repository folder")
+
+
+def _git_failure(stderr: str, raw: str, folder: str) -> str:
+    first = next((line.strip() for line in stderr.splitlines() if line.strip()), "no message")
+    first = first if len(first) <= 300 else first[:299] + "…"
+    where = code(folder or ".")
+    if "not a git repository" in stderr.lower():
+        return (
+            f"The folder {where} is not in a git repository ({first}). Name a folder that is, as "
+            "`folder:base..head`, or give the changed files as `changes`."
+        )
+    return (
+        f"git cannot list the changes of {code(raw)} in {where}: {first}. Check the revisions "
+        "(`git log --oneline` in that folder), or give the changed files as `changes`."
+    )
