@@ -10,10 +10,12 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from . import __version__
+from .audit import AuditLog
 from .drivers.stdio import claim_stdout, serve_stdio
 from .protocol import SessionConfig
-from .tools import builtin_registry, load_plugins
-from .workspace import find_workspace
+from .tools import Registry, builtin_registry, load_plugins
+from .tools._builtin import IndexSource
+from .workspace import cache_dir, find_workspace
 
 __all__ = ["main"]
 
@@ -52,6 +54,28 @@ def _parser() -> argparse.ArgumentParser:
             default=None,
             help="log level on stderr (default: $MESH_LOG, else warning)",
         )
+    call = commands.add_parser(
+        "call",
+        help="run one tool and print its Markdown",
+        description="Run one tool as an agent would and print its answer (Markdown) on stdout.",
+        formatter_class=_Formatter,
+    )
+    call.add_argument("tool", metavar="TOOL", help="tool name, e.g. smart_search")
+    call.add_argument("arguments", nargs="?", default="{}", metavar="JSON", help="the arguments, a JSON object")
+    call.add_argument("--workspace", type=Path, help="workspace folder (default: as for mcp)")
+    call.add_argument("--log-level", choices=LOG_LEVELS, type=str.lower, default=None, help="log level on stderr")
+    audit = commands.add_parser(
+        "audit",
+        help="show recent tool calls from the audit log",
+        description="Show the workspace's recent tool calls, newest first (from the audit log in its cache).",
+        formatter_class=_Formatter,
+    )
+    audit.add_argument("directory", nargs="?", type=Path, metavar="DIR", help="workspace (default: as for mcp)")
+    audit.add_argument("--limit", type=int, default=50, help="rows to show (default 50)")
+    audit.add_argument("--tool", help="only calls of this tool")
+    audit.add_argument("--trace-id", help="only calls with this W3C trace id (32 lowercase hex digits)")
+    audit.add_argument("--json", action="store_true", help="print the rows as JSON")
+    audit.add_argument("--log-level", choices=LOG_LEVELS, type=str.lower, default=None, help="log level on stderr")
     index = commands.add_parser(
         "index",
         help="build or refresh the workspace index",
@@ -93,23 +117,112 @@ def main(argv: Sequence[str] | None = None) -> int:
             _complain("--workers must be at least 1")
             return 2
         return run_index(args.directory, as_json=args.json, workers=args.workers, stdout=sys.stdout, stderr=sys.stderr)
-    if args.workspace is not None:
-        workspace = args.workspace.resolve()
-        if not workspace.is_dir():
-            _complain(f"--workspace {args.workspace}: not a folder")
-            return 2
-    else:
-        workspace = find_workspace(Path.cwd())
-    out_fd = claim_stdout()
-    registry = builtin_registry()
+    if args.command == "audit":
+        from ._audit_command import run_audit
+
+        return run_audit(
+            args.directory,
+            limit=args.limit,
+            tool=args.tool,
+            trace_id=args.trace_id,
+            as_json=args.json,
+            stdout=sys.stdout,
+            stderr=sys.stderr,
+        )
+    workspace = _workspace(args.workspace)
+    if workspace is None:
+        return 2
     plugins = [name.strip() for name in os.environ.get("MESH_TOOL_PLUGINS", "").split(",") if name.strip()]
+    if args.command == "call":
+        from ._call_command import run_call
+
+        def registry_for(source: IndexSource) -> Registry:
+            registry = builtin_registry(source)
+            load_plugins(registry, plugins)
+            return registry
+
+        audit = open_audit(workspace)
+        try:
+            return run_call(
+                args.tool,
+                args.arguments,
+                workspace,
+                registry_for=registry_for,
+                stdout=sys.stdout,
+                stderr=sys.stderr,
+                audit=audit,
+            )
+        except (ImportError, AttributeError, ValueError, TypeError) as exc:
+            _complain(f"MESH_TOOL_PLUGINS: {exc}")
+            return 2
+        finally:
+            audit.close()
+    out_fd = claim_stdout()
+    from .index._live import LiveIndex
+
+    live = LiveIndex(workspace)
+    registry = builtin_registry(live)
     try:
         load_plugins(registry, plugins)
     except (ImportError, AttributeError, ValueError, TypeError) as exc:
         _complain(f"MESH_TOOL_PLUGINS: {exc}")
         return 2
+    live.start()
+    audit = open_audit(workspace)
     config = SessionConfig(server_name="mesh-mcp", server_version=__version__)
-    return serve_stdio(out_fd=out_fd, registry=registry, workspace=workspace, config=config)
+    try:
+        code = serve_stdio(out_fd=out_fd, registry=registry, workspace=workspace, config=config, audit=audit)
+    finally:
+        live.close()
+        audit.close()
+    _exit_now(code)
+    return code  # not reached
+
+
+def _exit_now(code: int) -> None:
+    """End the process without interpreter finalization.
+
+    Every answer is written and every audit row committed by now. What may still run belongs to
+    daemon threads: an index refresh, the watcher, a tool that ignored its cancellation.
+    Finalization would stop them wherever they are, and a thread stopped inside native code
+    (SQLite, RE2's C++, the watcher's Rust) can abort the whole process on its way out ("terminate
+    called without an active exception", exit -6, was seen). The parse workers see their socket
+    close and exit by themselves.
+    """
+    logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(code)
+
+
+def open_audit(workspace: Path) -> AuditLog:
+    """The workspace's audit log, with the retention of ``[audit]`` in mesh.toml (opened lazily)."""
+    from .index import ConfigError, load_config
+
+    try:
+        config = load_config(workspace)
+    except ConfigError as exc:
+        log.warning("audit log: default retention (%s)", exc)
+        return AuditLog(cache_dir(workspace))
+    limits = {
+        "retention_rows": config.audit_retention_rows,
+        "retention_days": config.audit_retention_days,
+    }
+    return AuditLog(cache_dir(workspace), **{key: value for key, value in limits.items() if value is not None})
+
+
+def _workspace(given: Path | None) -> Path | None:
+    """The workspace folder: ``--workspace`` (must be a folder), else found from the current one."""
+    if given is None:
+        return find_workspace(Path.cwd())
+    workspace = given.resolve()
+    if not workspace.is_dir():
+        _complain(f"--workspace {given}: not a folder")
+        return None
+    return workspace
 
 
 if __name__ == "__main__":

@@ -1,10 +1,10 @@
 """The simulator's command line.
 
-    python -m sim run SEED [--target memory|pipe|both] [--steps N] [--off KIND,...] [--transcript FILE]
-    python -m sim replay [--target memory|pipe|both] [--jobs N]
-    python -m sim record [--count N]
-    python -m sim fuzz --seconds N [--target memory|pipe|both] [--pipelined]
-    python -m sim determinism SEED... (each seed in two processes under different PYTHONHASHSEEDs)
+python -m sim run SEED [--target memory|pipe|both] [--steps N] [--off KIND,...] [--transcript FILE]
+python -m sim replay [--target memory|pipe|both] [--jobs N]
+python -m sim record [--count N]
+python -m sim fuzz --seconds N [--target memory|pipe|both] [--pipelined]
+python -m sim determinism SEED... (each seed in two processes under different PYTHONHASHSEEDs)
 """
 
 from __future__ import annotations
@@ -114,8 +114,10 @@ def _decoded(frame: bytes) -> object:
 def cmd_run(args: argparse.Namespace) -> int:
     off = _kinds(args.off)
     scenario, transcripts, problems = run_one(args.seed, args.target, args.steps, off, args.pipelined)
-    print(f"seed {scenario.seed}: {scenario.era} {scenario.version}, {len(scenario.steps)} steps, "
-          f"faults: {', '.join(scenario.faults) or 'none'}")
+    print(
+        f"seed {scenario.seed}: {scenario.era} {scenario.version}, {len(scenario.steps)} steps, "
+        f"faults: {', '.join(scenario.faults) or 'none'}"
+    )
     for name, transcript in transcripts.items():
         if args.transcript:
             path = Path(args.transcript.replace("{target}", name))
@@ -134,8 +136,10 @@ def cmd_run(args: argparse.Namespace) -> int:
 def cmd_replay(args: argparse.Namespace) -> int:
     header, recorded = read_seeds(Path(args.seeds))
     if header.get("generator") != str(GENERATOR_VERSION) or header.get("python") != PYTHON_MINOR:
-        print(f"seeds were recorded with generator {header.get('generator')} on Python {header.get('python')}; "
-              f"this is generator {GENERATOR_VERSION} on Python {PYTHON_MINOR}: re-record with `python -m sim record`")
+        print(
+            f"seeds were recorded with generator {header.get('generator')} on Python {header.get('python')}; "
+            f"this is generator {GENERATOR_VERSION} on Python {PYTHON_MINOR}: re-record with `python -m sim record`"
+        )
         return 2
     started = time.monotonic()
     failures: list[str] = []
@@ -159,13 +163,14 @@ def cmd_replay(args: argparse.Namespace) -> int:
         rates.append(f"memory {count / memory_s:.0f} seeds/s")
     if pipe_s:
         rates.append(f"pipe {count / pipe_s:.1f} seeds/s with {args.jobs} jobs")
-    print(f"replayed {count} seeds in {time.monotonic() - started:.1f}s ({'; '.join(rates)}): "
-          f"{len(failures)} failure(s)")
+    print(
+        f"replayed {count} seeds in {time.monotonic() - started:.1f}s ({'; '.join(rates)}): {len(failures)} failure(s)"
+    )
     return 1 if failures else 0
 
 
 def _replay_entry(entry: Recorded, target: str) -> list[str]:
-    scenario, transcripts, problems = run_one(entry.seed, target, entry.steps, entry.off)
+    _scenario, transcripts, problems = run_one(entry.seed, target, entry.steps, entry.off)
     transcript = transcripts[target]
     failures = [f"seed {entry.seed} ({target}): {problem}" for problem in problems]
     if transcript.digest() != entry.digest:
@@ -214,8 +219,10 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
             for problem in problems:
                 print(f"  {problem}")
             print(f"reproduce: {command_for(seed, steps, off, args.target, args.pipelined)}")
-            print(f"record it: add the line `{seed} <digest> steps={steps} off={','.join(off) or '-'}` "
-                  f"to {args.seeds} once fixed (python -m sim record keeps it)")
+            print(
+                f"record it: add the line `{seed} <digest> steps={steps} off={','.join(off) or '-'}` "
+                f"to {args.seeds} once fixed (python -m sim record keeps it)"
+            )
             return 1
         seed += 1
     print(f"fuzz: {tried} seeds, no failure ({args.target}, {args.seconds}s)")
@@ -247,7 +254,7 @@ def cmd_determinism(args: argparse.Namespace) -> int:
             env = {**os.environ, "PYTHONHASHSEED": hash_seed}
             result = subprocess.run(
                 [sys.executable, "-m", "sim", "run", str(seed), "--target", args.target, "--raw"],
-                env=env, cwd=ROOT, capture_output=True, timeout=300,
+                check=False, env=env, cwd=ROOT, capture_output=True, timeout=300,
             )  # fmt: skip
             outputs.append(result.stdout)
         if outputs[0] != outputs[1]:
@@ -255,13 +262,17 @@ def cmd_determinism(args: argparse.Namespace) -> int:
             left, right = outputs[0].splitlines(), outputs[1].splitlines()
             for index, (a, b) in enumerate(zip(left, right, strict=False)):
                 if a != b:
-                    print(f"seed {seed}: runs differ at frame {index}\n  PYTHONHASHSEED=0:     {a[:300]!r}\n"
-                          f"  PYTHONHASHSEED=12345: {b[:300]!r}")
+                    print(
+                        f"seed {seed}: runs differ at frame {index}\n  PYTHONHASHSEED=0:     {a[:300]!r}\n"
+                        f"  PYTHONHASHSEED=12345: {b[:300]!r}"
+                    )
                     break
             else:
                 print(f"seed {seed}: runs differ in length ({len(left)} vs {len(right)} frames)")
-            print(f"reproduce: PYTHONHASHSEED=0 {command_for(seed, target=args.target)} ; "
-                  f"PYTHONHASHSEED=12345 {command_for(seed, target=args.target)}")
+            print(
+                f"reproduce: PYTHONHASHSEED=0 {command_for(seed, target=args.target)} ; "
+                f"PYTHONHASHSEED=12345 {command_for(seed, target=args.target)}"
+            )
     print(f"determinism: {len(args.seeds_to_check)} seed(s), {failures} divergent")
     return 1 if failures else 0
 

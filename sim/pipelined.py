@@ -20,8 +20,9 @@ from mesh.drivers._pump import run_tool
 from mesh.drivers.stdio import catalogue
 from mesh.protocol import CallCancelled, ServerSession, SessionClosed, ToolCallRequested, Wait
 
+from .fixture import FIXTURE
 from .scenario import Scenario
-from .targets import ROOT, PipeTarget, _config, _Elapsed, _registry
+from .targets import PipeTarget, _config, _Elapsed, _registry
 
 __all__ = ["compare_pipelined", "pipelined_bytes"]
 
@@ -50,7 +51,7 @@ def memory_pipelined(scenario: Scenario) -> tuple[bytes, str]:
 
     def release(request_id: Any) -> None:
         waiting, flag = held.pop(request_id)
-        session.complete(request_id, run_tool(registry, waiting, ROOT, flag))
+        session.complete(request_id, run_tool(registry, waiting, FIXTURE, flag))
 
     data = pipelined_bytes(scenario)
     if data:
@@ -63,7 +64,7 @@ def memory_pipelined(scenario: Scenario) -> tuple[bytes, str]:
             if event.name == "sim_wait":
                 held[event.request_id] = (event, flag)  # finishes when the input has all been read
             else:
-                session.complete(event.request_id, run_tool(registry, event, ROOT, flag))
+                session.complete(event.request_id, run_tool(registry, event, FIXTURE, flag))
         elif isinstance(event, CallCancelled):
             if event.request_id in held:
                 held[event.request_id][1].set()

@@ -32,9 +32,29 @@ import attrs
 __all__ = ["FAULTS", "GENERATOR_VERSION", "Expect", "Scenario", "Step", "generate"]
 
 #: Bump when the same seed starts giving another scenario; recorded seeds must then be re-recorded.
-GENERATOR_VERSION: Final = 2
+GENERATOR_VERSION: Final = 3
 #: Python's minor version: ``random`` promises its sequences only within one.
 PYTHON_MINOR: Final = f"{sys.version_info.major}.{sys.version_info.minor}"
+
+#: Calls of the real tools over the fixture workspace (``sim/fixture.py``): (tool, arguments, what comes back).
+REAL_CALLS: Final[tuple[tuple[str, dict[str, Any], str], ...]] = (
+    ("smart_search", {"query": "GetOrder"}, "result"),
+    ("smart_search", {"query": r"/func \(s \*\w+\) \w+/", "scope": "inventory"}, "result"),
+    ("smart_search", {"query": "Reserve", "mode": "symbol"}, "result"),
+    ("smart_search", {"query": "e"}, "result"),
+    ("smart_search", {"query": "(a)\\1", "mode": "regex"}, "tool-error"),
+    ("smart_search", {"query": "x", "scope": "../outside"}, "tool-error"),
+    ("grpc_trace", {"target": "acme.orders.v1.Orders/GetOrder"}, "result"),
+    ("grpc_trace", {"target": "Inventory"}, "result"),
+    ("grpc_trace", {"target": "Ordrs/GetOrder"}, "tool-error"),
+    ("dependents", {"target": "proto/acme/common/v1/money.proto"}, "result"),
+    ("dependents", {"target": "orders"}, "result"),
+    ("impact_matrix", {"changes": ["proto/acme/orders/v1/orders.proto"]}, "result"),
+    ("impact_matrix", {"changes": ["acme.payments.v1.Payments/Charge"]}, "result"),
+    ("doc_sections", {}, "result"),
+    ("doc_sections", {"heading": "runbook"}, "result"),
+    ("doc_sections", {"section_id": "no-such-section"}, "tool-error"),
+)
 
 #: Fault kinds a seed switches on or off (swarm testing).
 FAULTS: Final = (
@@ -119,8 +139,10 @@ class _Builder:
         self.faults = faults
         self.era = era
         self.version = version
-        self.negotiated = STATELESS_VERSION if era == "stateless" else (
-            version if version in HANDSHAKE_VERSIONS else LATEST_HANDSHAKE
+        self.negotiated = (
+            STATELESS_VERSION
+            if era == "stateless"
+            else (version if version in HANDSHAKE_VERSIONS else LATEST_HANDSHAKE)
         )
         self.next_id = 1
         self.answered: list[Any] = []  # ids answered in earlier steps (cancel "after")
@@ -347,7 +369,7 @@ class _Builder:
         def call(name: str, arguments: dict[str, Any]) -> bytes:
             return self.request(request_id, "tools/call", {"name": name, "arguments": arguments})
 
-        options = ["echo", "echo", "wait"]
+        options = ["echo", "echo", "wait", "real", "real"]
         if "tool_failures" in self.faults:
             options += ["error", "crash", "bad-args", "unknown-tool"]
         if "cancel" in self.faults:
@@ -358,6 +380,9 @@ class _Builder:
             repeat = self.prng.randint(2000, 3000) if big else self.prng.randint(1, 3)
             arguments = {"text": f"echo {request_id} " + "x" * self.prng.randint(0, 30), "repeat": repeat}
             return call("sim_echo", arguments), (Expect(request_id, "result"),), "echo big" if big else "echo"
+        if kind == "real":
+            tool, arguments, outcome = self.prng.choice(REAL_CALLS)
+            return call(tool, arguments), (Expect(request_id, outcome),), tool
         if kind == "wait":
             return call("sim_wait", {"ms": self.prng.randint(0, 20)}), (Expect(request_id, "result"),), "wait"
         if kind == "error":

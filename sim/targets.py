@@ -31,7 +31,8 @@ from mesh.protocol import (
 )
 from mesh.tools import Registry
 
-from . import tools as sim_tools
+from . import fixture
+from .fixture import FIXTURE
 from .scenario import MAX_FRAME_BYTES, Scenario
 
 __all__ = ["MemoryTarget", "PipeTarget", "Target", "Transcript"]
@@ -77,9 +78,8 @@ def _config() -> SessionConfig:
 
 
 def _registry() -> Registry:
-    registry = Registry()
-    sim_tools.register(registry)
-    return registry
+    """The built-in tools over the fixture workspace, and the simulated ones."""
+    return fixture.registry()
 
 
 class _Elapsed(threading.Event):
@@ -110,12 +110,12 @@ class MemoryTarget:
                     if event.name == "sim_wait":
                         held[event.request_id] = (event, flag)  # completes at the end of the step
                     else:
-                        session.complete(event.request_id, run_tool(registry, event, ROOT, flag))
+                        session.complete(event.request_id, run_tool(registry, event, FIXTURE, flag))
                 elif isinstance(event, CallCancelled):
                     if event.request_id in held:
                         waiting, flag = held.pop(event.request_id)
                         flag.set()
-                        session.complete(event.request_id, run_tool(registry, waiting, ROOT, flag))
+                        session.complete(event.request_id, run_tool(registry, waiting, FIXTURE, flag))
                 elif isinstance(event, SessionClosed):
                     return None
                 else:
@@ -136,7 +136,7 @@ class MemoryTarget:
                 continue
             for request_id, (waiting, flag) in list(held.items()):
                 del held[request_id]
-                session.complete(request_id, run_tool(registry, waiting, ROOT, flag))
+                session.complete(request_id, run_tool(registry, waiting, FIXTURE, flag))
             if step.kind == "eof":
                 session.receive_eof()
                 if pump() is None:
@@ -152,12 +152,12 @@ class MemoryTarget:
 
 
 class PipeTarget:
-    """``mesh-mcp mcp --standalone`` as a subprocess over real pipes, with the simulated tools."""
+    """``mesh-mcp mcp --standalone`` over the fixture, as a subprocess over real pipes, with the simulated tools."""
 
     name = "pipe"
 
     def __init__(self, argv: tuple[str, ...] | None = None, answer_timeout_s: float = ANSWER_TIMEOUT_S) -> None:
-        self.argv = argv or (sys.executable, "-m", "mesh", "mcp", "--standalone")
+        self.argv = argv or (sys.executable, "-m", "mesh", "mcp", "--standalone", "--workspace", str(FIXTURE))
         self.answer_timeout_s = answer_timeout_s
 
     def spawn(self) -> _Server:
@@ -170,6 +170,7 @@ class PipeTarget:
             "PYTHONPATH": os.pathsep.join(filter(None, (str(ROOT), os.environ.get("PYTHONPATH")))),
             "MESH_TOOL_PLUGINS": "sim.tools",
             "MESH_LOG": "error",
+            **fixture.cache_environ(),
         }
         pipes = {"stdin": subprocess.PIPE, "stdout": subprocess.PIPE, "stderr": subprocess.PIPE}
         return subprocess.Popen(self.argv, env=env, cwd=ROOT, **pipes)
@@ -202,8 +203,10 @@ class PipeTarget:
                     break
                 frames = server.read_lines(len(step.expect), self.answer_timeout_s)
                 if len(frames) < len(step.expect):
-                    problems.append(f"step {index} ({step.label}): {len(frames)} of {len(step.expect)} answers "
-                                    f"within {self.answer_timeout_s}s")
+                    problems.append(
+                        f"step {index} ({step.label}): {len(frames)} of {len(step.expect)} answers "
+                        f"within {self.answer_timeout_s}s"
+                    )
                 steps.append(tuple(frames))
             hwm = server.peak_rss_kib
             if hwm is not None and hwm > 200 * 1024:

@@ -33,9 +33,11 @@ import select
 import threading
 import time
 from collections import deque
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Final
 
+from ..audit import AuditLog, AuditRow, canonical_digest
 from ..protocol import (
     CallCancelled,
     RequestId,
@@ -47,10 +49,10 @@ from ..protocol import (
     ToolResult,
     Wait,
 )
-from ..tools import Registry
+from ..tools import Registry, trace_id_of
 from ._workers import WorkerPool
 
-__all__ = ["ConnectionPump", "run_tool"]
+__all__ = ["ConnectionPump", "audit_row", "call_tool", "run_tool"]
 
 log = logging.getLogger("mesh.server")
 
@@ -75,6 +77,8 @@ class ConnectionPump:
         workers: WorkerPool,
         name: str = "stdio",
         shutdown_grace_s: float = 5.0,
+        audit: AuditLog | None = None,
+        session_id: str = "",
     ) -> None:
         self._session = session
         self._registry = registry
@@ -84,6 +88,8 @@ class ConnectionPump:
         self._workers = workers
         self._name = name
         self._grace_s = shutdown_grace_s
+        self._audit = audit
+        self._session_id = session_id
         self._wake_r, self._wake_w = os.pipe()
         os.set_blocking(self._wake_r, False)
         os.set_blocking(self._wake_w, False)
@@ -236,15 +242,51 @@ class ConnectionPump:
         self._workers.submit(self._run_tool, event, flag)
 
     def _run_tool(self, event: ToolCallRequested, cancelled: threading.Event) -> None:
-        self._done.append((event.request_id, run_tool(self._registry, event, self._workspace, cancelled)))
+        audit = self._audit
+        if audit is None:
+            outcome, _ = call_tool(self._registry, event, self._workspace, cancelled)
+        else:
+            when, started = audit.now(), time.monotonic()
+            outcome, truncated = call_tool(self._registry, event, self._workspace, cancelled)
+            # INV-AUDIT-1: the row is committed before the answer reaches the session (and so the
+            # client); the audit log never raises (INV-AUDIT-2).
+            audit.record(audit_row(event, outcome, truncated, self._session_id, when, time.monotonic() - started))
+        self._done.append((event.request_id, outcome))
         self._wake()
 
 
 def run_tool(registry: Registry, event: ToolCallRequested, workspace: Path, cancelled: threading.Event) -> ToolOutcome:
     """Run one call and turn what happened into the outcome the session expects."""
+    return call_tool(registry, event, workspace, cancelled)[0]
+
+
+def call_tool(
+    registry: Registry, event: ToolCallRequested, workspace: Path, cancelled: threading.Event
+) -> tuple[ToolOutcome, bool]:
+    """:func:`run_tool`, and whether the answer was cut to the bound."""
     try:
         output = registry.call(event.name, event.arguments, event.meta, workspace=workspace, cancelled=cancelled)
     except Exception as exc:  # a crashed tool must not take the server down
         log.exception("tool %s crashed (request %r)", event.name, event.request_id)
-        return ToolCrashed(f"{type(exc).__name__}: {exc}")
-    return ToolResult(output.text, output.is_error, output.structured)
+        return ToolCrashed(f"{type(exc).__name__}: {exc}"), False
+    return ToolResult(output.text, output.is_error, output.structured), output.truncated
+
+
+def audit_row(
+    event: ToolCallRequested, outcome: ToolOutcome, truncated: bool, session: str, when: str, elapsed_s: float
+) -> AuditRow:
+    """The audit log's row for one finished call."""
+    meta = event.meta or event.arguments.get("_meta")
+    traceparent = meta.get("traceparent") if isinstance(meta, Mapping) else None
+    crashed = isinstance(outcome, ToolCrashed)
+    return AuditRow(
+        time=when,
+        session=session,
+        tool=event.name,
+        args_digest=canonical_digest(event.arguments),
+        outcome="crash" if crashed else "tool_error" if outcome.is_error else "ok",
+        duration_ms=round(elapsed_s * 1000, 3),
+        result_bytes=0 if crashed else len(outcome.text.encode("utf-8", "surrogatepass")),
+        truncated=truncated,
+        trace_id=trace_id_of(traceparent),
+    )

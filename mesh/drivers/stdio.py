@@ -12,9 +12,11 @@ import logging
 import os
 import signal
 import sys
+import uuid
 from pathlib import Path
 from types import FrameType
 
+from ..audit import AuditLog
 from ..protocol import ServerSession, SessionConfig, ToolSpec
 from ..tools import Registry
 from ._pump import ConnectionPump
@@ -47,6 +49,7 @@ def serve_stdio(
     config: SessionConfig,
     workers: int = 4,
     shutdown_grace_s: float = 5.0,
+    audit: AuditLog | None = None,
 ) -> int:
     """Serve MCP on stdin and ``out_fd`` (from :func:`claim_stdout`) until EOF or a stop signal.
 
@@ -63,6 +66,8 @@ def serve_stdio(
         workers=pool,
         name="stdio",
         shutdown_grace_s=shutdown_grace_s,
+        audit=audit,
+        session_id=f"stdio-{os.getpid()}-{uuid.uuid4().hex[:8]}",
     )
 
     def on_signal(signum: int, _frame: FrameType | None) -> None:
@@ -100,5 +105,3 @@ def claim_stdout() -> int:
     if not os.isatty(out_fd):
         os.set_blocking(out_fd, False)
     return out_fd
-
-

@@ -63,6 +63,9 @@ class Config:
     include_secrets: bool = False
     #: Extra gitignore-style patterns, relative to the workspace root.
     ignore: tuple[str, ...] = ()
+    #: ``[audit]``: how many rows the audit log keeps, and for how many days (None: the log's defaults).
+    audit_retention_rows: int | None = None
+    audit_retention_days: float | None = None
 
 
 @attrs.frozen
@@ -104,11 +107,13 @@ def load_config(root: Path) -> Config:
         raise ConfigError(f"{path}: not UTF-8 (byte {exc.start})") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: {exc}") from None
-    unknown = sorted(set(data) - {"index", "services"})
+    unknown = sorted(set(data) - {"index", "services", "audit"})
     if unknown:
-        raise ConfigError(f"{path}: unknown top-level key(s) {', '.join(unknown)}; expected [index] and [[services]]")
+        raise ConfigError(
+            f"{path}: unknown top-level key(s) {', '.join(unknown)}; expected [index], [[services]] and [audit]"
+        )
     index = _table(data, "index", path)
-    options = _index_options(index, path)
+    options = _index_options(index, path) | _audit_options(_table(data, "audit", path), path)
     services = None
     if "services" in data:
         entries = data["services"]
@@ -143,6 +148,22 @@ def _index_options(index: dict, path: Path) -> dict:
         if key == "max_file_bytes" and value <= 0:
             raise ConfigError(f"{path}: [index] max_file_bytes must be positive")
         options[key] = value
+    return options
+
+
+def _audit_options(audit: dict, path: Path) -> dict:
+    options: dict = {}
+    for key, value in audit.items():
+        if key == "retention_rows":
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ConfigError(f"{path}: [audit] retention_rows must be a positive integer, not {value!r}")
+            options["audit_retention_rows"] = value
+        elif key == "retention_days":
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+                raise ConfigError(f"{path}: [audit] retention_days must be a positive number, not {value!r}")
+            options["audit_retention_days"] = float(value)
+        else:
+            raise ConfigError(f"{path}: [audit] has no key {key!r}; known keys: retention_days, retention_rows")
     return options
 
 

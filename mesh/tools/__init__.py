@@ -1,8 +1,8 @@
 """The tool framework: registry, argument classes with derived JSON Schema, bounded answers.
 
 The code-intelligence tools themselves (``smart_search``, ``dependents``, ``grpc_trace``,
-``impact_matrix``, ``doc_sections``) register here once the workspace index exists; until then the
-built-in registry is empty and tests or plugins (``MESH_TOOL_PLUGINS``) register their own.
+``impact_matrix``, ``doc_sections``) are in :func:`builtin_registry`, bound to a workspace index;
+plugins (``MESH_TOOL_PLUGINS``) and tests may register more.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ import importlib
 from collections.abc import Iterable
 
 from ._args import ArgumentError, Meta, describe, parse_args, schema_of
+from ._builtin import builtin_registry
 from ._registry import CallContext, Registry, Tool, ToolError, ToolOutput
 from ._trace import trace_id_of
 
@@ -31,11 +32,6 @@ __all__ = [
 ]
 
 
-def builtin_registry() -> Registry:
-    """The tools mesh-mcp ships (none yet: they arrive with the workspace index)."""
-    return Registry()
-
-
 def load_plugins(registry: Registry, modules: Iterable[str]) -> None:
     """Import each module and call its ``register(registry)``.
 
@@ -45,5 +41,5 @@ def load_plugins(registry: Registry, modules: Iterable[str]) -> None:
         module = importlib.import_module(name)
         register = getattr(module, "register", None)
         if not callable(register):
-            raise AttributeError(f"tool plugin {name!r} has no register(registry) function")
+            raise AttributeError(f"tool plugin {name!r} has no register(registry) function")  # noqa: TRY004 - documented
         register(registry)

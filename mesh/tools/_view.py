@@ -75,7 +75,7 @@ def workspace_path(root: Path, text: str, *, what: str = "path") -> str:
         real = os.path.realpath(root / relative)
         if real != str(root) and not real.startswith(str(root) + os.sep):
             raise ToolError(
-                f"The {what} `{raw}` is a symlink to `{real}`, outside the workspace; "
+                f"The {what} `{raw}` leads through a symlink to `{real}`, outside the workspace; "
                 "give a path whose target is inside it."
             )
     return relative

@@ -36,7 +36,7 @@ def count_files(live: LiveIndex) -> int:
 
 
 def test_before_the_first_snapshot_readers_hear_progress(tmp_path: Path) -> None:
-    """A fresh index under construction: NotReady with the files done of total, then readable."""
+    """INV-INDEX-7: a fresh index under construction: NotReady with the files done of total, then readable."""
     root = workspace(tmp_path, {"a.py": "x = 1\n", "hang.py": "y = 2\n", "b.py": "z = 3\n"})
     live = LiveIndex(root, tmp_path / "cache", workers=1, budget_s=1.0, worker_module="tests.support.parse_worker")
     live.start()
@@ -55,7 +55,8 @@ def test_before_the_first_snapshot_readers_hear_progress(tmp_path: Path) -> None
 
 
 def test_a_previous_snapshot_is_served_at_once_while_the_refresh_runs(tmp_path: Path) -> None:
-    """INV-INDEX-1: a restart reads the last run's whole snapshot; the new one replaces it atomically."""
+    """INV-INDEX-1, INV-INDEX-7: a restart reads the last run's whole snapshot at once; the new one
+    replaces it atomically."""
     root = workspace(tmp_path, {"a.py": "x = 1\n"})
     first = Index(root, tmp_path / "cache", workers=1)
     first.refresh()

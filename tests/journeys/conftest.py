@@ -18,11 +18,14 @@ Nothing here waits without a deadline.
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import queue
+import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Iterable, Iterator, Mapping
@@ -39,6 +42,15 @@ TEST_TOOLS: Final = "tests.support.tools"
 NOISY_TOOLS: Final = "tests.journeys.noisy_tools"
 #: The tools of ``tests.support.tools``, in registration order.
 TEST_TOOL_NAMES: Final = ("echo", "add", "sleep", "fail", "trace")
+#: The built-in tools, listed before any plugin's.
+BUILTIN_TOOL_NAMES: Final = ("smart_search", "dependents", "grpc_trace", "impact_matrix", "doc_sections")
+#: What ``tools/list`` shows with the test tools loaded.
+SERVED_TOOL_NAMES: Final = BUILTIN_TOOL_NAMES + TEST_TOOL_NAMES
+#: Journeys serve an empty workspace (nothing to index) with a cache of their own.
+EMPTY_WORKSPACE: Final = Path(tempfile.mkdtemp(prefix="mesh-journey-ws-"))
+JOURNEY_CACHE: Final = Path(tempfile.mkdtemp(prefix="mesh-journey-cache-"))
+for _folder in (EMPTY_WORKSPACE, JOURNEY_CACHE):
+    atexit.register(shutil.rmtree, _folder, True)
 
 HANDSHAKE_VERSIONS: Final = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
 LATEST_HANDSHAKE_VERSION: Final = "2025-11-25"
@@ -132,8 +144,10 @@ def check_answer(message: Any) -> dict[str, Any]:
     assert message.get("jsonrpc") == "2.0", f"jsonrpc must be '2.0': {message!r:.300}"
     assert "id" in message, f"an answer needs an id: {message!r:.300}"
     request_id = message["id"]
-    assert request_id is None or isinstance(request_id, str) or (
-        isinstance(request_id, int) and not isinstance(request_id, bool)
+    assert (
+        request_id is None
+        or isinstance(request_id, str)
+        or (isinstance(request_id, int) and not isinstance(request_id, bool))
     ), f"bad id {request_id!r}"
     assert ("result" in message) != ("error" in message), f"exactly one of result/error: {message!r:.300}"
     assert set(message) <= {"jsonrpc", "id", "result", "error"}, f"unexpected members: {sorted(message)}"
@@ -228,18 +242,21 @@ def server_env(plugins: Iterable[str] = (TEST_TOOLS,), extra: Mapping[str, str] 
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), env.get("PYTHONPATH")]))
     env["MESH_TOOL_PLUGINS"] = ",".join(plugins)
+    env["MESH_CACHE_DIR"] = str(JOURNEY_CACHE)
     env.pop("MESH_LOG", None)
     env.update(extra or {})
     return env
 
 
-def spawn(plugins: Iterable[str] = (TEST_TOOLS,), extra_env: Mapping[str, str] | None = None) -> subprocess.Popen[bytes]:
+def spawn(
+    plugins: Iterable[str] = (TEST_TOOLS,), extra_env: Mapping[str, str] | None = None
+) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
         SERVER_ARGV,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-        cwd=REPO_ROOT,
+        cwd=EMPTY_WORKSPACE,
         env=server_env(plugins, extra_env),
     )
 
@@ -308,7 +325,9 @@ class LiveServer:
             self.process.stdin.write(b"".join(frames))
             self.process.stdin.flush()
         except BrokenPipeError:
-            pytest.fail(f"server closed its stdin (exit {self.process.poll()}); stderr:\n{self.stderr[-_STDERR_TAIL_CHARS:]}")
+            pytest.fail(
+                f"server closed its stdin (exit {self.process.poll()}); stderr:\n{self.stderr[-_STDERR_TAIL_CHARS:]}"
+            )
 
     def receive(self, timeout_s: float = ANSWER_TIMEOUT_S) -> dict[str, Any] | list[dict[str, Any]]:
         """The next answer line, checked; fails after ``timeout_s``."""

@@ -23,9 +23,9 @@ from .conftest import (
     INVALID_PARAMS,
     LATEST_HANDSHAKE_VERSION,
     REPO_ROOT,
+    SERVED_TOOL_NAMES,
     SERVER_ARGV,
     STATELESS_VERSION,
-    TEST_TOOL_NAMES,
     server_env,
 )
 
@@ -76,8 +76,8 @@ def test_sdk_client_lists_and_calls_tools(tmp_path: Path, mode: str, version: st
 
     assert seen["version"] == version
     assert seen["server"] is not None and seen["server"].name == "mesh-mcp"
-    assert [tool.name for tool in seen["tools"].tools] == list(TEST_TOOL_NAMES)
-    assert seen["tools"].tools[1].input_schema["required"] == ["a", "b"]
+    assert [tool.name for tool in seen["tools"].tools] == list(SERVED_TOOL_NAMES)
+    assert seen["tools"].tools[SERVED_TOOL_NAMES.index("add")].input_schema["required"] == ["a", "b"]
 
     echo = seen["echo"]
     assert not echo.is_error and [block.text for block in echo.content] == ["hihihi"]
@@ -120,4 +120,3 @@ def test_sdk_client_timeout_cancels_the_call(tmp_path: Path, mode: str, version:
     assert seen["after_s"] < 3
     assert shutdown_s < 1.5, f"shutdown took {shutdown_s:.1f}s"
     assert "Traceback" not in stderr_path.read_text()
-

@@ -27,9 +27,9 @@ from .conftest import (
     METHOD_NOT_FOUND,
     NOISY_TOOLS,
     PARSE_ERROR,
+    SERVED_TOOL_NAMES,
     SERVER_INFO_KEY,
     STATELESS_VERSION,
-    TEST_TOOL_NAMES,
     TEST_TOOLS,
     UNSUPPORTED_PROTOCOL_VERSION,
     call,
@@ -96,8 +96,8 @@ def test_handshake_session_in_every_version_INV_LIFE_2(version: str) -> None:
     assert set(opened) <= {"protocolVersion", "capabilities", "serverInfo", "instructions"}
     tools = result_of(transcript.by_id(2))
     assert set(tools) == {"tools"}  # no 2026-07-28 fields (ttlMs, cacheScope, resultType) here
-    assert [tool["name"] for tool in tools["tools"]] == list(TEST_TOOL_NAMES)
-    echo_tool = tools["tools"][0]
+    assert [tool["name"] for tool in tools["tools"]] == list(SERVED_TOOL_NAMES)
+    echo_tool = tools["tools"][SERVED_TOOL_NAMES.index("echo")]
     assert echo_tool["inputSchema"]["required"] == ["text"]
     assert ("annotations" in echo_tool) == at_least(version, "2025-03-26")
     assert ("title" in echo_tool) == at_least(version, "2025-06-18")
@@ -136,7 +136,7 @@ def test_unknown_version_is_offered_the_newest_handshake_version_INV_LIFE_1() ->
     assert result_of(transcript.by_id(2)) == {}
     assert error_code(transcript.by_id(3)) == INVALID_PARAMS
     assert result_of(transcript.by_id(4))["protocolVersion"] == LATEST_HANDSHAKE_VERSION
-    assert [tool["name"] for tool in result_of(transcript.by_id(5))["tools"]] == list(TEST_TOOL_NAMES)
+    assert [tool["name"] for tool in result_of(transcript.by_id(5))["tools"]] == list(SERVED_TOOL_NAMES)
 
 
 # --- 2. garbage --------------------------------------------------------------------------------
@@ -228,10 +228,14 @@ def test_an_oversized_line_gets_one_error_and_the_next_line_is_served_INV_FRAME_
 
 def test_a_line_of_exactly_the_limit_is_served_one_byte_more_is_not_INV_FRAME_2() -> None:
     transcript = run_server(
-        padded_ping(1, FRAME_BYTES_MAX) + b"\n"
-        + padded_ping(2, FRAME_BYTES_MAX) + b"\r\n"  # the \r is a line ending, not part of the frame
-        + padded_ping(3, FRAME_BYTES_MAX + 1) + b"\n"
-        + padded_ping(4, FRAME_BYTES_MAX + 1) + b"\r\n"
+        padded_ping(1, FRAME_BYTES_MAX)
+        + b"\n"
+        + padded_ping(2, FRAME_BYTES_MAX)
+        + b"\r\n"  # the \r is a line ending, not part of the frame
+        + padded_ping(3, FRAME_BYTES_MAX + 1)
+        + b"\n"
+        + padded_ping(4, FRAME_BYTES_MAX + 1)
+        + b"\r\n"
         + request(5, "ping")
     )
     transcript.assert_clean_exit()
@@ -297,11 +301,7 @@ def test_batches_are_served_in_2025_03_26_INV_LIFE_4() -> None:
     only_notifications = [{"jsonrpc": "2.0", "method": "notifications/whatever"}] * 2
     with_garbage = [{"jsonrpc": "2.0", "id": 6, "method": "ping"}, 42]
     transcript = run_server(
-        handshake("2025-03-26")
-        + frame(batch)
-        + frame(only_notifications)
-        + request(5, "ping")
-        + frame(with_garbage)
+        handshake("2025-03-26") + frame(batch) + frame(only_notifications) + request(5, "ping") + frame(with_garbage)
     )
     transcript.assert_clean_exit()
     assert transcript.ids() == [1, 5]  # nothing for the batch of notifications
@@ -362,7 +362,7 @@ def test_two_thousand_pipelined_requests_are_each_answered_once_INV_DRAIN_1() ->
         if kind == "ping":
             assert result_of(answer) == {}
         elif kind == "tools/list":
-            assert [tool["name"] for tool in result_of(answer)["tools"]] == list(TEST_TOOL_NAMES)
+            assert [tool["name"] for tool in result_of(answer)["tools"]] == list(SERVED_TOOL_NAMES)
         else:
             assert tool_text(answer) == text, f"id {request_id}, seed {seed}"
 
@@ -583,7 +583,7 @@ def test_stateless_session_INV_LIFE_3() -> None:
     assert discovered["cacheScope"] in ("public", "private")
 
     listed = assert_stateless_result(transcript.by_id(2))
-    assert [tool["name"] for tool in listed["tools"]] == list(TEST_TOOL_NAMES)
+    assert [tool["name"] for tool in listed["tools"]] == list(SERVED_TOOL_NAMES)
     assert isinstance(listed["ttlMs"], int) and listed["ttlMs"] >= 0
     assert listed["cacheScope"] in ("public", "private")
 

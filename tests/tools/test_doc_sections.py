@@ -458,9 +458,9 @@ def test_heading_candidates_page(generated: View) -> None:
 
 def test_generated_failures(generated: View) -> None:
     """A symlink out of the workspace, an id in many files, a file without headings or not parsed, code."""
-    with pytest.raises(ToolError, match=r"is a symlink to .*, outside the workspace"):
+    with pytest.raises(ToolError, match=r"through a symlink to .*, outside the workspace"):
         call(generated, path="link")
-    with pytest.raises(ToolError, match=r"is a symlink to .*, outside the workspace"):
+    with pytest.raises(ToolError, match=r"through a symlink to .*, outside the workspace"):
         call(generated, section_id="link/secret.md#secret")
     with pytest.raises(ToolError, match=r"105 files in the workspace have a section `overview`: `guides/doc00.md"):
         call(generated, section_id="overview")

@@ -96,8 +96,19 @@ def test_context_carries_workspace_trace_and_cancellation(registry: Registry) ->
     assert output.text == "space None True"
 
 
-def test_no_placeholder_tool_ships() -> None:
-    assert len(builtin_registry()) == 0
+def test_the_five_tools_ship_read_only_and_answer_without_an_index() -> None:
+    registry = builtin_registry()
+    assert [tool.name for tool in registry] == [
+        "smart_search",
+        "dependents",
+        "grpc_trace",
+        "impact_matrix",
+        "doc_sections",
+    ]
+    assert all(tool.annotations["readOnlyHint"] for tool in registry)
+    output = registry.call("smart_search", {"query": "x"}, None, workspace=Path("/w"))
+    assert output.is_error
+    assert "no workspace index" in output.text
 
 
 def test_plugins_register_tools(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

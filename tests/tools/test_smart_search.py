@@ -55,7 +55,7 @@ def test_definitions_rank_above_uses_and_code_above_tests_and_docs(view: View) -
 
 
 def test_an_overflowing_query_says_what_was_shown_and_how_to_narrow(view: View) -> None:
-    """The footer: shown of total, the three busiest scopes, a narrowing call, the next page."""
+    """INV-TOOL-5: the footer says shown of total, the three busiest scopes, a narrowing call, the next page."""
     text = ask(view, query="e")
     assert len(text.encode()) < 10_000
     footer = text.split("\n---\n", 1)[1]
@@ -67,6 +67,7 @@ def test_an_overflowing_query_says_what_was_shown_and_how_to_narrow(view: View) 
 
 
 def test_following_cursors_shows_every_match_once(view: View) -> None:
+    """INV-TOOL-5: pages are consecutive slices of the ranked list."""
     seen: list[str] = []
     cursor = None
     pages = 0
@@ -116,13 +117,13 @@ def test_a_symlink_scope_leaving_the_workspace_is_refused(tmp_path: Path) -> Non
     (root / "out").symlink_to(tmp_path)
     index = Index(root, tmp_path / "cache", workers=1)
     index.refresh()
-    with view_of(index) as view, pytest.raises(ToolError, match="a symlink to .*outside the workspace"):
+    with view_of(index) as view, pytest.raises(ToolError, match="through a symlink to .*outside the workspace"):
         ask(view, query="x", scope="out")
     index.close()
 
 
 def test_a_catastrophic_regex_runs_in_linear_time(tmp_path: Path) -> None:
-    """RE2: a pattern that backtracks exponentially in Python's engine costs nothing here."""
+    """INV-TOOL-6: RE2; a pattern that backtracks exponentially in Python's engine costs nothing here."""
     root = tmp_path / "ws"
     root.mkdir()
     (root / "a.txt").write_text("a" * 5000 + "!\n")
@@ -137,7 +138,7 @@ def test_a_catastrophic_regex_runs_in_linear_time(tmp_path: Path) -> None:
 
 
 def test_secrets_are_never_searched(tmp_path: Path) -> None:
-    """Secret-looking files are not indexed, so no query shows them (unless mesh.toml opts in)."""
+    """INV-TOOL-4: secret-looking files are not indexed, so no query shows them (unless mesh.toml opts in)."""
     root = tmp_path / "ws"
     root.mkdir()
     (root / ".env").write_text("API_TOKEN=hunter2\n")
@@ -152,12 +153,14 @@ def test_secrets_are_never_searched(tmp_path: Path) -> None:
 
 
 def test_a_cancelled_search_stops(view: View) -> None:
+    """INV-TOOL-6: a cancelled call stops reading files."""
     view.cancelled.set()
     with pytest.raises(ToolError, match="cancelled"):
         ask(view, query="order")
 
 
 def test_same_arguments_same_bytes(view: View) -> None:
+    """INV-TOOL-3 (in one process; test_builtin checks it across processes and hash seeds)."""
     assert ask(view, query="order", mode="regex") == ask(view, query="order", mode="regex")
 
 

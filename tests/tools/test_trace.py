@@ -9,7 +9,10 @@ def test_valid_traceparent_gives_its_trace_id_INV_TOOL_2() -> None:
     """INV-TOOL-2."""
     assert trace_id_of(VALID) == "4bf92f3577b34da6a3ce929d0e0e4736"
     # A future version may append fields; version 00 may not.
-    assert trace_id_of("01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-extra") == "4bf92f3577b34da6a3ce929d0e0e4736"
+    assert (
+        trace_id_of("01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-extra")
+        == "4bf92f3577b34da6a3ce929d0e0e4736"
+    )
 
 
 @pytest.mark.parametrize(

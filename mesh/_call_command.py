@@ -1,0 +1,94 @@
+"""``mesh-mcp call TOOL '{"arg": ...}'``: run one tool from a terminal and print its Markdown.
+
+The index is refreshed first (only changed files are parsed; progress on stderr when it is a
+terminal), then the tool runs exactly as it would for an agent: same registry, same arguments
+check, same bound on the answer, and a row in the audit log (session ``cli-<pid>``). Exit 0 for an answer, 1 for an ``isError`` answer or an index
+that cannot be used, 2 for bad input (arguments that are not a JSON object, an unknown tool).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TextIO
+
+import orjson
+
+from ._index_command import ProgressBar
+from .audit import AuditLog, AuditRow, canonical_digest
+from .index import ConfigError, Index, IndexUnavailable
+from .index._live import StaticIndex
+from .tools import Registry
+from .workspace import cache_dir
+
+__all__ = ["run_call"]
+
+log = logging.getLogger("mesh.cli")
+
+
+def run_call(
+    tool: str,
+    arguments: str,
+    root: Path,
+    *,
+    registry_for: Callable[[StaticIndex], Registry],
+    stdout: TextIO,
+    stderr: TextIO,
+    audit: AuditLog | None = None,
+) -> int:
+    """The ``call`` command; ``registry_for(source)`` builds the registry the server would use."""
+    try:
+        parsed = orjson.loads(arguments)
+    except orjson.JSONDecodeError as exc:
+        stderr.write(
+            f'mesh-mcp call: the arguments are not JSON ({exc}); give an object such as \'{{"query": "x"}}\'\n'
+        )
+        return 2
+    if not isinstance(parsed, dict):
+        stderr.write('mesh-mcp call: the arguments must be a JSON object such as \'{"query": "x"}\'\n')
+        return 2
+    try:
+        index = Index(root, cache_dir(root))
+    except IndexUnavailable as exc:
+        stderr.write(f"mesh-mcp call: {exc}\n")
+        return 1
+    try:
+        registry: Registry = registry_for(StaticIndex(index))
+        if tool not in registry:
+            stderr.write(f"mesh-mcp call: no tool named {tool!r}; tools: {', '.join(t.name for t in registry)}\n")
+            return 2
+        try:
+            index.refresh(progress=ProgressBar(stderr) if stderr.isatty() else None)
+        except ConfigError as exc:
+            stderr.write(f"mesh-mcp call: {exc}\n")
+            return 2
+        except IndexUnavailable as exc:
+            if index.store.generation() == 0:
+                stderr.write(f"mesh-mcp call: {exc}\n")
+                return 1
+            stderr.write(f"mesh-mcp call: {exc}; answering from the last snapshot\n")
+        when, started = (audit.now(), time.monotonic()) if audit is not None else ("", 0.0)
+        output = registry.call(tool, parsed, None, workspace=root)
+        if audit is not None:
+            audit.record(
+                AuditRow(
+                    time=when,
+                    session=f"cli-{os.getpid()}",
+                    tool=tool,
+                    args_digest=canonical_digest(parsed),
+                    outcome="tool_error" if output.is_error else "ok",
+                    duration_ms=round((time.monotonic() - started) * 1000, 3),
+                    result_bytes=len(output.text.encode("utf-8", "surrogatepass")),
+                    truncated=output.truncated,
+                    trace_id=None,
+                )
+            )
+    finally:
+        index.close()
+    stdout.write(output.text if output.text.endswith("\n") else output.text + "\n")
+    if output.truncated:
+        stderr.write("mesh-mcp call: the answer was cut to the 48 KB bound\n")
+    return 1 if output.is_error else 0

@@ -1,0 +1,89 @@
+"""The tools mesh-mcp ships, bound to a workspace index.
+
+Each tool module holds ``NAME``, ``TITLE``, ``DESCRIPTION``, ``Args`` and a pure
+``answer(args, view) -> str``; this module turns them into registry entries that open one
+snapshot per call. Before the first snapshot exists every tool answers ``isError`` "still
+indexing" with the files done of total; when the index cannot be built, it says why.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from contextlib import AbstractContextManager, ExitStack
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Final, Protocol
+
+from ..index._live import NotReady
+from . import _smart_search
+from ._registry import CallContext, Registry, Tool, ToolError
+from ._view import View
+
+__all__ = ["IndexSource", "builtin_registry", "not_ready_text"]
+
+#: Every built-in tool only reads.
+READ_ONLY: Final = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}
+
+
+class IndexSource(Protocol):
+    """Where the tools read: a :class:`mesh.index.LiveIndex`, or anything with its two members."""
+
+    root: Path
+
+    def snapshot(self) -> AbstractContextManager[Any]: ...
+
+
+def _modules() -> tuple[ModuleType, ...]:
+    from . import _dependents, _doc_sections, _grpc_trace, _impact
+
+    return (_smart_search, _dependents, _grpc_trace, _impact, _doc_sections)
+
+
+def builtin_registry(source: IndexSource | None = None) -> Registry:
+    """The five tools, reading ``source`` (without one, each answers that there is no index)."""
+    registry = Registry()
+    for module in _modules():
+        registry.register(
+            Tool(
+                module.NAME,
+                module.DESCRIPTION,
+                module.Args,
+                _bound(module.answer, source),
+                title=module.TITLE,
+                annotations=READ_ONLY,
+            )
+        )
+    return registry
+
+
+def _bound(answer: Callable[[Any, View], str], source: IndexSource | None) -> Callable[[Any, CallContext], str]:
+    def run(args: Any, context: CallContext) -> str:
+        if source is None:
+            raise ToolError("This server has no workspace index; start it with a workspace (--workspace DIR).")
+        with ExitStack() as stack:
+            try:
+                db = stack.enter_context(source.snapshot())
+            except NotReady as exc:
+                raise ToolError(not_ready_text(exc)) from None
+            return answer(args, View(db, source.root, context.cancelled))
+
+    return run
+
+
+def not_ready_text(exc: NotReady) -> str:
+    """What a tool answers before the first snapshot: progress, or why there is no index."""
+    if exc.failure:
+        then = (
+            "the server tries again after the next change to a file in the workspace"
+            if exc.retrying
+            else "restart the server once that is fixed"
+        )
+        return f"The workspace index is not available: {exc.failure}. {then.capitalize()}."
+    progress = exc.progress
+    if progress.phase == "parsing" and progress.total:
+        doing = f"{progress.done:,} of {progress.total:,} files parsed"
+    elif progress.phase in ("writing", "done"):
+        doing = f"writing the index ({progress.total:,} files parsed)"
+    else:
+        doing = "listing the workspace's files"
+    return f"Still indexing the workspace: {doing}. Try again in a few seconds."

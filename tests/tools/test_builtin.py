@@ -1,0 +1,107 @@
+"""The built-in tools bound to an index: before the first snapshot, failures, determinism."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from mesh.index import Index, Progress
+from mesh.index._live import NotReady, StaticIndex
+from mesh.tools import builtin_registry
+
+from .conftest import FIXTURE, GOLDEN
+
+NAMES = ("smart_search", "dependents", "grpc_trace", "impact_matrix", "doc_sections")
+#: One call per tool that answers without error on the fixture.
+CALLS = {
+    "smart_search": {"query": "Reserve"},
+    "dependents": {"target": "proto/acme/common/v1/money.proto"},
+    "grpc_trace": {"target": "acme.orders.v1.Orders/GetOrder"},
+    "impact_matrix": {"changes": ["proto/acme/orders/v1/orders.proto"]},
+    "doc_sections": {"heading": "runbook"},
+}
+
+
+class Building:
+    """A source whose first build is still running (or failed)."""
+
+    root = FIXTURE
+
+    def __init__(self, error: NotReady) -> None:
+        self.error = error
+
+    @contextmanager
+    def snapshot(self):
+        raise self.error
+        yield
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_before_the_first_snapshot_every_tool_says_still_indexing(name: str) -> None:
+    """INV-INDEX-7: files done of total, and when to try again."""
+    registry = builtin_registry(Building(NotReady(Progress("parsing", 1234, 5000))))
+    output = registry.call(name, CALLS[name], None, workspace=FIXTURE)
+    assert output.is_error
+    assert output.text == "Still indexing the workspace: 1,234 of 5,000 files parsed. Try again in a few seconds."
+
+
+def test_an_index_that_cannot_be_built_says_why_and_what_to_do() -> None:
+    failed = NotReady(Progress("starting", 0, 0), "mesh.toml: [index] has no key 'x'", retrying=True)
+    output = builtin_registry(Building(failed)).call("grpc_trace", {"target": "Orders"}, None, workspace=FIXTURE)
+    assert output.is_error
+    assert output.text == (
+        "The workspace index is not available: mesh.toml: [index] has no key 'x'. "
+        "The server tries again after the next change to a file in the workspace."
+    )
+
+
+def test_every_tool_answers_on_the_fixture(fixture_index: Index) -> None:
+    registry = builtin_registry(StaticIndex(fixture_index))
+    for name, arguments in CALLS.items():
+        output = registry.call(name, arguments, None, workspace=FIXTURE)
+        assert not output.is_error, (name, output.text)
+        assert output.text.startswith("#"), name
+
+
+_DUMP = """
+import sys
+from pathlib import Path
+from mesh.index import Index
+from mesh.index._live import StaticIndex
+from mesh.tools import builtin_registry
+calls = {calls!r}
+index = Index(Path({fixture!r}), Path(sys.argv[1]), workers=1)
+index.refresh()
+registry = builtin_registry(StaticIndex(index))
+for name, arguments in calls.items():
+    sys.stdout.write(registry.call(name, arguments, None, workspace=index.root).text)
+"""
+
+
+def test_answers_are_the_same_bytes_in_other_processes_and_hash_seeds(tmp_path: Path, fixture_index: Index) -> None:
+    """INV-TOOL-3: a fresh index in a fresh process, under two PYTHONHASHSEEDs, answers the same bytes."""
+    registry = builtin_registry(StaticIndex(fixture_index))
+    here = "".join(registry.call(name, arguments, None, workspace=FIXTURE).text for name, arguments in CALLS.items())
+    script = _DUMP.format(calls=CALLS, fixture=str(FIXTURE))
+    for seed in ("0", "4242"):
+        result = subprocess.run(
+            [sys.executable, "-c", script, str(tmp_path / f"cache-{seed}")],
+            capture_output=True,
+            timeout=300,
+            check=True,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+        )
+        assert result.stdout.decode() == here
+
+
+def test_no_golden_answer_names_a_machine_path() -> None:
+    """INV-TOOL-3: answers hold workspace-relative paths, so they are the same on every machine."""
+    for golden in sorted(GOLDEN.rglob("*.md")):
+        text = golden.read_text()
+        for marker in (str(FIXTURE), "/tmp/", "/home/", "/root/", "/work/"):
+            assert marker not in text, f"{golden} names {marker}"
