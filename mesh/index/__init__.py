@@ -1,24 +1,44 @@
-"""The workspace index: which files, which services, what they define and use."""
+"""The workspace index: which files, which services, what they define and use.
 
-from ._build import Index, Progress, Summary
-from ._enumerate import FileEntry, Skipped, Walk, walk
-from ._facts import (
-    Definition,
-    Dependency,
-    FileFacts,
-    GrpcFact,
-    GrpcRole,
-    Import,
-    ProtoField,
-    ProtoFile,
-    ProtoMessage,
-    ProtoMethod,
-    ProtoService,
-    Section,
-)
-from ._store import IndexUnavailable, Store
-from ._watch import Watcher
-from ._workspace import Config, ConfigError, Service, Workspace, discover_services, load_config
+Names are imported on first use (PEP 562), so a module that needs one query (a tool's) does not
+pay for the builder, the parsers' dispatch and the watcher at start-up.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_WHERE = {
+    "Config": "._workspace",
+    "ConfigError": "._workspace",
+    "Definition": "._facts",
+    "Dependency": "._facts",
+    "FileEntry": "._enumerate",
+    "FileFacts": "._facts",
+    "GrpcFact": "._facts",
+    "GrpcRole": "._facts",
+    "Import": "._facts",
+    "Index": "._build",
+    "IndexUnavailable": "._store",
+    "Progress": "._build",
+    "ProtoField": "._facts",
+    "ProtoFile": "._facts",
+    "ProtoMessage": "._facts",
+    "ProtoMethod": "._facts",
+    "ProtoService": "._facts",
+    "Section": "._facts",
+    "Service": "._workspace",
+    "Skipped": "._enumerate",
+    "Store": "._store",
+    "Summary": "._build",
+    "Walk": "._enumerate",
+    "Watcher": "._watch",
+    "Workspace": "._workspace",
+    "discover_services": "._workspace",
+    "load_config": "._workspace",
+    "walk": "._enumerate",
+}
 
 __all__ = [
     "Config",
@@ -50,3 +70,16 @@ __all__ = [
     "load_config",
     "walk",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'mesh.index' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -33,6 +33,7 @@ from ..workspace import cache_dir
 from ._enumerate import FileEntry, Walk, check_paths, walk
 from ._kinds import kind_of
 from ._pool import DEFAULT_BUDGET_S, WORKER_MODULE, ParsePool, run_inline
+from ._progress import Progress
 from ._resolve import resolve
 from ._store import FileRecord, Store, Writer
 from ._work import Outcome, Task
@@ -48,14 +49,6 @@ STRUCTURAL_NAMES: Final = frozenset({"mesh.toml", ".gitignore", ".meshignore"})
 #: Fewer changed files than this are parsed in the calling thread (no time budget), not in worker
 #: processes, unless the index keeps its workers.
 INLINE_MAX: Final = 32
-
-
-@attrs.frozen
-class Progress:
-    #: "walking", "parsing", "writing" or "done".
-    phase: str
-    done: int
-    total: int
 
 
 @attrs.frozen

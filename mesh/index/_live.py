@@ -28,15 +28,15 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 import attrs
 
-from ._build import Index, Progress, Summary
-from ._pool import DEFAULT_BUDGET_S, WORKER_MODULE
-from ._store import IndexUnavailable
-from ._watch import DEFAULT_RECONCILE_S, Watcher
-from ._workspace import ConfigError
+from ._progress import Progress
+
+if TYPE_CHECKING:
+    from ._build import Index, Summary
+    from ._watch import Watcher
 
 __all__ = ["LiveIndex", "NotReady", "StaticIndex"]
 
@@ -79,10 +79,11 @@ class LiveIndex:
         *,
         workers: int | None = None,
         watch: bool = True,
-        reconcile_s: float = DEFAULT_RECONCILE_S,
-        budget_s: float = DEFAULT_BUDGET_S,
-        worker_module: str = WORKER_MODULE,
+        reconcile_s: float | None = None,
+        budget_s: float | None = None,
+        worker_module: str | None = None,
     ) -> None:
+        """``reconcile_s``, ``budget_s``, ``worker_module``: the watcher's and the pool's defaults when None."""
         self.root = root.resolve()
         self._folder = folder
         self._workers = workers
@@ -156,13 +157,20 @@ class LiveIndex:
     # -- the background thread --------------------------------------------------------------------
 
     def _run(self) -> None:
+        # The builder, the parsers' dispatch and the watcher load here, off the server's start-up.
+        from ._build import Index
+        from ._pool import DEFAULT_BUDGET_S, WORKER_MODULE
+        from ._store import IndexUnavailable
+        from ._watch import DEFAULT_RECONCILE_S, Watcher
+        from ._workspace import ConfigError
+
         try:
             index = Index(
                 self.root,
                 self._folder,
                 workers=self._workers,
-                budget_s=self._budget_s,
-                worker_module=self._worker_module,
+                budget_s=self._budget_s if self._budget_s is not None else DEFAULT_BUDGET_S,
+                worker_module=self._worker_module or WORKER_MODULE,
                 keep_workers=True,
             )
         except IndexUnavailable as exc:
@@ -182,7 +190,8 @@ class LiveIndex:
         self._opened.set()
         if self._watch:
             # Watching starts before the first refresh, so an edit made while it runs is not lost.
-            watcher = Watcher(index, reconcile_s=self._reconcile_s, on_refresh=self._ready)
+            reconcile_s = self._reconcile_s if self._reconcile_s is not None else DEFAULT_RECONCILE_S
+            watcher = Watcher(index, reconcile_s=reconcile_s, on_refresh=self._ready)
             with self._lock:
                 if not self._closed:
                     self.watcher = watcher

@@ -1,0 +1,200 @@
+"""Tool latency over a real pipe, and smart_search against ripgrep on the same tree.
+
+Run by hand (never in CI; the machine is shared and noisy, so read medians and ratios)::
+
+    .venv/bin/python bench/tools.py --tree tests/fixtures/workspace --tree /path/to/a/large/tree
+
+For each tree the index is built first (``mesh-mcp index``, not timed here; see bench/index.py),
+then one ``mesh-mcp mcp --workspace TREE`` is started over pipes and every call below is sent
+``--rounds`` times, one at a time, timing request written -> answer read. Call arguments are
+drawn from the tree's own index with a fixed seed (identifiers for search, the most imported
+files for dependents, 20 files for impact_matrix, headings for doc_sections, RPCs for
+grpc_trace), so two runs on one tree send the same calls. ``rg`` runs the same literal and regex
+searches side by side (its whole output, ``--count-matches``). Results are printed as Markdown and
+written to bench/results/tools-<stamp>.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from mesh.workspace import cache_dir
+
+REGEXES = (r"class \w+Error", r"def \w+_handler\(", r"import (os|sys)$")
+
+
+class Server:
+    def __init__(self, tree: Path, env: dict[str, str]) -> None:
+        argv = [sys.executable, "-m", "mesh", "mcp", "--workspace", str(tree)]
+        self.process = subprocess.Popen(
+            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, cwd=tree
+        )
+        self.next_id = 0
+        self.request(
+            "initialize",
+            {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}},
+        )
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def send(self, message: dict) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(json.dumps(message).encode() + b"\n")
+        self.process.stdin.flush()
+
+    def request(self, method: str, params: dict) -> dict:
+        self.next_id += 1
+        self.send({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params})
+        assert self.process.stdout is not None
+        return json.loads(self.process.stdout.readline())
+
+    def call(self, name: str, arguments: dict) -> tuple[float, dict]:
+        started = time.perf_counter()
+        answer = self.request("tools/call", {"name": name, "arguments": arguments})
+        return time.perf_counter() - started, answer["result"]
+
+    def close(self) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.close()
+        self.process.wait(30)
+
+
+def calls_for(db: sqlite3.Connection, prng: random.Random) -> list[tuple[str, str, dict]]:
+    """(label, tool, arguments) drawn from the index."""
+    names = [row[0] for row in db.execute(
+        "SELECT name FROM defs WHERE length(name) >= 8 GROUP BY name HAVING count(*) <= 3 ORDER BY name"
+    )]  # fmt: skip
+    calls = [
+        ("smart_search literal", "smart_search", {"query": name}) for name in prng.sample(names, min(5, len(names)))
+    ]
+    calls += [("smart_search regex", "smart_search", {"query": regex, "mode": "regex"}) for regex in REGEXES]
+    calls += [
+        ("smart_search symbol", "smart_search", {"query": name, "mode": "symbol"})
+        for name in prng.sample(names, min(3, len(names)))
+    ]
+    imported = [row[0] for row in db.execute(
+        "SELECT target_path FROM imports WHERE target_path IS NOT NULL GROUP BY target_path ORDER BY count(*) DESC, 1 LIMIT 5"
+    )]  # fmt: skip
+    calls += [("dependents", "dependents", {"target": path}) for path in imported]
+    methods = [f"{p}.{s}/{m}" for p, s, m in db.execute(
+        "SELECT DISTINCT package, service, name FROM proto_methods ORDER BY 1, 2, 3"
+    )]  # fmt: skip
+    calls += [("grpc_trace", "grpc_trace", {"target": method}) for method in prng.sample(methods, min(5, len(methods)))]
+    files = [row[0] for row in db.execute("SELECT path FROM files WHERE kind IN ('code', 'proto') ORDER BY path")]
+    if len(files) >= 20:
+        calls.append(("impact_matrix 20 files", "impact_matrix", {"changes": prng.sample(files, 20)}))
+    sections = [f"{path}#{section}" for path, section in db.execute(
+        "SELECT f.path, s.section_id FROM sections s JOIN files f ON f.id = s.file_id ORDER BY 1, 2"
+    )]  # fmt: skip
+    calls.append(("doc_sections tree", "doc_sections", {}))
+    calls += [
+        ("doc_sections section", "doc_sections", {"section_id": sid})
+        for sid in prng.sample(sections, min(3, len(sections)))
+    ]
+    return calls
+
+
+def rg_time(tree: Path, pattern: str, *, literal: bool, rounds: int) -> float | None:
+    rg = shutil.which("rg")
+    if rg is None:
+        return None
+    argv = [rg, "--count-matches", "--no-messages", "-i", "-F" if literal else "-e", pattern, str(tree)]
+    times = []
+    for _ in range(rounds):
+        started = time.perf_counter()
+        subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+        times.append(time.perf_counter() - started)
+    return statistics.median(times)
+
+
+def bench_tree(tree: Path, rounds: int, cache: Path) -> dict:
+    env = {**os.environ, "MESH_CACHE_DIR": str(cache), "PYTHONPATH": str(ROOT)}
+    subprocess.run([sys.executable, "-m", "mesh", "index", str(tree)], env=env, check=True, stdout=subprocess.DEVNULL)
+    db = sqlite3.connect(cache_dir(tree.resolve(), env) / "index.db")
+    calls = calls_for(db, random.Random(20261130))
+    files = db.execute("SELECT count(*) FROM files").fetchone()[0]
+    db.close()
+    server = Server(tree, env)
+    try:
+        while server.call("smart_search", {"query": "x"})[1]["content"][0]["text"].startswith("Still indexing"):
+            time.sleep(0.2)
+        per_call: list[list[float]] = [[] for _ in calls]
+        errors = [0] * len(calls)
+        for _ in range(rounds):
+            for number, (_, tool, arguments) in enumerate(calls):
+                elapsed, result = server.call(tool, arguments)
+                per_call[number].append(elapsed)
+                errors[number] += bool(result.get("isError"))
+    finally:
+        server.close()
+    rows: dict[str, dict] = {}
+    for (label, _, _), values, failed in zip(calls, per_call, errors, strict=True):
+        row = rows.setdefault(label, {"values": [], "errors": 0})
+        row["values"] += values
+        row["errors"] += failed
+    for row in rows.values():
+        values = sorted(row.pop("values"))
+        row.update(
+            calls=len(values),
+            p50_ms=statistics.median(values) * 1000,
+            p99_ms=values[min(len(values) - 1, int(len(values) * 0.99))] * 1000,
+        )
+    compare = []
+    for (label, _, arguments), values in zip(calls, per_call, strict=True):
+        if label not in ("smart_search literal", "smart_search regex"):
+            continue
+        literal = label.endswith("literal")
+        rg = rg_time(tree, arguments["query"], literal=literal, rounds=rounds)
+        compare.append({
+            "query": arguments["query"],
+            "literal": literal,
+            "mesh_ms": statistics.median(values) * 1000,
+            "rg_ms": None if rg is None else rg * 1000,
+        })  # fmt: skip
+    return {"tree": str(tree), "files": files, "tools": rows, "rg": compare}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--tree", type=Path, action="append", required=True)
+    parser.add_argument("--rounds", type=int, default=10)
+    parser.add_argument("--cache", type=Path, help="reuse this cache folder (default: a fresh one)")
+    args = parser.parse_args()
+    cache = args.cache or Path(tempfile.mkdtemp(prefix="mesh-bench-tools-"))
+    results = [bench_tree(tree.resolve(), args.rounds, cache) for tree in args.tree]
+    for result in results:
+        print(f"\n### {result['tree']} ({result['files']:,} files)\n")
+        print("| call | calls | p50 ms | p99 ms | isError |\n| --- | ---: | ---: | ---: | ---: |")
+        for label, row in result["tools"].items():
+            print(f"| {label} | {row['calls']} | {row['p50_ms']:.1f} | {row['p99_ms']:.1f} | {row['errors']} |")
+        print(
+            "\n| search | mesh p50 ms (first page) | rg p50 ms (all matches) | mesh / rg |\n| --- | ---: | ---: | ---: |"
+        )
+        for row in result["rg"]:
+            rg = row["rg_ms"]
+            shown = "n/a" if rg is None else f"{rg:.1f}"
+            ratio = "n/a" if not rg else f"{row['mesh_ms'] / rg:.2f}"
+            kind = "literal" if row["literal"] else "regex"
+            print(f"| `{row['query']}` ({kind}) | {row['mesh_ms']:.1f} | {shown} | {ratio} |")
+    out = ROOT / "bench" / "results" / f"tools-{time.strftime('%Y%m%d-%H%M%S')}.json"
+    out.parent.mkdir(exist_ok=True)
+    out.write_text(json.dumps(results, indent=2))
+    print(f"\nwritten {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
