@@ -88,7 +88,13 @@ def calls_for(db: sqlite3.Connection, prng: random.Random) -> list[tuple[str, st
     imported = [row[0] for row in db.execute(
         "SELECT target_path FROM imports WHERE target_path IS NOT NULL GROUP BY target_path ORDER BY count(*) DESC, 1 LIMIT 5"
     )]  # fmt: skip
-    calls += [("dependents", "dependents", {"target": path}) for path in imported]
+    calls += [("dependents (most imported)", "dependents", {"target": path}) for path in imported]
+    some = [row[0] for row in db.execute(
+        "SELECT DISTINCT target_path FROM imports WHERE target_path IS NOT NULL ORDER BY 1"
+    )]  # fmt: skip
+    calls += [
+        ("dependents (any imported)", "dependents", {"target": path}) for path in prng.sample(some, min(5, len(some)))
+    ]
     methods = [f"{p}.{s}/{m}" for p, s, m in db.execute(
         "SELECT DISTINCT package, service, name FROM proto_methods ORDER BY 1, 2, 3"
     )]  # fmt: skip

@@ -267,12 +267,14 @@ _SEPARATORS: Final = re.compile(r"[./:\\]+")
 def _generated(files: _Files, module: str, importer: str) -> str | None:
     """Code generated from a .proto, imported by its package (``acme.orders.v1``, ``.../acme/orders/v1``,
     ``com.acme.orders.v1.OrdersGrpc``): the proto file declaring that package."""
-    parts = tuple(part for part in _SEPARATORS.split(module) if part)
+    # Case-insensitively: C# and PHP namespaces are the package in PascalCase (Acme.Orders.V1).
+    parts = tuple(part.lower() for part in _SEPARATORS.split(module) if part)
     candidates: list[tuple[str, str]] = []
     for package, paths in files.proto_packages.items():
         width = len(package)
+        folded = tuple(part.lower() for part in package)
         for start in range(len(parts) - width + 1):
-            if parts[start : start + width] == package:
+            if parts[start : start + width] == folded:
                 trailing = len(parts) - start - width
                 if width >= 2 or trailing <= 1:
                     candidates += [(path, "/".join(package)) for path in paths]
@@ -324,18 +326,24 @@ def _join(folder: str, relative: str) -> str:
 def _python(files: _Files, module: str, names: str, here: str, importer: str) -> str | None:
     level = len(module) - len(module.lstrip("."))
     dotted = module[level:]
+    # ``from X import name`` names a submodule when X/name.py exists: that file, not X/__init__.py.
+    first = names.split(",")[0].strip() if names else ""
     if level:
         base = here
         for _ in range(level - 1):
             base = posixpath.dirname(base)
         rel = dotted.replace(".", "/")
         stem = _join(base, rel) if rel else base
-        found = files.exact(f"{stem}.py", f"{stem}/__init__.py")
-        if found is None and not rel and names:
-            first = names.split(",")[0]
-            found = files.exact(_join(base, f"{first}.py"), _join(base, f"{first}/__init__.py"))
-        return found
+        found = None
+        if first and first != "*":
+            found = files.exact(_join(stem, f"{first}.py"), _join(stem, f"{first}/__init__.py"))
+        return found or files.exact(f"{stem}.py", f"{stem}/__init__.py")
     parts = dotted.split(".")
+    if first and first != "*":
+        rel = "/".join([*parts, first])
+        found = files.suffix(importer, f"{rel}.py", f"{rel}/__init__.py")
+        if found is not None:
+            return found
     for end in range(len(parts), 0, -1):
         rel = "/".join(parts[:end])
         found = files.suffix(importer, f"{rel}.py", f"{rel}/__init__.py", f"{rel}.pyi")

@@ -40,7 +40,9 @@ __all__ = ["FileRecord", "IndexUnavailable", "Store"]
 
 log = logging.getLogger("mesh.index")
 
-SCHEMA_VERSION: Final = "2"
+#: Bump when the tables or the meaning of derived columns (import targets, gRPC keys) change:
+#: an index of another version is set aside and rebuilt.
+SCHEMA_VERSION: Final = "3"
 #: How long a writer waits for another writer of the same index before giving up.
 BUSY_TIMEOUT_MS: Final = 5000
 DB_NAME: Final = "index.db"

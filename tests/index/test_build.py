@@ -59,7 +59,7 @@ def test_a_cold_build_indexes_every_file_with_its_service_and_kind(ws: Path, tmp
         ("orders", "orders", "manifest"),
     ]
     assert rows(index, "SELECT module, target_path, target_service FROM imports") == [
-        ("orders", "orders/orders/__init__.py", "orders")
+        ("orders", "orders/orders/store.py", "orders")  # `from orders import store`: the submodule
     ]
 
 
@@ -433,3 +433,35 @@ def test_two_processes_creating_one_new_index_take_turns(ws: Path, tmp_path: Pat
     assert [run.returncode for run in runs] == [0, 0], errors
     assert not (cache / "index.db.old").exists()
     assert rows(Index(ws, cache), "SELECT count(*) FROM files") == [(5,)]
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("from . import store\n", "orders/orders/store.py"),  # a submodule, not the package
+        ("from .store import load\n", "orders/orders/store.py"),
+        ("from . import load\n", "orders/orders/__init__.py"),  # a name in the package itself
+        ("from orders import store\n", "orders/orders/store.py"),
+        ("from orders import *\n", "orders/orders/__init__.py"),
+    ],
+)
+def test_python_from_imports_name_the_submodule_when_there_is_one(
+    ws: Path, tmp_path: Path, source: str, expected: str
+) -> None:
+    make(ws, {"orders/orders/api.py": source})
+    index, _ = build(ws, tmp_path / "cache")
+    target = "SELECT target_path FROM imports JOIN files ON files.id = file_id WHERE path = 'orders/orders/api.py'"
+    assert rows(index, target) == [(expected,)]
+
+
+def test_a_csharp_namespace_finds_the_proto_package_whatever_its_case(tmp_path: Path) -> None:
+    """`using Acme.Orders.V1;` is the C# namespace protoc derives from `package acme.orders.v1;`."""
+    ws = tmp_path / "ws"
+    make(ws, {
+        "proto/acme/orders/v1/orders.proto": 'syntax = "proto3";\npackage acme.orders.v1;\nmessage Order {}\n',
+        "svc/Svc.csproj": "<Project />\n",
+        "svc/Watcher.cs": "using Acme.Orders.V1;\n\nclass Watcher {}\n",
+    })  # fmt: skip
+    index, _ = build(ws, tmp_path / "cache")
+    target = "SELECT target_path FROM imports JOIN files ON files.id = file_id WHERE path = 'svc/Watcher.cs'"
+    assert rows(index, target) == [("proto/acme/orders/v1/orders.proto",)]

@@ -124,15 +124,16 @@ def test_the_table_has_the_columns_of_the_contract(view: View) -> None:
 
 def test_twenty_files_list_ten_and_count_the_rest(view: View) -> None:
     """Twenty changes: ten are described, the rest counted; a changed file is never its own dependent
-    (notifications changed both its files with gRPC facts, so nothing there depends on the change);
-    gRPC reaches inventory (main.go serves the changed inventory.proto's service) and payments
-    (GrpcOrderLookup calls Orders, served by the changed orders/orders/service.py)."""
+    (notifications changed both its files with gRPC facts; its test reaches the change only at level
+    2, through `using Acme.Orders.V1` of the changed orders proto); gRPC reaches inventory (main.go
+    serves the changed inventory.proto's service) and payments (GrpcOrderLookup calls Orders,
+    served by the changed orders/orders/service.py)."""
     text = ask(view, changes=TWENTY, depth=2)
     assert text.startswith("## Impact of 20 changes within depth 2")
     assert "- and 10 more" in text
-    assert row(text, "notifications") == ["changed (2)", "–", "–", "–", "–", "–"]
+    assert row(text, "notifications") == ["changed (2)", "–", "1", "–", "–", "1"]
     assert row(text, "inventory")[3] == "2" and row(text, "payments")[3] == "2"
-    assert verdict(text) == (7, 2)
+    assert verdict(text) == (8, 2)
 
 
 def test_duplicate_changes_count_once(view: View) -> None:
