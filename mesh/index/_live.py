@@ -7,7 +7,9 @@ previous run is reused) and refreshes it; a watcher then keeps it fresh. Readers
 :meth:`LiveIndex.snapshot` for one read transaction:
 
 * when the store already holds a snapshot (a previous run built it), readers get it at once, even
-  while the first refresh runs: it is a whole, older snapshot (INV-INDEX-1), replaced atomically;
+  while the first refresh runs: it is a whole, older snapshot (INV-INDEX-1), replaced atomically.
+  Readers open their own read-only connections and never wait for the builder thread, its
+  imports or the write lock;
 * before any snapshot exists, :class:`NotReady` says what the build is doing (files done of total);
 * when the build failed (a cache folder that cannot be written, a broken ``mesh.toml``),
   :class:`NotReady` carries the reason; the watcher retries after the next change (a fixed
@@ -24,6 +26,7 @@ blocks a server's exit for long.
 from __future__ import annotations
 
 import logging
+import sqlite3
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -32,7 +35,9 @@ from typing import TYPE_CHECKING, Final
 
 import attrs
 
+from ..workspace import cache_dir
 from ._progress import Progress
+from ._store import DB_NAME, SCHEMA_VERSION
 
 if TYPE_CHECKING:
     from ._build import Index, Summary
@@ -42,9 +47,6 @@ __all__ = ["LiveIndex", "NotReady", "StaticIndex"]
 
 log = logging.getLogger("mesh.index")
 
-#: How long the first reader waits for the store to open (it takes milliseconds, unless another
-#: process holds the write lock).
-OPEN_WAIT_S: Final = 5.0
 #: How long closing waits for the watcher's thread.
 CLOSE_WAIT_S: Final = 1.0
 
@@ -65,6 +67,8 @@ class _State:
     progress: Progress = attrs.field(factory=lambda: Progress("starting", 0, 0))
     #: Readers may read: a snapshot exists (from this run or a previous one).
     has_snapshot: bool = False
+    #: A refresh of this run committed (the file at the path holds this run's snapshot).
+    committed: bool = False
     #: Why the last build attempt failed ("" when it did not).
     failure: str = ""
     #: The first refresh of this run has ended (successfully or not).
@@ -94,11 +98,12 @@ class LiveIndex:
         self._state = _State()
         self._lock = threading.Lock()
         self._settled = threading.Event()
-        #: Set once the store is open and it is known whether a snapshot exists.
-        self._opened = threading.Event()
         self._closed = False
         self.index: Index | None = None
         self.watcher: Watcher | None = None
+        folder = folder if folder is not None else cache_dir(self.root)
+        self._db_path = folder / DB_NAME
+        self._readers = threading.local()
         self._thread = threading.Thread(target=self._run, name="mesh-index", daemon=True)
 
     # -- lifecycle --------------------------------------------------------------------------------
@@ -142,17 +147,33 @@ class LiveIndex:
 
     @contextmanager
     def snapshot(self) -> Iterator:
-        """A connection inside one read transaction; :class:`NotReady` before a snapshot exists."""
+        """A connection inside one read transaction; :class:`NotReady` before a snapshot exists.
+
+        Readers use read-only connections of their own: reading never waits for the builder, its
+        imports or the write lock (a hundred servers starting on one index all answer at once).
+        """
         state = self._state
-        if not state.has_snapshot and self._thread.is_alive():
-            # Just started: opening the store takes milliseconds; a call arriving first waits for
-            # it rather than hearing "still indexing" about an index that is complete on disk.
-            self._opened.wait(OPEN_WAIT_S)
-        if not state.has_snapshot or self.index is None:
+        if not state.has_snapshot and _readable_generation(self._db_path) > 0:
+            state.has_snapshot = True  # a previous run's snapshot, complete on disk
+        if not state.has_snapshot:
             watcher = self.watcher
             raise NotReady(state.progress, state.failure, retrying=watcher is not None and watcher.alive)
-        with self.index.store.snapshot() as db:
-            yield db
+        connection, inode = getattr(self._readers, "current", (None, None))
+        now = _inode(self._db_path)
+        if connection is None or inode != now:  # first use in this thread, or the file was replaced
+            if connection is not None:
+                connection.close()
+                # A store set aside and started anew holds no snapshot until a refresh commits one.
+                state.has_snapshot = state.committed or _readable_generation(self._db_path) > 0
+                if not state.has_snapshot:
+                    raise NotReady(state.progress, state.failure)
+            connection = _reader(self._db_path)
+            self._readers.current = (connection, now)
+        connection.execute("BEGIN")
+        try:
+            yield connection
+        finally:
+            connection.execute("COMMIT")
 
     # -- the background thread --------------------------------------------------------------------
 
@@ -175,7 +196,6 @@ class LiveIndex:
             )
         except IndexUnavailable as exc:
             self._fail(str(exc))
-            self._opened.set()
             self._settled.set()
             return
         with self._lock:
@@ -183,11 +203,8 @@ class LiveIndex:
             self.index = index
         if closed:
             self._release()
-            self._opened.set()
             self._settled.set()
             return
-        self._state.has_snapshot = _has_snapshot(index)
-        self._opened.set()
         if self._watch:
             # Watching starts before the first refresh, so an edit made while it runs is not lost.
             reconcile_s = self._reconcile_s if self._reconcile_s is not None else DEFAULT_RECONCILE_S
@@ -219,6 +236,7 @@ class LiveIndex:
     def _ready(self, _summary: Summary | None = None) -> None:
         """A refresh committed: there is a snapshot, and no failure to report."""
         self._state.failure = ""
+        self._state.committed = True
         self._state.has_snapshot = True
 
     def _fail(self, reason: str) -> None:
@@ -226,12 +244,37 @@ class LiveIndex:
         self._state.failure = reason
 
 
-def _has_snapshot(index: Index) -> bool:
-    """Whether a previous run left a committed snapshot (generation 1 or later)."""
+def _inode(path: Path) -> int | None:
     try:
-        return index.store.generation() > 0
-    except Exception:  # noqa: BLE001 - a store without its meta row has no snapshot to serve
-        return False
+        return path.stat().st_ino
+    except OSError:
+        return None
+
+
+def _reader(path: Path) -> sqlite3.Connection:
+    connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True, isolation_level=None, check_same_thread=False)
+    connection.execute("PRAGMA busy_timeout = 5000")
+    return connection
+
+
+def _readable_generation(path: Path) -> int:
+    """The committed generation of the index at ``path`` if it is of this schema, else 0 (no lock taken)."""
+    if not path.is_file():
+        return 0
+    try:
+        connection = _reader(path)
+        try:
+            rows = dict(connection.execute("SELECT key, value FROM meta WHERE key IN ('schema', 'generation')"))
+        finally:
+            connection.close()
+    except sqlite3.Error:
+        return 0
+    if rows.get("schema") != SCHEMA_VERSION:
+        return 0
+    try:
+        return int(rows.get("generation", "0"))
+    except ValueError:
+        return 0
 
 
 class StaticIndex:

@@ -130,3 +130,26 @@ def test_close_does_not_wait_for_a_stuck_first_build(tmp_path: Path) -> None:
     started = time.monotonic()
     live.close()
     assert time.monotonic() - started < 2.0
+
+
+def test_readers_never_wait_for_the_write_lock(tmp_path: Path) -> None:
+    """INV-INDEX-7: another process holds the index's write lock (a hundred servers starting at
+    once): a new server still answers from the snapshot on disk, at once."""
+    import sqlite3
+
+    root = workspace(tmp_path, {"a.py": "x = 1\n"})
+    first = Index(root, tmp_path / "cache", workers=1)
+    first.refresh()
+    first.close()
+    holder = sqlite3.connect(first.store.path, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    live = LiveIndex(root, tmp_path / "cache", workers=1)
+    live.start()
+    try:
+        started = time.monotonic()
+        assert count_files(live) == 1
+        assert time.monotonic() - started < 2.0
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+        live.close()
