@@ -71,7 +71,12 @@ def run_call(
                 return 1
             stderr.write(f"mesh-mcp call: {exc}; answering from the last snapshot\n")
         when, started = (audit.now(), time.monotonic()) if audit is not None else ("", 0.0)
-        output = registry.call(tool, parsed, None, workspace=root)
+        try:
+            output = registry.call(tool, parsed, None, workspace=root)
+        except Exception as exc:  # a crashed tool: say so, as the server would (-32603)
+            log.exception("tool %s crashed", tool)
+            output = None
+            crash = f"{type(exc).__name__}: {exc}"
         if audit is not None:
             audit.record(
                 AuditRow(
@@ -79,15 +84,18 @@ def run_call(
                     session=f"cli-{os.getpid()}",
                     tool=tool,
                     args_digest=canonical_digest(parsed),
-                    outcome="tool_error" if output.is_error else "ok",
+                    outcome="crash" if output is None else "tool_error" if output.is_error else "ok",
                     duration_ms=round((time.monotonic() - started) * 1000, 3),
-                    result_bytes=len(output.text.encode("utf-8", "surrogatepass")),
-                    truncated=output.truncated,
+                    result_bytes=0 if output is None else len(output.text.encode("utf-8", "surrogatepass")),
+                    truncated=False if output is None else output.truncated,
                     trace_id=None,
                 )
             )
     finally:
         index.close()
+    if output is None:
+        stderr.write(f"mesh-mcp call: the tool {tool} crashed ({crash}); see the log above\n")
+        return 1
     stdout.write(output.text if output.text.endswith("\n") else output.text + "\n")
     if output.truncated:
         stderr.write("mesh-mcp call: the answer was cut to the 48 KB bound\n")

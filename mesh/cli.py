@@ -141,6 +141,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             load_plugins(registry, plugins)
             return registry
 
+        try:
+            load_plugins(Registry(), plugins)  # a bad plugin is a usage error, named before any work
+        except (ImportError, AttributeError, ValueError, TypeError) as exc:
+            _complain(f"MESH_TOOL_PLUGINS: {exc}")
+            return 2
         audit = open_audit(workspace)
         try:
             return run_call(
@@ -152,9 +157,6 @@ def main(argv: Sequence[str] | None = None) -> int:
                 stderr=sys.stderr,
                 audit=audit,
             )
-        except (ImportError, AttributeError, ValueError, TypeError) as exc:
-            _complain(f"MESH_TOOL_PLUGINS: {exc}")
-            return 2
         finally:
             audit.close()
     out_fd = claim_stdout()

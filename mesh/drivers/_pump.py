@@ -93,6 +93,9 @@ class ConnectionPump:
         self._wake_r, self._wake_w = os.pipe()
         os.set_blocking(self._wake_r, False)
         os.set_blocking(self._wake_w, False)
+        # Reentrant: a signal handler (request_stop) may run on the main thread while it holds it.
+        self._wake_lock = threading.RLock()
+        self._wake_closed = False
         self._done: deque[tuple[RequestId, ToolOutcome]] = deque()
         self._stops: deque[str] = deque()
         self._cancel_flags: dict[RequestId, threading.Event] = {}
@@ -111,9 +114,12 @@ class ConnectionPump:
         self._wake()
 
     def close(self) -> None:
-        """Release the wake-up pipe (after :meth:`run` returned)."""
-        for fd in (self._wake_r, self._wake_w):
-            os.close(fd)
+        """Release the wake-up pipe (after :meth:`run` returned). A tool finishing later (one that
+        ignored its cancellation) finds it gone and writes nowhere: never into a reused descriptor."""
+        with self._wake_lock:
+            self._wake_closed = True
+            for fd in (self._wake_r, self._wake_w):
+                os.close(fd)
 
     def run(self) -> int:
         """Serve until the input ends and everything is answered; the exit code (0 or 1)."""
@@ -224,10 +230,13 @@ class ConnectionPump:
         return 0
 
     def _wake(self) -> None:
-        try:
-            os.write(self._wake_w, b"\0")
-        except BlockingIOError:
-            pass  # the pipe is full of wake-ups already: the loop will run
+        with self._wake_lock:
+            if self._wake_closed:
+                return
+            try:
+                os.write(self._wake_w, b"\0")
+            except BlockingIOError:
+                pass  # the pipe is full of wake-ups already: the loop will run
 
     def _drain_wake_pipe(self) -> None:
         try:

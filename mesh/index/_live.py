@@ -16,7 +16,8 @@ previous run is reused) and refreshes it; a watcher then keeps it fresh. Readers
   ``mesh.toml`` brings the index up without a restart).
 
 The watcher starts before the first refresh (it waits for the refresh's lock), so edits made
-during a long first build are picked up right after it.
+during a long first build are picked up right after it. When a snapshot is already on disk, both
+start ``REFRESH_DELAY_S`` after the server: a session shorter than that never loads the builder.
 
 :meth:`close` stops the watcher and the parse workers without waiting for a refresh in progress:
 its transaction is never committed, so the previous snapshot stays (INV-INDEX-2). Nothing here
@@ -47,6 +48,8 @@ __all__ = ["LiveIndex", "NotReady", "StaticIndex"]
 
 log = logging.getLogger("mesh.index")
 
+#: With a snapshot on disk, how long after start the refresh and the watcher begin.
+REFRESH_DELAY_S: Final = 2.0
 #: How long closing waits for the watcher's thread.
 CLOSE_WAIT_S: Final = 1.0
 
@@ -86,6 +89,7 @@ class LiveIndex:
         reconcile_s: float | None = None,
         budget_s: float | None = None,
         worker_module: str | None = None,
+        refresh_delay_s: float | None = None,
     ) -> None:
         """``reconcile_s``, ``budget_s``, ``worker_module``: the watcher's and the pool's defaults when None."""
         self.root = root.resolve()
@@ -95,6 +99,8 @@ class LiveIndex:
         self._reconcile_s = reconcile_s
         self._budget_s = budget_s
         self._worker_module = worker_module
+        self._delay_s = refresh_delay_s
+        self._closing = threading.Event()
         self._state = _State()
         self._lock = threading.Lock()
         self._settled = threading.Event()
@@ -109,6 +115,11 @@ class LiveIndex:
     # -- lifecycle --------------------------------------------------------------------------------
 
     def start(self) -> None:
+        """Start the background work. With a snapshot already on disk (a restart), the refresh and
+        the watcher start ``refresh_delay_s`` later: readers are served meanwhile, and a session
+        that lasts less than that (a one-shot client, a test) costs no builder at all."""
+        if self._delay_s is None:
+            self._delay_s = REFRESH_DELAY_S if _readable_generation(self._db_path) > 0 else 0.0
         self._thread.start()
 
     def wait_settled(self, timeout: float | None = None) -> bool:
@@ -124,6 +135,7 @@ class LiveIndex:
         with self._lock:
             self._closed = True
             watcher = self.watcher
+        self._closing.set()
         if watcher is not None:
             watcher.stop(timeout_s)
         if self._settled.is_set() and (watcher is None or not watcher.alive):
@@ -178,6 +190,9 @@ class LiveIndex:
     # -- the background thread --------------------------------------------------------------------
 
     def _run(self) -> None:
+        if self._delay_s and self._closing.wait(self._delay_s):
+            self._settled.set()
+            return
         # The builder, the parsers' dispatch and the watcher load here, off the server's start-up.
         from ._build import Index
         from ._pool import DEFAULT_BUDGET_S, WORKER_MODULE

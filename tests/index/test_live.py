@@ -153,3 +153,25 @@ def test_readers_never_wait_for_the_write_lock(tmp_path: Path) -> None:
         holder.execute("ROLLBACK")
         holder.close()
         live.close()
+
+
+def test_a_restart_serves_at_once_and_refreshes_after_the_delay(tmp_path: Path) -> None:
+    """A short session on an index built before costs no builder; a longer one gets the refresh."""
+    root = workspace(tmp_path, {"a.py": "x = 1\n"})
+    first = Index(root, tmp_path / "cache", workers=1)
+    first.refresh()
+    first.close()
+    (root / "b.py").write_text("y = 2\n")
+    short = LiveIndex(root, tmp_path / "cache", workers=1, refresh_delay_s=30.0)
+    short.start()
+    assert count_files(short) == 1
+    short.close()
+    assert short.index is None and short.wait_settled(5.0)  # closed during the delay: nothing built
+    longer = LiveIndex(root, tmp_path / "cache", workers=1, refresh_delay_s=0.2)
+    longer.start()
+    try:
+        assert count_files(longer) == 1
+        assert longer.wait_settled(WAIT_S)
+        assert count_files(longer) == 2
+    finally:
+        longer.close()

@@ -40,6 +40,17 @@ def start(workspace: Path, cache: Path, plugins: tuple[str, ...] = ()) -> LiveSe
     return LiveServer(subprocess.Popen(argv, env=env, cwd=workspace, **pipes))
 
 
+def audited_session(tmp_path: Path, plugins: tuple[str, ...] = ("tests.support.tools",)) -> tuple[LiveServer, Path]:
+    """A server over an empty workspace with its own cache, past the handshake; and where its audit log is."""
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    cache = tmp_path / "cache"
+    server = start(workspace, cache, plugins=plugins)
+    server.send(handshake())
+    server.receive_id(1)
+    return server, cache_dir(workspace, {"MESH_CACHE_DIR": str(cache)})
+
+
 def call(server: LiveServer, request_id: int, name: str, arguments: dict, meta: dict | None = None) -> dict:
     params = {"name": name, "arguments": arguments} | ({"_meta": meta} if meta else {})
     server.send(request(request_id, "tools/call", params))
@@ -96,20 +107,15 @@ def test_a_first_build_in_progress_answers_still_indexing_then_the_answer(tmp_pa
 
 def test_an_audit_row_survives_kill_9_right_after_the_response(tmp_path: Path) -> None:
     """INV-AUDIT-1: the client saw the answer, the server died at once, the row is there."""
-    workspace = tmp_path / "ws"
-    workspace.mkdir()
-    cache = tmp_path / "cache"
-    server = start(workspace, cache, plugins=("tests.support.tools",))
+    server, log_folder = audited_session(tmp_path)
     try:
-        server.send(handshake())
-        server.receive_id(1)
         answer = call(server, 2, "echo", {"text": "kept", "repeat": 3}, meta={"traceparent": TRACEPARENT})
         os.kill(server.pid, signal.SIGKILL)  # right after the client saw the answer
         assert answer["content"][0]["text"] == "keptkeptkept"
         server.wait(10)
     finally:
         server.close()
-    rows = read_recent(cache_dir(workspace, {"MESH_CACHE_DIR": str(cache)}), limit=10)
+    rows = read_recent(log_folder, limit=10)
     assert rows is not None and len(rows) == 1
     row = rows[0]
     assert (row.tool, row.outcome, row.result_bytes, row.truncated) == ("echo", "ok", 12, False)
@@ -119,13 +125,8 @@ def test_an_audit_row_survives_kill_9_right_after_the_response(tmp_path: Path) -
 
 def test_every_outcome_is_audited(tmp_path: Path) -> None:
     """ok, tool error (bad arguments and the tool's own), crash, and a cut answer's truncated flag."""
-    workspace = tmp_path / "ws"
-    workspace.mkdir()
-    cache = tmp_path / "cache"
-    server = start(workspace, cache, plugins=("tests.support.tools",))
+    server, log_folder = audited_session(tmp_path)
     try:
-        server.send(handshake())
-        server.receive_id(1)
         call(server, 2, "echo", {"text": "x" * 1000, "repeat": 100})
         call(server, 3, "fail", {"how": "error"})
         server.send(request(4, "tools/call", {"name": "fail", "arguments": {"how": "crash"}}))
@@ -135,7 +136,7 @@ def test_every_outcome_is_audited(tmp_path: Path) -> None:
         assert server.wait(10) == 0
     finally:
         server.close()
-    rows = read_recent(cache_dir(workspace, {"MESH_CACHE_DIR": str(cache)}), limit=10)
+    rows = read_recent(log_folder, limit=10)
     assert rows is not None
     seen = sorted((row.tool, row.outcome, row.truncated) for row in rows)
     assert seen == [
@@ -146,8 +147,10 @@ def test_every_outcome_is_audited(tmp_path: Path) -> None:
     ]
 
 
-def run_cli(*args: str, cache: Path, cwd: Path = FIXTURE) -> subprocess.CompletedProcess[str]:
-    env = server_env((), {"MESH_CACHE_DIR": str(cache)})
+def run_cli(
+    *args: str, cache: Path, cwd: Path = FIXTURE, plugins: tuple[str, ...] = ()
+) -> subprocess.CompletedProcess[str]:
+    env = server_env(plugins, {"MESH_CACHE_DIR": str(cache)})
     return subprocess.run(
         [sys.executable, "-m", "mesh", *args],
         capture_output=True,
@@ -192,15 +195,29 @@ def test_bad_input_on_the_command_line_is_exit_2(tmp_path: Path, args: tuple[str
 
 def test_notifications_are_not_tool_calls(tmp_path: Path) -> None:
     """Only tools/call writes audit rows: a session of pings and lists leaves the log unwritten."""
-    workspace = tmp_path / "ws"
-    workspace.mkdir()
-    cache = tmp_path / "cache"
-    server = start(workspace, cache)
+    server, log_folder = audited_session(tmp_path, plugins=())
     try:
-        server.send(handshake(), request(2, "ping"), notification("notifications/cancelled", {"requestId": 9}))
+        server.send(
+            request(2, "ping"), request(3, "tools/list"), notification("notifications/cancelled", {"requestId": 9})
+        )
         server.receive_id(2)
+        server.receive_id(3)
         server.close_stdin()
         assert server.wait(10) == 0
     finally:
         server.close()
-    assert read_recent(cache_dir(workspace, {"MESH_CACHE_DIR": str(cache)}), limit=10) is None
+    assert read_recent(log_folder, limit=10) is None
+
+
+def test_mesh_mcp_call_reports_a_crashed_tool_and_audits_it(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    args = ("call", "fail", '{"how": "crash"}', "--workspace", str(workspace))
+    crashed = run_cli(*args, cache=cache, plugins=("tests.support.tools",))
+    assert crashed.returncode == 1
+    assert "the tool fail crashed" in crashed.stderr and crashed.stdout == ""
+    rows = read_recent(cache_dir(workspace, {"MESH_CACHE_DIR": str(cache)}), limit=5)
+    assert rows is not None and [(row.tool, row.outcome) for row in rows] == [("fail", "crash")]
+    bad = run_cli("call", "smart_search", "{}", cache=cache, plugins=("no.such.plugin",))
+    assert bad.returncode == 2 and "MESH_TOOL_PLUGINS" in bad.stderr
