@@ -48,23 +48,8 @@ def render_dependents(
     head += _summary(found, shown_set, scope)
     if total == 0:
         return head
-    used = len(head.encode())
-    per_service = _per_service(shown_set)
-    parts = [head]
-    current = None
-    shown = 0
-    for dependent in shown_set[offset:]:
-        heading = (
-            service_heading(dependent.service, per_service[dependent.service]) if dependent.service != current else ""
-        )
-        line = dependent_line(dependent)
-        cost = len(heading.encode()) + len(line.encode())
-        if shown and used + cost > page_bytes:
-            break
-        parts.append(heading + line)
-        current = dependent.service
-        used += cost
-        shown += 1
+    page, shown = page_by_service(shown_set, offset=offset, used=len(head.encode()), page_bytes=page_bytes)
+    parts = [head, *page]
     end = offset + shown
     paging = Paging(
         shown=shown, total=total, noun="dependents", next_cursor=str(end) if end < total else None, first=offset
@@ -102,6 +87,30 @@ def _per_service(dependents: Sequence[Dependent]) -> dict[str, Counter[int]]:
     for dependent in dependents:
         counts.setdefault(dependent.service, Counter())[dependent.level] += 1
     return counts
+
+
+def page_by_service(
+    dependents: Sequence[Dependent], *, offset: int, used: int, page_bytes: int, depth: str = "###"
+) -> tuple[list[str], int]:
+    """The lines of as many dependents from ``offset`` as fit ``page_bytes`` after ``used`` bytes
+    (at least one), a service's heading (counting all its dependents) before its first; and how many."""
+    per_service = _per_service(dependents)
+    parts: list[str] = []
+    current = None
+    shown = 0
+    for dependent in dependents[offset:]:
+        heading = ""
+        if dependent.service != current:
+            heading = service_heading(dependent.service, per_service[dependent.service], depth=depth)
+        line = dependent_line(dependent)
+        cost = len(heading.encode()) + len(line.encode())
+        if shown and used + cost > page_bytes:
+            break
+        parts.append(heading + line)
+        current = dependent.service
+        used += cost
+        shown += 1
+    return parts, shown
 
 
 def service_heading(service: str, levels: Counter[int], depth: str = "###") -> str:

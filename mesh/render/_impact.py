@@ -11,12 +11,11 @@ gRPC``, then the paging footer when the evidence was cut. Same graph and argumen
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Final
 
 from ..index._graph import Found, Impact, ImpactRow, Target
-from ._dependents import dependent_line, describe_target, service_heading, service_name
+from ._dependents import describe_target, page_by_service, service_name
 from ._paging import Paging, code, paging_footer
 from ._search import PAGE_BYTES
 
@@ -66,23 +65,8 @@ def render_impact(
     else:
         parts.append("\n### Evidence (continued)\n")
     used = sum(len(part.encode()) for part in parts)
-    per_service: dict[str, Counter[int]] = {}
-    for dependent in dependents:
-        per_service.setdefault(dependent.service, Counter())[dependent.level] += 1
-    current = None
-    shown = 0
-    for dependent in dependents[offset:]:
-        heading = ""
-        if dependent.service != current:
-            heading = service_heading(dependent.service, per_service[dependent.service], depth="####")
-        line = dependent_line(dependent)
-        cost = len(heading.encode()) + len(line.encode())
-        if shown and used + cost > page_bytes:
-            break
-        parts.append(heading + line)
-        current = dependent.service
-        used += cost
-        shown += 1
+    page, shown = page_by_service(dependents, offset=offset, used=used, page_bytes=page_bytes, depth="####")
+    parts += page
     parts.append(verdict)
     end = offset + shown
     paging = Paging(

@@ -22,9 +22,9 @@ from ..index._graph import GraphError, Scope, find_dependents, resolve_scope, re
 from ..render._dependents import render_dependents
 from ._args import describe
 from ._registry import ToolError
-from ._view import View, arguments_of, workspace_path
+from ._view import View, arguments_of, cursor_offset, workspace_path
 
-__all__ = ["DESCRIPTION", "NAME", "TITLE", "Args", "answer", "offset_of", "scope_of_text"]
+__all__ = ["DESCRIPTION", "NAME", "TITLE", "Args", "answer", "scope_of_text"]
 
 NAME: Final = "dependents"
 TITLE: Final = "Dependents of a file, module, symbol or contract"
@@ -68,7 +68,7 @@ def answer(args: Args, view: View) -> str:
     except GraphError as exc:
         raise ToolError(str(exc)) from None
     total = sum(1 for d in found.dependents if scope is None or scope.holds(d.path, d.service))
-    offset = offset_of(args.cursor, total, "dependents")
+    offset = cursor_offset(args.cursor, total, tool=NAME, args=args, noun="dependents")
     return render_dependents(found, arguments_of(args), scope=scope, offset=offset)
 
 
@@ -77,16 +77,3 @@ def scope_of_text(view: View, text: str | None) -> Scope | None:
     if text is None or not text.strip():
         return None
     return resolve_scope(view.db, text, workspace_path(view.root, text, what="scope"))
-
-
-def offset_of(cursor: str | None, total: int, noun: str) -> int:
-    """How many results a cursor says were shown already; a cursor this tool could not have printed
-    is a :class:`ToolError`."""
-    if cursor is None or cursor == "":
-        return 0
-    if not (cursor.isascii() and cursor.isdigit()) or (int(cursor) >= total and int(cursor) != 0):
-        raise ToolError(
-            f"The cursor {cursor!r} is not one this answer printed (there are {total} {noun}); "
-            "call again without `cursor` to start from the first page."
-        )
-    return int(cursor)

@@ -11,7 +11,7 @@ from ..render._grpc import listed_sites, render_grpc
 from ..render._paging import busiest_scopes, call_text, code
 from ._args import describe
 from ._registry import ToolError
-from ._view import View, arguments_of, workspace_path
+from ._view import View, arguments_of, cursor_offset, workspace_path
 
 __all__ = ["DESCRIPTION", "NAME", "TITLE", "Args", "answer"]
 
@@ -57,7 +57,7 @@ def answer(args: Args, view: View) -> str:
     listed = listed_sites(found, scope)
     if scope and not listed:
         raise ToolError(_nothing_under(found.key, scope, [item.site.path for item in listed_sites(found)], args))
-    offset = _offset(args.cursor, len(listed), args)
+    offset = cursor_offset(args.cursor, len(listed), tool=NAME, args=args, noun="code sites")
     return render_grpc(found, arguments_of(args), scope=scope, offset=offset)
 
 
@@ -82,21 +82,3 @@ def _nothing_under(key: str, scope: str, paths: list[str], args: Args) -> str:
     else:
         text += " It has no code site anywhere: call without `scope` for its proto definition and gaps."
     return text
-
-
-def _offset(cursor: str | None, total: int, args: Args) -> int:
-    if cursor is None:
-        return 0
-    restart = {name: value for name, value in arguments_of(args).items() if name != "cursor"}
-    if not cursor.isascii() or not cursor.isdigit():
-        raise ToolError(
-            f"The cursor {code(cursor)} is not one this tool gave; start from the first page:"
-            f" {call_text(NAME, restart)}."
-        )
-    offset = int(cursor)
-    if offset and offset >= total:
-        raise ToolError(
-            f"The cursor {code(cursor)} is past the last of {total} code sites; start from the first page:"
-            f" {call_text(NAME, restart)}."
-        )
-    return offset

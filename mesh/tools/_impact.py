@@ -32,9 +32,9 @@ from ..index._graph import GraphError, Target, find_dependents, impact_of, resol
 from ..render._impact import render_impact
 from ..render._paging import code
 from ._args import describe
-from ._dependents import offset_of, scope_of_text
+from ._dependents import scope_of_text
 from ._registry import ToolError
-from ._view import View, arguments_of, workspace_path
+from ._view import View, arguments_of, cursor_offset, workspace_path
 
 __all__ = ["DESCRIPTION", "GIT_TIMEOUT_S", "NAME", "TITLE", "Args", "answer", "changed_paths"]
 
@@ -113,7 +113,7 @@ def answer(args: Args, view: View) -> str:
     except GraphError as exc:
         raise ToolError(str(exc)) from None
     impact = impact_of(found, scope)
-    offset = offset_of(args.cursor, len(impact.dependents), "dependents")
+    offset = cursor_offset(args.cursor, len(impact.dependents), tool=NAME, args=args, noun="dependents")
     return render_impact(
         found,
         impact,

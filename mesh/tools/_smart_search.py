@@ -15,11 +15,11 @@ from typing import Final, Literal
 
 import attrs
 
-from ..index._search import MAX_MATCHES, SearchError, search, symbols
+from ..index._search import SearchError, search, symbols
 from ..render._search import render_search
 from ._args import describe
 from ._registry import ToolError
-from ._view import View, arguments_of, workspace_path
+from ._view import View, arguments_of, cursor_offset, workspace_path
 
 __all__ = ["DESCRIPTION", "NAME", "TITLE", "Args", "answer"]
 
@@ -53,7 +53,6 @@ class Args:
 
 
 def answer(args: Args, view: View) -> str:
-    offset = _offset(args.cursor)
     query, regex = args.query, args.mode == "regex"
     if args.mode == "auto" and len(query) > 2 and query.startswith("/") and query.endswith("/"):
         query, regex = query[1:-1], True
@@ -82,19 +81,8 @@ def answer(args: Args, view: View) -> str:
     except SearchError as exc:
         hint = " Escape it, or use mode literal." if regex else ""
         raise ToolError(f"Cannot search for `{query}`: {exc}.{hint}") from None
-    if offset > len(found.matches):
-        raise ToolError(
-            f"The cursor {args.cursor!r} is past the last result ({len(found.matches)}); start again without it."
-        )
+    offset = cursor_offset(args.cursor, len(found.matches), tool=NAME, args=args, noun="matches")
     return render_search(found, arguments_of(args), offset=offset, symbols=args.mode == "symbol")
-
-
-def _offset(cursor: str | None) -> int:
-    if cursor is None:
-        return 0
-    if not cursor.isdigit() or int(cursor) > MAX_MATCHES:
-        raise ToolError(f"The cursor {cursor!r} is not one this tool gave; use the cursor from the last answer.")
-    return int(cursor)
 
 
 def _scope(view: View, scope: str | None) -> tuple[tuple[str, ...], str, str]:

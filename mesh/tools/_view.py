@@ -16,9 +16,10 @@ from typing import Any
 
 import attrs
 
+from ..render._paging import call_text, code
 from ._registry import ToolError
 
-__all__ = ["View", "arguments_of", "workspace_path"]
+__all__ = ["View", "arguments_of", "cursor_offset", "workspace_path"]
 
 
 @attrs.frozen
@@ -79,3 +80,23 @@ def workspace_path(root: Path, text: str, *, what: str = "path") -> str:
                 "give a path whose target is inside it."
             )
     return relative
+
+
+def cursor_offset(cursor: str | None, total: int, *, tool: str, args: Any, noun: str) -> int:
+    """How many results the pages before this one showed, from a cursor an answer printed.
+
+    Cursors are offsets in the answer's deterministic order. A cursor no answer could have printed,
+    or one past the last of ``total`` (stale, after the index changed), is a :class:`ToolError`
+    with the call for the first page.
+    """
+    if cursor is None or cursor == "":
+        return 0
+    restart = call_text(tool, {name: value for name, value in arguments_of(args).items() if name != "cursor"})
+    if not (cursor.isascii() and cursor.isdigit()):
+        raise ToolError(f"The cursor {code(cursor)} is not one this tool gave; start from the first page: {restart}.")
+    offset = int(cursor)
+    if offset and offset >= total:
+        raise ToolError(
+            f"The cursor {code(cursor)} is past the last of {total} {noun}; start from the first page: {restart}."
+        )
+    return offset

@@ -254,7 +254,7 @@ def test_an_unknown_scope_is_an_error_naming_the_services(view: View) -> None:
 @pytest.mark.parametrize("cursor", ["x", "-1", "999", "1.5", "²"])
 def test_a_cursor_this_tool_did_not_print_is_an_error(view: View, cursor: str) -> None:
     """A cursor that is not a count this answer could have printed is refused, saying how to start over."""
-    with pytest.raises(ToolError, match="call again without `cursor`"):
+    with pytest.raises(ToolError, match="start from the first page: `dependents`"):
         ask(view, target="orders/orders/store.py", cursor=cursor)
 
 

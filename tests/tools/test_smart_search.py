@@ -102,7 +102,7 @@ def test_following_cursors_shows_every_match_once(view: View) -> None:
         ({"query": "x", "scope": "nowhere/at/all"}, "No indexed file is under `nowhere/at/all`"),
         ({"query": "x", "language": "cobol"}, "No indexed file is in the language `cobol`"),
         ({"query": "x", "cursor": "next"}, "not one this tool gave"),
-        ({"query": "GetOrder", "cursor": "9999"}, "past the last result"),
+        ({"query": "GetOrder", "cursor": "9999"}, "past the last of 29 matches; start from the first page"),
     ],
 )
 def test_failures_say_what_was_wrong_and_what_to_try(view: View, arguments: dict, expected: str) -> None:
