@@ -31,6 +31,7 @@ import sqlite3
 import threading
 import warnings
 import zlib
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Final
 
@@ -224,19 +225,19 @@ def _regex_lines(text: str, pattern: Pattern) -> list[tuple[int, str]]:
         return []
     if pattern.search("") is not None:
         return _lines(text, pattern, None)
-    found: list[tuple[int, str]] = []
-    number, previous, last_start = 1, 0, -1
-    for match in pattern.finditer(text):
-        start = text.rfind("\n", 0, match.start()) + 1
-        if start == last_start:
-            continue
-        last_start = start
+    starts = sorted({text.rfind("\n", 0, match.start()) + 1 for match in pattern.finditer(text)})
+    return list(_numbered(text, starts))
+
+
+def _numbered(text: str, starts: list[int]) -> Iterator[tuple[int, str]]:
+    """(line number, line without its ending) of each line starting at an offset of ``starts`` (sorted)."""
+    number, previous = 1, 0
+    for start in starts:
         number += text.count("\n", previous, start)
         previous = start
         end = text.find("\n", start)
         line = text[start:] if end < 0 else text[start:end]
-        found.append((number, line.removesuffix("\r")))
-    return found
+        yield number, line.removesuffix("\r")
 
 
 def _lines(text: str, pattern: Pattern, needles: tuple[str, ...] | None) -> list[tuple[int, str]]:
@@ -257,16 +258,7 @@ def _lines(text: str, pattern: Pattern, needles: tuple[str, ...] | None) -> list
             if after < 0:
                 break
             position = folded.find(needle, after)
-    found = []
-    number, previous = 1, 0
-    for start in sorted(starts):
-        number += text.count("\n", previous, start)
-        previous = start
-        end = text.find("\n", start)
-        line = text[start:] if end < 0 else text[start:end]
-        if pattern.search(line):
-            found.append((number, line.removesuffix("\r")))
-    return found
+    return [(number, line) for number, line in _numbered(text, sorted(starts)) if pattern.search(line)]
 
 
 def _definitions(
