@@ -72,8 +72,10 @@ UNSUPPORTED_PROTOCOL_VERSION: Final = -32022
 ERROR_MESSAGE_CHARS_MAX: Final = 256
 #: Deadline for one whole scripted run (start, answer everything, exit).
 RUN_TIMEOUT_S: Final = 30.0
-#: Deadline for one awaited answer in a live session.
-ANSWER_TIMEOUT_S: Final = 5.0
+#: Deadline for one awaited answer in a live session: a hang detector, not a speed claim. CI runs
+#: these journeys on 2 cores beside the simulator's 100-session test; a server starting there has
+#: been seen to need more than 5 s for its first answer.
+ANSWER_TIMEOUT_S: Final = 30.0
 _STDERR_TAIL_CHARS: Final = 2000
 
 
