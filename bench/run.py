@@ -55,7 +55,7 @@ _LIBC = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
 
 SERVERS: dict[str, list[str]] = {
     "bare": [PY, str(BENCH / "bare_server.py")],
-    "mesh": [PY, "-m", "mesh", "mcp"],
+    "mesh": [PY, "-m", "mesh", "mcp", "--standalone"],
     "sdk": [PY, str(BENCH / "sdk_server.py")],
     # Diagnostic, not one of the compared servers: mesh's session core in a plain loop (no pump).
     "inline": [PY, str(BENCH / "mesh_inline_server.py")],
@@ -312,7 +312,7 @@ def import_profile_sample(samples: dict[tuple[str, int], list[tuple[int, int]]])
     """One ``python -X importtime -m mesh mcp`` up to the initialize answer; adds (self, cumulative)
     microseconds per top-level and first-level import to ``samples``."""
     proc = subprocess.run(
-        [PY, "-X", "importtime", "-m", "mesh", "mcp"], input=INITIALIZE, capture_output=True,
+        [PY, "-X", "importtime", "-m", "mesh", "mcp", "--standalone"], input=INITIALIZE, capture_output=True,
         env=ENV, cwd=ROOT, timeout=60, check=True,
     )
     for line in proc.stderr.decode().splitlines():

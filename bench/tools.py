@@ -39,7 +39,7 @@ REGEXES = (r"class \w+Error", r"def \w+_handler\(", r"import (os|sys)$")
 
 class Server:
     def __init__(self, tree: Path, env: dict[str, str]) -> None:
-        argv = [sys.executable, "-m", "mesh", "mcp", "--workspace", str(tree)]
+        argv = [sys.executable, "-m", "mesh", "mcp", "--standalone", "--workspace", str(tree)]
         self.process = subprocess.Popen(
             argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, cwd=tree
         )

@@ -10,14 +10,13 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from . import __version__
-from .audit import AuditLog
-from .drivers.stdio import claim_stdout, serve_stdio
-from .protocol import SessionConfig
-from .tools import Registry, builtin_registry, load_plugins
-from .tools._builtin import IndexSource
-from .workspace import cache_dir, find_workspace
+from ._serve import exit_now, open_audit, plugin_names
+from .workspace import find_workspace
 
-__all__ = ["main"]
+# Everything else loads when a command needs it: the proxy (the default of `mcp`) needs no tools,
+# no index and no protocol core, and its start-up is a client's wait for `initialize`.
+
+__all__ = ["daemon_main", "main"]
 
 log = logging.getLogger("mesh.cli")
 
@@ -46,7 +45,11 @@ def _parser() -> argparse.ArgumentParser:
             type=Path,
             help="workspace folder (default: nearest ancestor with mesh.toml, else .git, else the current folder)",
         )
-        serve.add_argument("--standalone", action="store_true", help="serve in this process, without the shared daemon")
+        serve.add_argument(
+            "--standalone",
+            action="store_true",
+            help="serve in this process, without the workspace's shared daemon (meshd)",
+        )
         serve.add_argument(
             "--log-level",
             choices=LOG_LEVELS,
@@ -54,6 +57,13 @@ def _parser() -> argparse.ArgumentParser:
             default=None,
             help="log level on stderr (default: $MESH_LOG, else warning)",
         )
+    daemon = commands.add_parser(
+        "daemon",
+        help="serve the workspace to every local session on a Unix socket (meshd)",
+        description="Serve the workspace on a Unix socket to every `mesh-mcp mcp` of this user (meshd).",
+        formatter_class=_Formatter,
+    )
+    _daemon_arguments(daemon)
     call = commands.add_parser(
         "call",
         help="run one tool and print its Markdown",
@@ -89,6 +99,54 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _daemon_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--workspace", type=Path, help="workspace folder (default: as for mcp)")
+    parser.add_argument(
+        "--idle-exit",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="exit after this long without a client; 0 never (default: $MESH_DAEMON_IDLE_S, "
+        "else [daemon] idle_exit_s in mesh.toml, else 900)",
+    )
+    parser.add_argument(
+        "--log-level",
+        choices=LOG_LEVELS,
+        type=str.lower,
+        default=None,
+        help="level of the log (meshd.log in the workspace's cache folder; default: $MESH_LOG, else info)",
+    )
+
+
+def daemon_main(argv: Sequence[str] | None = None) -> int:
+    """The ``meshd`` command: ``mesh-mcp daemon`` under its own name."""
+    parser = argparse.ArgumentParser(
+        prog="meshd",
+        description="Serve a workspace on a Unix socket to every `mesh-mcp mcp` of this user.",
+        formatter_class=_Formatter,
+    )
+    parser.add_argument("--version", action="version", version=f"meshd {__version__}")
+    _daemon_arguments(parser)
+    return _run_daemon(parser.parse_args(argv))
+
+
+def _run_daemon(args: argparse.Namespace) -> int:
+    from ._daemon_command import run_daemon
+
+    if args.idle_exit is not None and args.idle_exit < 0:
+        _complain("--idle-exit must be 0 or more seconds")
+        return 2
+    workspace = _workspace(args.workspace)
+    if workspace is None:
+        return 2
+    level = (args.log_level or os.environ.get("MESH_LOG") or "info").lower()
+    if level not in LOG_LEVELS:
+        level = "info"
+    code = run_daemon(workspace, idle_exit_s=args.idle_exit, log_level=level, stderr=sys.stderr)
+    exit_now(code)
+    return code  # not reached
+
+
 def _complain(message: str) -> None:
     """A one-line usage problem, on stderr (stdout belongs to the protocol)."""
     sys.stderr.write(f"mesh-mcp: {message}\n")
@@ -109,6 +167,8 @@ def _setup_logging(level_name: str | None) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if args.command == "daemon":
+        return _run_daemon(args)
     _setup_logging(args.log_level)
     if args.command == "index":
         from ._index_command import run_index
@@ -132,9 +192,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     workspace = _workspace(args.workspace)
     if workspace is None:
         return 2
-    plugins = [name.strip() for name in os.environ.get("MESH_TOOL_PLUGINS", "").split(",") if name.strip()]
+    plugins = plugin_names()
     if args.command == "call":
         from ._call_command import run_call
+        from .tools import Registry, builtin_registry, load_plugins
+        from .tools._builtin import IndexSource
 
         def registry_for(source: IndexSource) -> Registry:
             registry = builtin_registry(source)
@@ -159,8 +221,27 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
         finally:
             audit.close()
+    from .drivers._stdout import claim_stdout
+
     out_fd = claim_stdout()
+    if not args.standalone:
+        from .drivers.proxy import DaemonUnavailable, open_daemon, run_proxy
+
+        try:
+            link = open_daemon(workspace)
+        except DaemonUnavailable as exc:
+            log.warning("serving this session standalone: the shared daemon is not available (%s)", exc)
+        else:
+            exit_now(run_proxy(link, out_fd=out_fd))
+    exit_now(_serve_standalone(workspace, out_fd, plugins))
+    return 0  # not reached
+
+
+def _serve_standalone(workspace: Path, out_fd: int, plugins: list[str]) -> int:
+    from .drivers.stdio import serve_stdio
     from .index._live import LiveIndex
+    from .protocol import SessionConfig
+    from .tools import builtin_registry, load_plugins
 
     live = LiveIndex(workspace)
     registry = builtin_registry(live)
@@ -173,47 +254,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     audit = open_audit(workspace)
     config = SessionConfig(server_name="mesh-mcp", server_version=__version__)
     try:
-        code = serve_stdio(out_fd=out_fd, registry=registry, workspace=workspace, config=config, audit=audit)
+        return serve_stdio(out_fd=out_fd, registry=registry, workspace=workspace, config=config, audit=audit)
     finally:
         live.close()
         audit.close()
-    _exit_now(code)
-    return code  # not reached
-
-
-def _exit_now(code: int) -> None:
-    """End the process without interpreter finalization.
-
-    Every answer is written and every audit row committed by now. What may still run belongs to
-    daemon threads: an index refresh, the watcher, a tool that ignored its cancellation.
-    Finalization would stop them wherever they are, and a thread stopped inside native code
-    (SQLite, RE2's C++, the watcher's Rust) can abort the whole process on its way out ("terminate
-    called without an active exception", exit -6, was seen). The parse workers see their socket
-    close and exit by themselves.
-    """
-    logging.shutdown()
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError):
-            pass
-    os._exit(code)
-
-
-def open_audit(workspace: Path) -> AuditLog:
-    """The workspace's audit log, with the retention of ``[audit]`` in mesh.toml (opened lazily)."""
-    from .index import ConfigError, load_config
-
-    try:
-        config = load_config(workspace)
-    except ConfigError as exc:
-        log.warning("audit log: default retention (%s)", exc)
-        return AuditLog(cache_dir(workspace))
-    limits = {
-        "retention_rows": config.audit_retention_rows,
-        "retention_days": config.audit_retention_days,
-    }
-    return AuditLog(cache_dir(workspace), **{key: value for key, value in limits.items() if value is not None})
 
 
 def _workspace(given: Path | None) -> Path | None:

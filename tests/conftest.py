@@ -1,7 +1,9 @@
 import atexit
 import os
 import shutil
+import signal
 import tempfile
+from pathlib import Path
 
 from hypothesis import settings
 
@@ -10,6 +12,26 @@ from hypothesis import settings
 _CACHE = tempfile.mkdtemp(prefix="mesh-test-cache-")
 os.environ["MESH_CACHE_DIR"] = _CACHE
 atexit.register(shutil.rmtree, _CACHE, True)
+
+# Daemons (meshd) the tests start listen in a folder of the run's own, short enough for a socket
+# path, and exit by themselves soon after their last client; any still running at the end of the
+# run are stopped (their pids are in the lock files beside the sockets).
+_RUNTIME = tempfile.mkdtemp(prefix="mesh-rt-", dir="/tmp")
+os.environ["XDG_RUNTIME_DIR"] = _RUNTIME
+os.environ.pop("MESH_SOCKET_PATH", None)
+os.environ["MESH_DAEMON_IDLE_S"] = "60"
+
+
+def _stop_daemons() -> None:
+    for lock in Path(_RUNTIME).glob("**/*.lock"):
+        try:
+            os.kill(int(lock.read_text().split()[0]), signal.SIGKILL)
+        except (OSError, ValueError, IndexError):
+            pass
+    shutil.rmtree(_RUNTIME, True)
+
+
+atexit.register(_stop_daemons)
 
 # Shared CI machines are noisy: no per-example deadline; print a reproduction blob on failure.
 settings.register_profile("default", deadline=None, print_blob=True)

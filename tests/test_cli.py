@@ -44,7 +44,7 @@ def test_missing_workspace_folder_is_a_usage_error(tmp_path: Path, capsys: pytes
 
 def test_bad_plugin_is_a_usage_error() -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "mesh", "mcp"], input=b"", capture_output=True, timeout=60, cwd=ROOT,
+        [sys.executable, "-m", "mesh", "mcp", "--standalone"], input=b"", capture_output=True, timeout=60, cwd=ROOT,
         env={**os.environ, "MESH_TOOL_PLUGINS": "no.such.plugin"},
     )  # fmt: skip
     assert result.returncode == 2 and b"MESH_TOOL_PLUGINS" in result.stderr and result.stdout == b""
@@ -72,7 +72,7 @@ def test_run_is_an_alias_and_standalone_is_accepted(command: str) -> None:
 
 def test_bad_mesh_log_falls_back_with_a_warning(monkeypatch: pytest.MonkeyPatch) -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "mesh", "mcp"], input=b"", capture_output=True, timeout=60, cwd=ROOT,
+        [sys.executable, "-m", "mesh", "mcp", "--standalone"], input=b"", capture_output=True, timeout=60, cwd=ROOT,
         env={**os.environ, "MESH_LOG": "loud"},
     )  # fmt: skip
     assert result.returncode == 0 and b"MESH_LOG='loud'" in result.stderr and result.stdout == b""

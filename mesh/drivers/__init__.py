@@ -1,1 +1,1 @@
-"""Drivers bind the sans-IO session to real byte streams (stdio now; a Unix socket later)."""
+"""Drivers bind the sans-IO session to real byte streams: stdio, the daemon's Unix socket, the proxy."""

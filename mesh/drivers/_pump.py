@@ -104,6 +104,11 @@ class ConnectionPump:
         self.abandoned = 0
 
     @property
+    def name(self) -> str:
+        """The session's name in logs (``stdio``, ``meshd-<pid>-<n>``)."""
+        return self._name
+
+    @property
     def wake_fd(self) -> int:
         """The write end of the wake-up pipe (for ``signal.set_wakeup_fd``)."""
         return self._wake_w
@@ -195,15 +200,20 @@ class ConnectionPump:
                         session.receive_eof()
             if reading and self._in_fd in ready:
                 data = self._read()
-                if not data:
-                    input_ended = True
-                session.receive_data(data)  # b"" is EOF
+                if data is not None:
+                    if not data:
+                        input_ended = True
+                    session.receive_data(data)  # b"" is EOF
 
     # --- helpers -----------------------------------------------------------------------------
 
-    def _read(self) -> bytes:
+    def _read(self) -> bytes | None:
+        """The next chunk; b"" at EOF; None when nothing can be read after all (a non-blocking
+        input, such as a socket sharing its flags with the output, that poll woke spuriously)."""
         try:
             return os.read(self._in_fd, READ_CHUNK_BYTES)
+        except BlockingIOError:
+            return None
         except OSError as exc:
             log.warning("%s: read failed (%s); treating it as EOF", self._name, exc)
             return b""

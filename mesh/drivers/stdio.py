@@ -11,7 +11,6 @@ from __future__ import annotations
 import logging
 import os
 import signal
-import sys
 import uuid
 from pathlib import Path
 from types import FrameType
@@ -20,6 +19,7 @@ from ..audit import AuditLog
 from ..protocol import ServerSession, SessionConfig, ToolSpec
 from ..tools import Registry
 from ._pump import ConnectionPump
+from ._stdout import claim_stdout
 from ._workers import WorkerPool
 
 __all__ = ["catalogue", "claim_stdout", "serve_stdio"]
@@ -89,19 +89,3 @@ def serve_stdio(
     # (pump.abandoned) does not hold the process open.
     pool.shutdown()
     return code
-
-
-def claim_stdout() -> int:
-    """Take fd 1 for the protocol writer; leave fd 1 and ``sys.stdout`` pointing at stderr.
-
-    Call it before anything else can write: importing a plugin may already print. The returned
-    descriptor is non-blocking (unless it is a terminal, which other processes share), so the
-    pump's loop is never stuck in a write to a client that stopped reading.
-    """
-    sys.stdout.flush()
-    out_fd = os.dup(1)
-    os.dup2(2, 1)
-    sys.stdout = sys.stderr
-    if not os.isatty(out_fd):
-        os.set_blocking(out_fd, False)
-    return out_fd

@@ -157,6 +157,31 @@ class LiveIndex:
     def failure(self) -> str:
         return self._state.failure
 
+    def status(self) -> dict[str, object]:
+        """What ``mesh-mcp doctor`` reports of a running server's index (plain JSON values)."""
+        state, watcher = self._state, self.watcher
+        if state.has_snapshot or _readable_generation(self._db_path) > 0:
+            phase = "ready"
+        elif state.failure:
+            phase = "failed"
+        else:
+            phase = "indexing"
+        if not self._watch:
+            watching = "off"
+        elif watcher is None:
+            watching = "not started"  # the refresh delay, or the store could not be opened
+        else:
+            watching = "running" if watcher.alive else "stopped"
+        return {
+            "state": phase,
+            "phase": state.progress.phase,
+            "done": state.progress.done,
+            "total": state.progress.total,
+            "failure": state.failure,
+            "generation": _readable_generation(self._db_path),
+            "watcher": watching,
+        }
+
     @contextmanager
     def snapshot(self) -> Iterator:
         """A connection inside one read transaction; :class:`NotReady` before a snapshot exists.

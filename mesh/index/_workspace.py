@@ -66,6 +66,8 @@ class Config:
     #: ``[audit]``: how many rows the audit log keeps, and for how many days (None: the log's defaults).
     audit_retention_rows: int | None = None
     audit_retention_days: float | None = None
+    #: ``[daemon]``: seconds without a client after which ``meshd`` exits (None: its default; 0: never).
+    daemon_idle_exit_s: float | None = None
 
 
 @attrs.frozen
@@ -107,13 +109,18 @@ def load_config(root: Path) -> Config:
         raise ConfigError(f"{path}: not UTF-8 (byte {exc.start})") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: {exc}") from None
-    unknown = sorted(set(data) - {"index", "services", "audit"})
+    unknown = sorted(set(data) - {"index", "services", "audit", "daemon"})
     if unknown:
         raise ConfigError(
-            f"{path}: unknown top-level key(s) {', '.join(unknown)}; expected [index], [[services]] and [audit]"
+            f"{path}: unknown top-level key(s) {', '.join(unknown)}; "
+            "expected [index], [[services]], [audit] and [daemon]"
         )
     index = _table(data, "index", path)
-    options = _index_options(index, path) | _audit_options(_table(data, "audit", path), path)
+    options = (
+        _index_options(index, path)
+        | _audit_options(_table(data, "audit", path), path)
+        | _daemon_options(_table(data, "daemon", path), path)
+    )
     services = None
     if "services" in data:
         entries = data["services"]
@@ -164,6 +171,17 @@ def _audit_options(audit: dict, path: Path) -> dict:
             options["audit_retention_days"] = float(value)
         else:
             raise ConfigError(f"{path}: [audit] has no key {key!r}; known keys: retention_days, retention_rows")
+    return options
+
+
+def _daemon_options(daemon: dict, path: Path) -> dict:
+    options: dict = {}
+    for key, value in daemon.items():
+        if key != "idle_exit_s":
+            raise ConfigError(f"{path}: [daemon] has no key {key!r}; known keys: idle_exit_s")
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+            raise ConfigError(f"{path}: [daemon] idle_exit_s must be a number of seconds, 0 or more, not {value!r}")
+        options["daemon_idle_exit_s"] = float(value)
     return options
 
 

@@ -36,7 +36,8 @@ import attrs
 import pytest
 
 REPO_ROOT: Final = Path(__file__).resolve().parents[2]
-SERVER_ARGV: Final = (sys.executable, "-m", "mesh", "mcp")
+#: The stdio server itself: the proxy and the daemon have journeys of their own (test_daemon*.py).
+SERVER_ARGV: Final = (sys.executable, "-m", "mesh", "mcp", "--standalone")
 
 TEST_TOOLS: Final = "tests.support.tools"
 NOISY_TOOLS: Final = "tests.journeys.noisy_tools"

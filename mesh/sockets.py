@@ -1,0 +1,219 @@
+"""Where a workspace's daemon listens, and the one line it says first on every connection.
+
+Theory of operation
+-------------------
+**Where.** One daemon serves one workspace (``workspace_id``: sha256 over the canonical path and
+the package version, 16 hex digits), on a Unix socket named ``meshd-<workspace_id>.sock`` in the
+first of:
+
+1. ``$MESH_SOCKET_PATH``: a path ending in ``.sock`` is the socket itself (every workspace then
+   shares it, so it suits one daemon); any other value is a folder;
+2. ``$XDG_RUNTIME_DIR/mesh/`` (per user, on a tmpfs, cleaned at logout: what it is for);
+3. ``~/.cache/mesh/`` (beside the caches).
+
+The folder is made 0700 and must belong to this user and be writable by nobody else: a socket in a
+folder another user can write to could be replaced by theirs (:func:`private_dir`). The socket is
+0600. Beside it, ``meshd-<workspace_id>.lock`` holds the daemon's pid and, while it runs, an
+exclusive ``flock``: one daemon per workspace is a lock, not a race, and the kernel drops the lock
+when the daemon dies however it dies, so a socket found with the lock free is stale.
+
+**Hello.** Before any MCP byte the daemon writes one JSON line on every accepted connection
+(:class:`Hello`): its version, pid, workspace, log file, the plugins it loaded and a short status
+(index, watcher, sessions). The proxy reads that line and forwards nothing of it, so the client's
+stream carries the daemon's MCP bytes only; ``mesh-mcp doctor`` reads it and hangs up.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import stat
+import struct
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Final
+
+import orjson
+
+from .workspace import workspace_id
+
+__all__ = [
+    "HELLO_BYTES_MAX",
+    "SUN_PATH_BYTES_MAX",
+    "Hello",
+    "SocketDirError",
+    "lock_path",
+    "peer_uid",
+    "private_dir",
+    "read_hello",
+    "socket_dir",
+    "socket_path",
+]
+
+#: The kernel's limit for a socket path (``sun_path`` is 108 bytes with its terminating NUL).
+SUN_PATH_BYTES_MAX: Final = 107
+#: A hello line longer than this is not from a daemon of ours.
+HELLO_BYTES_MAX: Final = 64 * 1024
+#: The hello's format; a daemon speaking another one is treated as unreachable.
+HELLO_FORMAT: Final = 1
+
+
+class SocketDirError(Exception):
+    """The socket's folder cannot be used safely; the message says why and what to do."""
+
+
+def socket_dir(environ: Mapping[str, str] | None = None) -> Path:
+    """The folder of the daemons' sockets (see the module docstring); not created here."""
+    environ = os.environ if environ is None else environ
+    chosen = environ.get("MESH_SOCKET_PATH")
+    if chosen:
+        path = Path(chosen).expanduser()
+        return path.parent if path.suffix == ".sock" else path
+    if environ.get("XDG_RUNTIME_DIR"):
+        return Path(environ["XDG_RUNTIME_DIR"]) / "mesh"
+    return Path(environ.get("HOME") or Path.home()) / ".cache" / "mesh"
+
+
+def socket_path(workspace: Path, environ: Mapping[str, str] | None = None) -> Path:
+    """The socket of ``workspace``'s daemon."""
+    environ = os.environ if environ is None else environ
+    chosen = environ.get("MESH_SOCKET_PATH")
+    if chosen and Path(chosen).suffix == ".sock":
+        return Path(chosen).expanduser()
+    return socket_dir(environ) / f"meshd-{workspace_id(workspace)}.sock"
+
+
+def lock_path(socket_file: Path) -> Path:
+    """The daemon's lock file, beside its socket."""
+    return socket_file.with_suffix(".lock")
+
+
+def private_dir(folder: Path) -> Path:
+    """Make ``folder`` (0700) if needed and check that it is ours alone; raise :class:`SocketDirError`."""
+    try:
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        info = folder.lstat()
+    except OSError as exc:
+        raise SocketDirError(
+            f"cannot create {folder} ({exc.strerror}); set MESH_SOCKET_PATH to a folder of yours"
+        ) from exc
+    if not stat.S_ISDIR(info.st_mode):
+        raise SocketDirError(f"{folder} is not a folder (a symlink or a file); remove it or set MESH_SOCKET_PATH")
+    if info.st_uid != os.getuid():
+        raise SocketDirError(
+            f"{folder} belongs to uid {info.st_uid}, not to you (uid {os.getuid()}); set MESH_SOCKET_PATH to a folder of yours"
+        )
+    if info.st_mode & 0o022:
+        raise SocketDirError(
+            f"{folder} is writable by others (mode {stat.S_IMODE(info.st_mode):04o}); run `chmod 700 {folder}`"
+        )
+    return folder
+
+
+def check_length(path: Path) -> None:
+    """Raise :class:`SocketDirError` when ``path`` is too long to bind or connect to."""
+    size = len(os.fsencode(path))
+    if size > SUN_PATH_BYTES_MAX:
+        raise SocketDirError(
+            f"socket path {path} is {size} bytes, longer than the {SUN_PATH_BYTES_MAX} a Unix socket allows; "
+            "set MESH_SOCKET_PATH to a shorter folder"
+        )
+
+
+def peer_uid(connection: socket.socket) -> int | None:
+    """The uid of the process at the other end (``SO_PEERCRED``); ``None`` where the OS has no such option."""
+    option = getattr(socket, "SO_PEERCRED", None)
+    if option is None:
+        return None
+    raw = connection.getsockopt(socket.SOL_SOCKET, option, struct.calcsize("3i"))
+    _pid, uid, _gid = struct.unpack("3i", raw)
+    return uid
+
+
+class Hello:
+    """The daemon's first line on a connection.
+
+    A plain class, not attrs: the proxy imports this module on every client's start-up, and
+    importing attrs costs it tens of milliseconds before the first byte is copied.
+    """
+
+    __slots__ = ("log", "pid", "plugins", "status", "version", "workspace")
+
+    def __init__(
+        self,
+        version: str,
+        pid: int,
+        workspace: str,
+        log: str,
+        plugins: tuple[str, ...] = (),
+        status: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.version = version
+        self.pid = pid
+        self.workspace = workspace
+        self.log = log
+        self.plugins = tuple(plugins)
+        #: Free-form state for ``doctor``: index, watcher, sessions, uptime.
+        self.status: Mapping[str, Any] = dict(status or {})
+
+    def _key(self) -> tuple[object, ...]:
+        return (self.version, self.pid, self.workspace, self.log, self.plugins, dict(self.status))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Hello) and self._key() == other._key()
+
+    __hash__ = None  # type: ignore[assignment]  # mutable status: not hashable
+
+    def __repr__(self) -> str:
+        return f"Hello(version={self.version!r}, pid={self.pid}, workspace={self.workspace!r}, log={self.log!r})"
+
+    def encode(self) -> bytes:
+        document = {
+            "meshd": HELLO_FORMAT,
+            "version": self.version,
+            "pid": self.pid,
+            "workspace": self.workspace,
+            "log": self.log,
+            "plugins": list(self.plugins),
+            "status": dict(self.status),
+        }
+        return orjson.dumps(document, option=orjson.OPT_SORT_KEYS | orjson.OPT_APPEND_NEWLINE)
+
+    @classmethod
+    def decode(cls, line: bytes) -> Hello:
+        """Parse a hello line; ``ValueError`` for anything that is not one of ours."""
+        try:
+            document = orjson.loads(line)
+        except orjson.JSONDecodeError as exc:
+            raise ValueError(f"not a meshd hello: {exc}") from exc
+        if not isinstance(document, dict) or document.get("meshd") != HELLO_FORMAT:
+            raise ValueError("not a meshd hello (another program listens on this socket?)")
+        try:
+            return cls(
+                version=str(document["version"]),
+                pid=int(document["pid"]),
+                workspace=str(document["workspace"]),
+                log=str(document["log"]),
+                plugins=tuple(str(name) for name in document.get("plugins", ())),
+                status=dict(document.get("status") or {}),
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ValueError(f"a meshd hello without {exc}") from exc
+
+
+def read_hello(connection: socket.socket) -> tuple[Hello, bytes]:
+    """Read the hello line from a fresh connection: the hello and any bytes received after it.
+
+    Raises ``ValueError`` (not a hello), ``ConnectionError`` (closed first) or ``TimeoutError``
+    (the socket's timeout).
+    """
+    received = bytearray()
+    while b"\n" not in received:
+        chunk = connection.recv(4096)
+        if not chunk:
+            raise ConnectionError("the daemon closed the connection before saying hello")
+        received += chunk
+        if len(received) > HELLO_BYTES_MAX and b"\n" not in received:
+            raise ValueError("not a meshd hello (no line end within 64 KiB)")
+    line, _, rest = bytes(received).partition(b"\n")
+    return Hello.decode(line), rest

@@ -1,0 +1,185 @@
+"""The daemon's accept loop in-process: a session per connection, peers of another uid, idleness, stop."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, Final
+
+import pytest
+
+from mesh.drivers.uds import Daemon
+from mesh.protocol import SessionConfig
+from mesh.sockets import Hello, read_hello
+from mesh.tools import Registry, load_plugins
+from tests.support.memory import initialize, notification, request
+
+TIMEOUT_S: Final = 30.0  # a hang detector
+
+
+class Running:
+    """A :class:`Daemon` serving the test tools on a socket in a short temporary folder, on a thread."""
+
+    def __init__(self, **options: Any) -> None:
+        self.folder = Path(tempfile.mkdtemp(prefix="mesh-uds-", dir="/tmp"))
+        self.path = self.folder / "d.sock"
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        listener.bind(os.fspath(self.path))
+        listener.listen(16)
+        registry = Registry()
+        load_plugins(registry, ["tests.support.tools"])
+        self.daemon = Daemon(
+            listener=listener,
+            registry=registry,
+            workspace=self.folder,
+            config=SessionConfig(server_name="mesh-mcp", server_version="0"),
+            hello=lambda sessions, refused: Hello(
+                "0", os.getpid(), str(self.folder), "/log", (), {"sessions": sessions, "refused": refused}
+            ).encode(),
+            **options,
+        )
+        self.code: int | None = None
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        self.code = self.daemon.run()
+
+    def connect(self) -> tuple[socket.socket, Hello]:
+        client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        client.settimeout(TIMEOUT_S)
+        client.connect(os.fspath(self.path))
+        hello, rest = read_hello(client)
+        assert rest == b""
+        return client, hello
+
+    def stop(self) -> int | None:
+        self.daemon.request_stop("test")
+        self.thread.join(TIMEOUT_S)
+        assert not self.thread.is_alive(), "the daemon did not stop"
+        return self.code
+
+    def close(self) -> None:
+        if self.thread.is_alive():
+            self.stop()
+        self.daemon.close()
+        shutil.rmtree(self.folder, True)
+
+
+@pytest.fixture
+def running() -> Iterator[Any]:
+    made: list[Running] = []
+
+    def start(**options: Any) -> Running:
+        made.append(Running(**options))
+        return made[-1]
+
+    yield start
+    for daemon in made:
+        daemon.close()
+
+
+def answers(client: socket.socket, count: int) -> list[dict[str, Any]]:
+    received = b""
+    while received.count(b"\n") < count:
+        chunk = client.recv(65536)
+        assert chunk, f"closed after {received!r}"
+        received += chunk
+    return [json.loads(line) for line in received.splitlines()]
+
+
+def call(request_id: int, name: str, arguments: dict[str, Any]) -> bytes:
+    return request(request_id, "tools/call", {"name": name, "arguments": arguments})
+
+
+def test_each_connection_is_its_own_session(running: Any) -> None:
+    daemon = running()
+    first, hello_1 = daemon.connect()
+    second, hello_2 = daemon.connect()
+    assert (hello_1.status["sessions"], hello_2.status["sessions"]) == (1, 2)
+    first.sendall(
+        initialize(request_id=1) + notification("notifications/initialized") + call(2, "echo", {"text": "one"})
+    )
+    second.sendall(request(1, "ping") + call(2, "echo", {"text": "two"}))  # never initialized
+    one = answers(first, 2)
+    two = answers(second, 2)
+    assert one[1] == {
+        "id": 2,
+        "jsonrpc": "2.0",
+        "result": {"content": [{"text": "one", "type": "text"}], "isError": False},
+    }
+    assert two[0] == {"id": 1, "jsonrpc": "2.0", "result": {}}
+    assert two[1]["id"] == 2 and "error" in two[1]  # this session's own lifecycle: not initialized
+    first.shutdown(socket.SHUT_WR)
+    assert first.recv(65536) == b""  # EOF answered: the session closes its end
+    first.close()
+    second.close()  # abruptly: the daemon notices and forgets it
+    deadline = time.monotonic() + TIMEOUT_S
+    while daemon.daemon.sessions and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert daemon.daemon.sessions == 0 and daemon.daemon.accepted == 2
+
+
+def test_a_peer_of_another_uid_is_hung_up_on_before_any_byte(running: Any) -> None:
+    """INV-SOCK-2, in-process: the daemon serves one uid (here: one that is not ours)."""
+    daemon = running(allowed_uid=os.getuid() + 1)
+    client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    client.settimeout(TIMEOUT_S)
+    client.connect(os.fspath(daemon.path))
+    assert client.recv(65536) == b""
+    client.close()
+    assert daemon.daemon.refused == 1 and daemon.daemon.accepted == 0
+
+
+def test_an_idle_daemon_returns_and_a_busy_one_does_not(running: Any) -> None:
+    daemon = running(idle_exit_s=0.3)
+    client, _ = daemon.connect()
+    client.sendall(request(1, "ping"))
+    time.sleep(0.5)
+    assert daemon.thread.is_alive()  # a connected client keeps it up past the idle time
+    client.close()
+    daemon.thread.join(TIMEOUT_S)
+    assert daemon.code == 0 and not daemon.thread.is_alive()
+
+
+def test_stop_answers_the_running_call_refuses_nothing_silently_and_returns(running: Any) -> None:
+    daemon = running(shutdown_grace_s=5.0)
+    client, _ = daemon.connect()
+    client.sendall(
+        initialize(request_id=1) + notification("notifications/initialized") + call(2, "sleep", {"ms": 30_000})
+    )
+    answers(client, 1)
+    time.sleep(0.2)
+    started = time.monotonic()
+    assert daemon.stop() == 0
+    received = b""
+    while chunk := client.recv(65536):
+        received += chunk
+    (answer,) = [json.loads(line) for line in received.splitlines()]
+    assert answer["id"] == 2 and answer["result"]["content"][0]["text"] == "cancelled"
+    assert time.monotonic() - started < TIMEOUT_S
+    with pytest.raises(OSError):
+        daemon.connect()  # the listener is closed
+
+
+def test_past_the_most_sessions_a_connection_is_told_why_and_closed(running: Any) -> None:
+    daemon = running(sessions_max=2)
+    kept = [daemon.connect() for _ in range(2)]
+    assert [hello.status["refused"] for _, hello in kept] == ["", ""]
+    extra, hello = daemon.connect()
+    assert hello.status["refused"] == "2 sessions are open, the most this daemon serves"
+    assert extra.recv(65536) == b""
+    assert daemon.daemon.refused == 1 and daemon.daemon.accepted == 2
+    kept[0][0].close()
+    deadline = time.monotonic() + TIMEOUT_S
+    while daemon.daemon.sessions > 1 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    _, again = daemon.connect()  # room again
+    assert again.status["refused"] == ""
