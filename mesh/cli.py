@@ -96,6 +96,15 @@ def _parser() -> argparse.ArgumentParser:
     index.add_argument("--json", action="store_true", help="print the summary as JSON")
     index.add_argument("--workers", type=int, default=None, help="parser processes (default: one per core)")
     index.add_argument("--log-level", choices=LOG_LEVELS, type=str.lower, default=None, help="log level on stderr")
+    doctor = commands.add_parser(
+        "doctor",
+        help="check that everything mesh-mcp needs is in place",
+        description="Check the workspace, its cache and socket folders, the daemon, the index, the parsers and SQLite.",
+        formatter_class=_Formatter,
+    )
+    doctor.add_argument("directory", nargs="?", type=Path, metavar="DIR", help="workspace (default: as for mcp)")
+    doctor.add_argument("--json", action="store_true", help="print the checks as JSON")
+    doctor.add_argument("--log-level", choices=LOG_LEVELS, type=str.lower, default=None, help="log level on stderr")
     return parser
 
 
@@ -189,6 +198,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             stdout=sys.stdout,
             stderr=sys.stderr,
         )
+    if args.command == "doctor":
+        from ._doctor_command import run_doctor
+
+        return run_doctor(args.directory, as_json=args.json, stdout=sys.stdout, stderr=sys.stderr)
     workspace = _workspace(args.workspace)
     if workspace is None:
         return 2
