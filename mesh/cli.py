@@ -96,6 +96,19 @@ def _parser() -> argparse.ArgumentParser:
     index.add_argument("--json", action="store_true", help="print the summary as JSON")
     index.add_argument("--workers", type=int, default=None, help="parser processes (default: one per core)")
     index.add_argument("--log-level", choices=LOG_LEVELS, type=str.lower, default=None, help="log level on stderr")
+    graph = commands.add_parser(
+        "graph",
+        help="draw the service graph of the workspace",
+        description="Refresh the index, then print the services and their import and gRPC edges "
+        "(Mermaid by default; JSON; or one self-contained HTML page).",
+        formatter_class=_Formatter,
+    )
+    graph.add_argument("directory", nargs="?", type=Path, metavar="DIR", help="workspace (default: as for mcp)")
+    graph.add_argument(
+        "--format", choices=("mermaid", "json", "html"), default="mermaid", help="output format (default: mermaid)"
+    )
+    graph.add_argument("--out", type=Path, metavar="FILE", help="write to FILE (replaced atomically), not stdout")
+    graph.add_argument("--log-level", choices=LOG_LEVELS, type=str.lower, default=None, help="log level on stderr")
     doctor = commands.add_parser(
         "doctor",
         help="check that everything mesh-mcp needs is in place",
@@ -186,6 +199,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             _complain("--workers must be at least 1")
             return 2
         return run_index(args.directory, as_json=args.json, workers=args.workers, stdout=sys.stdout, stderr=sys.stderr)
+    if args.command == "graph":
+        from ._graph_command import run_graph
+
+        return run_graph(args.directory, args.format, args.out, stdout=sys.stdout, stderr=sys.stderr)
     if args.command == "audit":
         from ._audit_command import run_audit
 

@@ -1,0 +1,113 @@
+"""``mesh-mcp graph [--format mermaid|json|html] [--out FILE] [DIR]``: the service graph of a workspace.
+
+The index is built or refreshed first, as ``mesh-mcp call`` does (only changed files are parsed;
+progress on stderr when it is a terminal), then the graph of one snapshot is rendered. Without
+``--out`` it goes to stdout; with it, to a temporary file beside FILE that then replaces FILE, so
+a reader (a browser reloading the page) never sees half a graph. Exit 0 done, 1 the index cannot
+be built, 2 bad input (unknown format, a workspace or output path that cannot be used).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from pathlib import Path
+from typing import TextIO
+
+from ._index_command import ProgressBar
+from .index import ConfigError, Index, IndexUnavailable
+from .index._service_graph import service_graph
+from .render._graph import FORMATS, render_graph
+from .workspace import cache_dir, find_workspace
+
+__all__ = ["run_graph"]
+
+_NAME = "mesh-mcp graph"
+
+
+def run_graph(directory: Path | None, fmt: str, out: Path | None, stdout: TextIO, stderr: TextIO) -> int:
+    """The ``graph`` command; returns the exit code."""
+    if fmt not in FORMATS:
+        stderr.write(f"{_NAME}: unknown format {fmt!r}; choose one of {', '.join(FORMATS)}\n")
+        return 2
+    if directory is not None:
+        root = directory.resolve()
+        if not root.is_dir():
+            stderr.write(f"{_NAME}: {directory}: not a folder\n")
+            return 2
+    else:
+        root = find_workspace(Path.cwd())
+    if out is not None:
+        problem = _unwritable(out)
+        if problem:
+            stderr.write(f"{_NAME}: cannot write {out}: {problem}\n")
+            return 2
+    try:
+        index = Index(root, cache_dir(root))
+    except IndexUnavailable as exc:
+        stderr.write(f"{_NAME}: {exc}\n")
+        return 1
+    try:
+        code = _refresh(index, stderr)
+        if code:
+            return code
+        with index.store.snapshot() as db:
+            graph = service_graph(db)
+    finally:
+        index.close()
+    text = render_graph(graph, fmt)
+    if out is None:
+        stdout.write(text)
+        return 0
+    try:
+        _write_atomically(out, text)
+    except OSError as exc:
+        stderr.write(f"{_NAME}: cannot write {out}: {exc.strerror or exc}\n")
+        return 2
+    edges = len(graph.edges)
+    stderr.write(f"{_NAME}: wrote {out} ({len(graph.nodes)} services, {edges} edge{'s' if edges != 1 else ''})\n")
+    return 0
+
+
+def _refresh(index: Index, stderr: TextIO) -> int:
+    """Bring the index up to date; a failed refresh with an earlier snapshot still answers from it."""
+    try:
+        index.refresh(progress=ProgressBar(stderr) if stderr.isatty() else None)
+    except ConfigError as exc:
+        stderr.write(f"{_NAME}: {exc}\n")
+        return 2
+    except IndexUnavailable as exc:
+        if index.store.generation() == 0:
+            stderr.write(f"{_NAME}: {exc}\n")
+            return 1
+        stderr.write(f"{_NAME}: {exc}; drawing the last snapshot\n")
+    return 0
+
+
+def _unwritable(out: Path) -> str:
+    """Why ``out`` cannot be written ("" when it can), checked before the index is built."""
+    folder = out.parent
+    if out.is_dir():
+        return "it is a folder"
+    if not folder.is_dir():
+        return f"no folder {folder}" if not folder.exists() else f"{folder} is not a folder"
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return f"the folder {folder} is not writable"
+    return ""
+
+
+def _write_atomically(out: Path, text: str) -> None:
+    """Write a temporary file in ``out``'s folder, then rename it over ``out``."""
+    handle, temporary = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
+            stream.write(text)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.chmod(temporary, 0o644)  # mkstemp's 0600 would hide a page meant to be shared
+        os.replace(temporary, out)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise

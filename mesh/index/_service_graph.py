@@ -1,0 +1,241 @@
+"""The service graph of one snapshot: which service depends on which, through imports and gRPC.
+
+Theory of operation
+-------------------
+**Nodes** are the rows of ``services``, by name, with their folder, languages and indexed files.
+Files that belong to no service (``files.service = ''``, a root ``README.md``) are nobody's edge.
+
+**Import edges.** Service A depends on service B (B ≠ A) when a file of A has an import that the
+resolver tied to a file or folder of B (``imports.target_service``). A document's link
+(``files.kind = 'docs'``: a README pointing at another service's README) is not a dependency: a
+root ``docs`` folder linking every service would otherwise be a hub that hides the real shape.
+An edge counts the import statements and the files holding them.
+
+**gRPC edges.** A has a client (a stub made) or a call of a gRPC service S (``grpc.service_key``,
+``package.Service``, filled by ``_resolve`` from the ``.proto`` files), and B ≠ A implements S: B
+holds a SERVER or HANDLER fact of S outside its tests (a fake server in a test is not where calls
+go). The edge carries the methods A calls (``method_key``, ``package.Service/Method``; a call the
+resolver could not tie to a declared method keeps the code's spelling after ``package.Service/``),
+and its evidence is A's call sites, or its client sites when A calls no method of S (as
+``dependents`` chooses its gRPC evidence). When several services S connect the same A and B, they
+make one edge.
+
+**A service nobody implements.** When no service in the workspace implements S, the calls still
+say that A depends on S's contract: the edge goes to the service owning S's ``.proto`` and is
+marked ``unimplemented``. Of several copies of the ``.proto``, the one laid out as protoc expects
+(``acme/orders/v1/x.proto`` for ``acme.orders.v1``) is the contract, then the first path (as
+``grpc_trace`` picks its reference copy); no edge is drawn when that owner is A itself. Facts
+without a ``service_key`` (their ``.proto`` lies outside the workspace, such as
+``grpc.health.v1.Health``) draw no edge: nothing tells which service is at the other end.
+
+Everything is sorted (nodes by name; edges by source, target, kind, then implemented before
+unimplemented; methods and evidence by value), so one snapshot always gives the same graph.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import sqlite3
+from collections import defaultdict
+from collections.abc import Iterable
+from typing import Final
+
+import attrs
+
+from ._grpc_query import _protoc_layout
+
+__all__ = ["EVIDENCE_MAX", "EdgeKind", "ServiceEdge", "ServiceGraph", "ServiceNode", "service_graph"]
+
+#: Evidence lines kept per edge; ``count`` says how many exist.
+EVIDENCE_MAX: Final = 5
+
+
+class EdgeKind:
+    """Why one service depends on another (plain strings)."""
+
+    #: A file imports a file or folder of the other service.
+    IMPORT = "import"
+    #: It makes a client of, or calls, a gRPC service the other one implements (or owns the contract of).
+    GRPC = "grpc"
+
+
+@attrs.frozen
+class ServiceNode:
+    name: str
+    #: The service's folder, workspace-relative ("" for the root).
+    path: str
+    languages: tuple[str, ...]
+    #: Indexed files of the service.
+    files: int
+
+
+@attrs.frozen
+class ServiceEdge:
+    """``source`` depends on ``target``."""
+
+    source: str
+    target: str
+    #: :class:`EdgeKind`: "import" | "grpc".
+    kind: str
+    #: Import statements, or gRPC call sites (client sites when the source calls no method).
+    count: int
+    #: Distinct files of ``source`` holding those.
+    files: int
+    #: gRPC methods called (``package.Service/Method``), sorted; empty for imports.
+    methods: tuple[str, ...] = ()
+    #: gRPC services (``package.Service``) the edge stands for, sorted; empty for imports.
+    services: tuple[str, ...] = ()
+    #: gRPC only: no service implements them; ``target`` owns their ``.proto``.
+    unimplemented: bool = False
+    #: At most ``EVIDENCE_MAX`` sites as ``path:line`` (the first of each file, then the next ones),
+    #: by path then line.
+    evidence: tuple[str, ...] = ()
+
+    def order(self) -> tuple[str, str, str, bool]:
+        return (self.source, self.target, self.kind, self.unimplemented)
+
+
+@attrs.frozen
+class ServiceGraph:
+    #: The workspace folder's name (never its absolute path).
+    workspace: str
+    #: By name.
+    nodes: tuple[ServiceNode, ...]
+    #: By :meth:`ServiceEdge.order`.
+    edges: tuple[ServiceEdge, ...]
+
+
+def service_graph(db: sqlite3.Connection) -> ServiceGraph:
+    """The service graph of the snapshot ``db`` (inside one read transaction); see the module doc."""
+    nodes = _nodes(db)
+    names = {node.name for node in nodes}
+    edges = [*_import_edges(db, names), *_grpc_edges(db, names)]
+    return ServiceGraph(workspace=_workspace_name(db), nodes=nodes, edges=tuple(sorted(edges, key=ServiceEdge.order)))
+
+
+def _workspace_name(db: sqlite3.Connection) -> str:
+    row = db.execute("SELECT value FROM meta WHERE key = 'root'").fetchone()
+    return posixpath.basename(row[0].replace("\\", "/").rstrip("/")) if row else ""
+
+
+def _nodes(db: sqlite3.Connection) -> tuple[ServiceNode, ...]:
+    files = dict(db.execute("SELECT service, count(*) FROM files GROUP BY service").fetchall())
+    return tuple(
+        ServiceNode(name, path, tuple(language for language in languages.split(",") if language), files.get(name, 0))
+        for name, path, languages in db.execute("SELECT name, path, languages FROM services ORDER BY name")
+    )
+
+
+#: A site of evidence: (path, line).
+_Site = tuple[str, int]
+
+
+def _edge(
+    source: str,
+    target: str,
+    kind: str,
+    sites: Iterable[_Site],
+    *,
+    methods: tuple[str, ...] = (),
+    services: tuple[str, ...] = (),
+    unimplemented: bool = False,
+) -> ServiceEdge:
+    ordered = sorted(set(sites))
+    first_of: dict[str, _Site] = {}
+    for site in ordered:
+        first_of.setdefault(site[0], site)
+    # the first line of each file before a second line of any: five files say more than one file's five lines
+    shown = list(first_of.values())[:EVIDENCE_MAX]
+    taken = set(shown)
+    shown += [site for site in ordered if site not in taken][: EVIDENCE_MAX - len(shown)]
+    return ServiceEdge(
+        source=source,
+        target=target,
+        kind=kind,
+        count=len(ordered),
+        files=len(first_of),
+        methods=methods,
+        services=services,
+        unimplemented=unimplemented,
+        evidence=tuple(f"{path}:{line}" for path, line in sorted(shown)),
+    )
+
+
+def _import_edges(db: sqlite3.Connection, names: set[str]) -> list[ServiceEdge]:
+    sites: dict[tuple[str, str], list[_Site]] = defaultdict(list)
+    for source, target, path, line in db.execute(
+        "SELECT f.service, i.target_service, f.path, i.line FROM imports i JOIN files f ON f.id = i.file_id"
+        " WHERE i.target_service IS NOT NULL AND i.target_service != f.service AND f.kind != 'docs'"
+    ):
+        if source in names and target in names:
+            sites[source, target].append((path, line))
+    return [_edge(source, target, EdgeKind.IMPORT, found) for (source, target), found in sites.items()]
+
+
+@attrs.define
+class _Uses:
+    """What one service does with one gRPC service: its calls and its clients."""
+
+    calls: list[_Site] = attrs.field(factory=list)
+    clients: list[_Site] = attrs.field(factory=list)
+    methods: set[str] = attrs.field(factory=set)
+
+
+def _grpc_edges(db: sqlite3.Connection, names: set[str]) -> list[ServiceEdge]:
+    implementers: dict[str, set[str]] = defaultdict(set)
+    uses: dict[tuple[str, str], _Uses] = defaultdict(_Uses)
+    for owner, path, kind, role, line, key, method_key, method in db.execute(
+        "SELECT f.service, f.path, f.kind, g.role, g.line, g.service_key, g.method_key, g.method FROM grpc g"
+        " JOIN files f ON f.id = g.file_id WHERE g.service_key IS NOT NULL"
+    ):
+        if owner not in names:
+            continue
+        if role in ("server", "handler"):
+            if kind != "test":
+                implementers[key].add(owner)
+        elif role == "call":
+            use = uses[owner, key]
+            use.calls.append((path, line))
+            use.methods.add(method_key or f"{key}/{method}")
+        elif role == "client":
+            uses[owner, key].clients.append((path, line))
+    contracts = _contract_owners(db)
+    # (source, target, unimplemented) -> the gRPC services joined in that edge
+    joined: dict[tuple[str, str, bool], list[tuple[str, _Uses]]] = defaultdict(list)
+    for (source, key), use in uses.items():
+        if implementers.get(key):
+            targets, unimplemented = implementers[key], False
+        else:
+            targets, unimplemented = {contracts[key]} if key in contracts else set(), True
+        for target in targets - {source}:
+            if target in names:
+                joined[source, target, unimplemented].append((key, use))
+    edges = []
+    for (source, target, unimplemented), found in joined.items():
+        sites = [site for _, use in found for site in (use.calls or use.clients)]
+        edges.append(
+            _edge(
+                source,
+                target,
+                EdgeKind.GRPC,
+                sites,
+                methods=tuple(sorted({method for _, use in found for method in use.methods})),
+                services=tuple(sorted(key for key, _ in found)),
+                unimplemented=unimplemented,
+            )
+        )
+    return edges
+
+
+def _contract_owners(db: sqlite3.Connection) -> dict[str, str]:
+    """gRPC service key -> the workspace service owning its contract: the copy of its ``.proto``
+    laid out as protoc expects, then the first path."""
+    best: dict[str, tuple[bool, str, str]] = {}
+    for package, name, path, owner in db.execute(
+        "SELECT ps.package, ps.name, f.path, f.service FROM proto_services ps JOIN files f ON f.id = ps.file_id"
+    ):
+        key = f"{package}.{name}" if package else name
+        candidate = (not _protoc_layout(path, package), path, owner)
+        if key not in best or candidate < best[key]:
+            best[key] = candidate
+    return {key: owner for key, (_, _, owner) in best.items()}
