@@ -7,6 +7,7 @@ started is killed at its end (pids from the lock files). Deadlines are hang dete
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -460,3 +461,34 @@ def test_a_saved_edit_reaches_every_session(setup: Setup, tmp_path: Path) -> Non
 def _search(server: LiveServer, request_id: int, arguments: dict[str, Any]) -> str:
     server.send(call(request_id, "smart_search", arguments))
     return tool_text(server.receive_id(request_id))
+
+
+def test_doctor_reads_a_running_daemon(setup: Setup) -> None:
+    """What `mesh-mcp doctor` says with a real daemon up: reachable, this version, index ready, watcher running."""
+    server = setup.proxy()
+    server.send(session(request(2, "ping")))
+    server.receive_id(2)
+
+    def doctor() -> dict[str, dict[str, str]]:
+        result = subprocess.run(
+            (sys.executable, "-m", "mesh", "doctor", str(FIXTURE), "--json"),
+            capture_output=True,
+            check=False,
+            env=setup.env,
+            cwd=REPO_ROOT,
+            timeout=EXIT_TIMEOUT_S,
+        )
+        assert result.returncode == 0, result.stdout.decode() + result.stderr.decode()
+        return {check["name"]: check for check in json.loads(result.stdout)["checks"]}
+
+    checks = doctor()
+    assert checks["daemon"]["status"] == "ok" and __version__ in checks["daemon"]["detail"]
+    assert str(setup.daemon_pid()) in checks["daemon"]["detail"]
+    assert checks["index"]["status"] == "ok" and "ready" in checks["index"]["detail"]
+    deadline = time.monotonic() + EXIT_TIMEOUT_S
+    while checks["watcher"]["status"] != "ok" and time.monotonic() < deadline:  # it starts with the refresh
+        time.sleep(0.2)
+        checks = doctor()
+    assert checks["watcher"]["status"] == "ok", checks["watcher"]
+    server.close_stdin()
+    assert server.wait(EXIT_TIMEOUT_S) == 0
