@@ -21,6 +21,10 @@ when the daemon dies however it dies, so a socket found with the lock free is st
 (:class:`Hello`): its version, pid, workspace, log file, the plugins it loaded and a short status
 (index, watcher, sessions). The proxy reads that line and forwards nothing of it, so the client's
 stream carries the daemon's MCP bytes only; ``mesh-mcp doctor`` reads it and hangs up.
+
+**End.** A session that ended with every answer written ends with ``END_MARKER``, which the
+proxy strips: a connection that closes without it is a daemon that died mid-session, even when
+the client had already closed its input.
 """
 
 from __future__ import annotations
@@ -38,6 +42,7 @@ import orjson
 from .workspace import workspace_id
 
 __all__ = [
+    "END_MARKER",
     "HELLO_BYTES_MAX",
     "SUN_PATH_BYTES_MAX",
     "Hello",
@@ -56,6 +61,10 @@ SUN_PATH_BYTES_MAX: Final = 107
 HELLO_BYTES_MAX: Final = 64 * 1024
 #: The hello's format; a daemon speaking another one is treated as unreachable.
 HELLO_FORMAT: Final = 1
+#: The daemon's last bytes on a connection whose session ended with every answer written. A
+#: connection closed without it lost answers (the daemon died). NUL never occurs in a frame (the
+#: codec escapes it), so the marker cannot be mistaken for one; the proxy never forwards it.
+END_MARKER: Final = b"\x00meshd:end\n"
 
 
 class SocketDirError(Exception):

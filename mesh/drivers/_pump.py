@@ -102,6 +102,8 @@ class ConnectionPump:
         self._out = bytearray()
         #: Calls still running when the pump returned (their threads may outlive it).
         self.abandoned = 0
+        #: The session closed with every answer written: nothing accepted was lost.
+        self.drained = False
 
     @property
     def name(self) -> str:
@@ -159,6 +161,7 @@ class ConnectionPump:
                 self.abandoned = len(self._cancel_flags)
                 return 1
             if closed and not self._out:
+                self.drained = True
                 return 0
             if want_read != reading:
                 reading = want_read

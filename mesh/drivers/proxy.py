@@ -39,7 +39,7 @@ from types import FrameType
 from typing import Final
 
 from .. import __version__
-from ..sockets import Hello, SocketDirError, check_length, private_dir, read_hello, socket_path
+from ..sockets import END_MARKER, Hello, SocketDirError, check_length, private_dir, read_hello, socket_path
 
 __all__ = ["DaemonUnavailable", "Link", "open_daemon", "run_proxy"]
 
@@ -149,9 +149,10 @@ def run_proxy(link: Link, *, out_fd: int, in_fd: int = 0) -> int:
     previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGTERM, signal.SIGINT)}
     previous_wakeup = signal.set_wakeup_fd(wake_w, warn_on_full_buffer=False)
     try:
-        if link.leftover and not _write_all(out_fd, link.leftover):
+        relay = _Relay(out_fd)
+        if link.leftover and not relay.feed(link.leftover):
             return 1
-        return _copy(link, in_fd, out_fd, wake_r, stops)
+        return _copy(link, in_fd, relay, wake_r, stops)
     finally:
         signal.set_wakeup_fd(previous_wakeup)
         for sig, handler in previous.items():
@@ -161,7 +162,34 @@ def run_proxy(link: Link, *, out_fd: int, in_fd: int = 0) -> int:
         connection.close()
 
 
-def _copy(link: Link, in_fd: int, out_fd: int, wake_r: int, stops: list[str]) -> int:
+class _Relay:
+    """The daemon's bytes to the client, without the end marker (held back while a chunk ends in
+    what may be its beginning: a NUL, which no frame contains, so frames are never held)."""
+
+    def __init__(self, out_fd: int) -> None:
+        self.out_fd = out_fd
+        self.held = b""
+        #: The daemon said the session ended with every answer written.
+        self.ended = False
+
+    def feed(self, data: bytes) -> bool:
+        """Pass ``data`` on; False when the client can take nothing more."""
+        data, self.held = self.held + data, b""
+        cut = data.find(END_MARKER)
+        if cut >= 0:
+            self.ended = True
+            if len(data) > cut + len(END_MARKER):
+                log.warning("%d byte(s) after the daemon's end marker dropped", len(data) - cut - len(END_MARKER))
+            data = data[:cut]
+        else:
+            for size in range(min(len(END_MARKER) - 1, len(data)), 0, -1):
+                if data.endswith(END_MARKER[:size]):
+                    data, self.held = data[:-size], data[-size:]
+                    break
+        return not data or _write_all(self.out_fd, data)
+
+
+def _copy(link: Link, in_fd: int, relay: _Relay, wake_r: int, stops: list[str]) -> int:
     connection = link.connection
     sock_fd = connection.fileno()
     poller = select.poll()
@@ -206,10 +234,10 @@ def _copy(link: Link, in_fd: int, out_fd: int, wake_r: int, stops: list[str]) ->
             except OSError as exc:
                 return _daemon_lost(link, f"failed ({exc.strerror or exc})")
             if not data:
-                if input_ended:
+                if relay.ended and input_ended:
                     return 0  # everything sent was answered: the drain barrier, through the daemon
-                return _daemon_lost(link, "closed the connection")
-            if not _write_all(out_fd, data):
+                return _daemon_lost(link, "closed the connection", answered=relay.ended)
+            if not relay.feed(data):
                 return 1
         if not input_ended and in_fd in ready:
             try:
@@ -227,20 +255,26 @@ def _copy(link: Link, in_fd: int, out_fd: int, wake_r: int, stops: list[str]) ->
             except OSError as exc:
                 if exc.errno not in (errno.EPIPE, errno.ECONNRESET, errno.ENOTCONN):
                     log.warning("writing to the daemon failed: %s", exc)
-                return _daemon_lost(link, "stopped reading (the connection is broken)")
+                return _daemon_lost(link, "stopped reading the session's requests")
 
 
-def _daemon_lost(link: Link, what: str) -> int:
-    """The daemon ended the session first: say why and where its log is; exit 1."""
+def _daemon_lost(link: Link, how: str, *, answered: bool = False) -> int:
+    """The daemon ended the session before the client did: say why and where its log is; exit 1.
+
+    ``answered``: it sent the end marker (it is stopping, and everything it was sent is answered);
+    else ``how`` says what the connection did, and whether the process is gone tells a death from a
+    daemon that dropped the session."""
     hello = link.hello
-    last = _last_line(Path(hello.log))
-    if _alive(hello.pid):
-        what_happened = f"meshd (pid {hello.pid}) {what} during this session (is it stopping?)"
+    if answered:
+        what = f"meshd (pid {hello.pid}) ended this session, having answered everything it was sent"
+    elif _alive(hello.pid):
+        what = f"meshd (pid {hello.pid}) {how} before answering everything"
     else:
-        what_happened = f"meshd (pid {hello.pid}) died during this session (it {what})"
+        what = f"meshd (pid {hello.pid}) died during this session ({how}); answers not yet received are lost"
+    last = _last_line(Path(hello.log))
     log.error(
         "%s; the client sees EOF.%s Daemon log: %s",
-        what_happened,
+        what,
         f" Last line of its log: {last}." if last else "",
         hello.log,
     )

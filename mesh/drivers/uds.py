@@ -37,7 +37,7 @@ from typing import Final
 
 from ..audit import AuditLog
 from ..protocol import ServerSession, SessionConfig
-from ..sockets import peer_uid
+from ..sockets import END_MARKER, peer_uid
 from ..tools import Registry
 from ._pump import FLUSH_S_MAX, ConnectionPump
 from ._workers import WorkerPool
@@ -211,6 +211,13 @@ class Daemon:
     ) -> None:
         try:
             code = pump.run()
+            if pump.drained:  # every answer written: say so, or the proxy takes the close for a death
+                connection.setblocking(True)
+                connection.settimeout(FLUSH_S_MAX)
+                connection.sendall(END_MARKER)
+        except OSError as exc:
+            log.info("%s: the client left before the end marker (%s)", pump.name, exc)
+            code = 1
         except Exception:  # one broken session must not take the others down
             log.exception("%s: session failed", pump.name)
             code = 1

@@ -17,7 +17,7 @@ import pytest
 
 from mesh.drivers.uds import Daemon
 from mesh.protocol import SessionConfig
-from mesh.sockets import Hello, read_hello
+from mesh.sockets import END_MARKER, Hello, read_hello
 from mesh.tools import Registry, load_plugins
 from tests.support.memory import initialize, notification, request
 
@@ -95,6 +95,14 @@ def answers(client: socket.socket, count: int) -> list[dict[str, Any]]:
     return [json.loads(line) for line in received.splitlines()]
 
 
+def _rest(client: socket.socket) -> bytes:
+    """Everything until the daemon closes the connection."""
+    received = b""
+    while chunk := client.recv(65536):
+        received += chunk
+    return received
+
+
 def call(request_id: int, name: str, arguments: dict[str, Any]) -> bytes:
     return request(request_id, "tools/call", {"name": name, "arguments": arguments})
 
@@ -118,7 +126,7 @@ def test_each_connection_is_its_own_session(running: Any) -> None:
     assert two[0] == {"id": 1, "jsonrpc": "2.0", "result": {}}
     assert two[1]["id"] == 2 and "error" in two[1]  # this session's own lifecycle: not initialized
     first.shutdown(socket.SHUT_WR)
-    assert first.recv(65536) == b""  # EOF answered: the session closes its end
+    assert _rest(first) == END_MARKER  # EOF answered: everything written, then the end marker
     first.close()
     second.close()  # abruptly: the daemon notices and forgets it
     deadline = time.monotonic() + TIMEOUT_S
@@ -159,10 +167,9 @@ def test_stop_answers_the_running_call_refuses_nothing_silently_and_returns(runn
     time.sleep(0.2)
     started = time.monotonic()
     assert daemon.stop() == 0
-    received = b""
-    while chunk := client.recv(65536):
-        received += chunk
-    (answer,) = [json.loads(line) for line in received.splitlines()]
+    received = _rest(client)
+    assert received.endswith(END_MARKER)  # drained: nothing it was sent is lost
+    (answer,) = [json.loads(line) for line in received.removesuffix(END_MARKER).splitlines()]
     assert answer["id"] == 2 and answer["result"]["content"][0]["text"] == "cancelled"
     assert time.monotonic() - started < TIMEOUT_S
     with pytest.raises(OSError):

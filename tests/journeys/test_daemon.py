@@ -7,6 +7,7 @@ started is killed at its end (pids from the lock files). Deadlines are hang dete
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -25,7 +26,7 @@ from typing import Any, Final
 import pytest
 
 from mesh import __version__
-from mesh.sockets import Hello, lock_path, socket_path
+from mesh.sockets import END_MARKER, Hello, lock_path, socket_path
 from mesh.workspace import cache_dir
 
 from .conftest import (
@@ -258,6 +259,20 @@ def test_a_daemon_killed_mid_session_ends_the_proxy_with_status_1_and_the_next_s
     assert after.stdout == warm.stdout  # answered from the index on disk, not "still indexing"
 
 
+def test_a_daemon_killed_while_the_proxy_waits_for_its_last_answers_is_status_1(setup: Setup) -> None:
+    """INV-PROXY-2: the client's input has ended, but the answers it waits for never come."""
+    server = setup.proxy()
+    server.send(session(call(2, "sleep", {"ms": 30_000})))
+    server.receive_id(1)
+    server.close_stdin()
+    time.sleep(0.3)  # the proxy has half-closed; the daemon is draining
+    pid = setup.daemon_pid()
+    os.kill(pid, signal.SIGKILL)
+    assert server.wait(EXIT_TIMEOUT_S) == 1
+    assert f"meshd (pid {pid}) died during this session" in server.stderr
+    assert "answers not yet received are lost" in server.stderr
+
+
 def test_sigterm_drains_the_daemon_and_removes_its_socket(setup: Setup) -> None:
     server = setup.proxy()
     server.send(session(call(2, "sleep", {"ms": 30_000})))
@@ -267,7 +282,7 @@ def test_sigterm_drains_the_daemon_and_removes_its_socket(setup: Setup) -> None:
     os.kill(pid, signal.SIGTERM)
     assert tool_text(server.receive_id(2)) == "cancelled"  # the running call is told to stop, and answered
     assert server.wait(EXIT_TIMEOUT_S) == 1
-    assert f"meshd (pid {pid})" in server.stderr
+    assert f"meshd (pid {pid}) ended this session, having answered everything it was sent" in server.stderr
     assert wait_gone(pid)
     assert not setup.socket().exists()
 
@@ -353,6 +368,10 @@ def _fake_daemon(path: Path, hello: Hello, answer: bytes) -> threading.Thread:
                 while b"\n" in buffered:
                     _, buffered = buffered.split(b"\n", 1)
                     connection.sendall(answer)
+            with contextlib.suppress(OSError):  # a proxy that refused this daemon has hung up
+                connection.sendall(END_MARKER[:4])  # in two pieces: the proxy holds the first back
+                time.sleep(0.05)
+                connection.sendall(END_MARKER[4:])
 
     thread = threading.Thread(target=serve, daemon=True)
     thread.start()
