@@ -511,3 +511,31 @@ def test_doctor_reads_a_running_daemon(setup: Setup) -> None:
     assert checks["watcher"]["status"] == "ok", checks["watcher"]
     server.close_stdin()
     assert server.wait(EXIT_TIMEOUT_S) == 0
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+def test_the_official_sdk_client_through_the_proxy(setup: Setup, tmp_path: Path, mode: str) -> None:
+    """The SDK client (a client nobody here wrote) in both eras, through the proxy and the daemon."""
+    import asyncio
+
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    params = StdioServerParameters(
+        command=PROXY_ARGV[0], args=[*PROXY_ARGV[1:], "--workspace", str(FIXTURE)], env=setup.env, cwd=str(REPO_ROOT)
+    )
+    seen: dict[str, Any] = {}
+
+    async def body() -> None:
+        with (tmp_path / "proxy.err").open("w") as errlog:
+            async with Client(stdio_client(params, errlog=errlog), mode=mode) as client:
+                seen["tools"] = [tool.name for tool in (await client.list_tools()).tools]
+                seen["search"] = await client.call_tool("smart_search", SEARCH)
+                seen["echo"] = await client.call_tool("echo", {"text": "via the daemon"})
+
+    asyncio.run(asyncio.wait_for(body(), EXIT_TIMEOUT_S))
+    assert seen["tools"][:2] == ["smart_search", "dependents"] and "echo" in seen["tools"]
+    assert "GetOrder" in seen["search"].content[0].text and not seen["search"].is_error
+    assert seen["echo"].content[0].text == "via the daemon"
+    assert setup.daemon_pid() > 0
+    assert "standalone" not in (tmp_path / "proxy.err").read_text()
