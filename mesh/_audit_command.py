@@ -16,8 +16,9 @@ from typing import Final, TextIO
 import attrs
 import orjson
 
+from ._commands import workspace_of
 from .audit import DB_NAME, AuditRow, AuditUnavailable, read_recent
-from .workspace import cache_dir, find_workspace
+from .workspace import cache_dir
 
 __all__ = ["render_table", "run_audit"]
 
@@ -51,13 +52,9 @@ def run_audit(
             " (the second field of a traceparent: 00-<trace id>-<parent id>-<flags>)\n"
         )
         return 2
-    if directory is not None:
-        root = directory.resolve()
-        if not root.is_dir():
-            stderr.write(f"mesh-mcp audit: {directory}: not a folder\n")
-            return 2
-    else:
-        root = find_workspace(Path.cwd())
+    root = workspace_of(directory, "audit", stderr)
+    if root is None:
+        return 2
     folder = cache_dir(root)
     try:
         rows = read_recent(folder, limit=limit + 1, tool=tool, trace_id=trace_id)  # one more: are there more?

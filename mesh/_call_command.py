@@ -17,9 +17,9 @@ from typing import TextIO
 
 import orjson
 
-from ._index_command import ProgressBar
+from ._commands import refresh_index
 from .audit import AuditLog, AuditRow, canonical_digest
-from .index import ConfigError, Index, IndexUnavailable
+from .index import Index, IndexUnavailable
 from .index._live import StaticIndex
 from .tools import Registry
 from .workspace import cache_dir
@@ -60,16 +60,9 @@ def run_call(
         if tool not in registry:
             stderr.write(f"mesh-mcp call: no tool named {tool!r}; tools: {', '.join(t.name for t in registry)}\n")
             return 2
-        try:
-            index.refresh(progress=ProgressBar(stderr) if stderr.isatty() else None)
-        except ConfigError as exc:
-            stderr.write(f"mesh-mcp call: {exc}\n")
-            return 2
-        except IndexUnavailable as exc:
-            if index.store.generation() == 0:
-                stderr.write(f"mesh-mcp call: {exc}\n")
-                return 1
-            stderr.write(f"mesh-mcp call: {exc}; answering from the last snapshot\n")
+        code = refresh_index(index, "call", stderr, stale="answering from the last snapshot")
+        if code:
+            return code
         when, started = (audit.now(), time.monotonic()) if audit is not None else ("", 0.0)
         try:
             output = registry.call(tool, parsed, None, workspace=root)

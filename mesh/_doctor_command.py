@@ -37,6 +37,7 @@ import attrs
 import orjson
 
 from . import __version__
+from ._commands import workspace_of
 from .sockets import Hello, SocketDirError, check_length, lock_path, private_dir, read_hello, socket_dir, socket_path
 from .workspace import cache_dir, find_workspace
 
@@ -117,13 +118,9 @@ def run_doctor(
 ) -> int:
     """The ``doctor`` command; returns the exit code (0 nothing fails, 1 a check fails, 2 bad input)."""
     environ = os.environ if environ is None else environ
-    if directory is not None:
-        root = directory.resolve()
-        if not root.is_dir():
-            stderr.write(f"mesh-mcp doctor: {directory}: not a folder\n")
-            return 2
-    else:
-        root = find_workspace(Path.cwd())
+    root = workspace_of(directory, "doctor", stderr)
+    if root is None:
+        return 2
     checks = diagnose(root, given=directory is not None, environ=environ, now=time.time())
     stdout.write(render_json(root, checks) if as_json else render_text(checks))
     return 1 if any(check.status is Status.FAIL for check in checks) else 0

@@ -15,11 +15,11 @@ import tempfile
 from pathlib import Path
 from typing import TextIO
 
-from ._index_command import ProgressBar
-from .index import ConfigError, Index, IndexUnavailable
+from ._commands import refresh_index, workspace_of
+from .index import Index, IndexUnavailable
 from .index._service_graph import service_graph
 from .render._graph import FORMATS, render_graph
-from .workspace import cache_dir, find_workspace
+from .workspace import cache_dir
 
 __all__ = ["run_graph"]
 
@@ -31,13 +31,9 @@ def run_graph(directory: Path | None, fmt: str, out: Path | None, stdout: TextIO
     if fmt not in FORMATS:
         stderr.write(f"{_NAME}: unknown format {fmt!r}; choose one of {', '.join(FORMATS)}\n")
         return 2
-    if directory is not None:
-        root = directory.resolve()
-        if not root.is_dir():
-            stderr.write(f"{_NAME}: {directory}: not a folder\n")
-            return 2
-    else:
-        root = find_workspace(Path.cwd())
+    root = workspace_of(directory, "graph", stderr)
+    if root is None:
+        return 2
     if out is not None:
         problem = _unwritable(out)
         if problem:
@@ -49,7 +45,7 @@ def run_graph(directory: Path | None, fmt: str, out: Path | None, stdout: TextIO
         stderr.write(f"{_NAME}: {exc}\n")
         return 1
     try:
-        code = _refresh(index, stderr)
+        code = refresh_index(index, "graph", stderr, stale="drawing the last snapshot")
         if code:
             return code
         with index.store.snapshot() as db:
@@ -67,21 +63,6 @@ def run_graph(directory: Path | None, fmt: str, out: Path | None, stdout: TextIO
         return 2
     edges = len(graph.edges)
     stderr.write(f"{_NAME}: wrote {out} ({len(graph.nodes)} services, {edges} edge{'s' if edges != 1 else ''})\n")
-    return 0
-
-
-def _refresh(index: Index, stderr: TextIO) -> int:
-    """Bring the index up to date; a failed refresh with an earlier snapshot still answers from it."""
-    try:
-        index.refresh(progress=ProgressBar(stderr) if stderr.isatty() else None)
-    except ConfigError as exc:
-        stderr.write(f"{_NAME}: {exc}\n")
-        return 2
-    except IndexUnavailable as exc:
-        if index.store.generation() == 0:
-            stderr.write(f"{_NAME}: {exc}\n")
-            return 1
-        stderr.write(f"{_NAME}: {exc}; drawing the last snapshot\n")
     return 0
 
 

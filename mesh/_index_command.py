@@ -10,8 +10,9 @@ from typing import TextIO
 import attrs
 import orjson
 
+from ._commands import workspace_of
 from .index import ConfigError, Index, IndexUnavailable, Progress, Summary
-from .workspace import cache_dir, find_workspace
+from .workspace import cache_dir
 
 __all__ = ["run_index"]
 
@@ -101,13 +102,9 @@ def render_summary(summary: Summary, root: Path) -> str:
 
 def run_index(directory: Path | None, *, as_json: bool, workers: int | None, stdout: TextIO, stderr: TextIO) -> int:
     """The ``index`` command; returns the exit code (0 done, 1 the index cannot be kept, 2 bad input)."""
-    if directory is not None:
-        root = directory.resolve()
-        if not root.is_dir():
-            stderr.write(f"mesh-mcp index: {directory}: not a folder\n")
-            return 2
-    else:
-        root = find_workspace(Path.cwd())
+    root = workspace_of(directory, "index", stderr)
+    if root is None:
+        return 2
     try:
         index = Index(root, cache_dir(root), workers=workers)
     except IndexUnavailable as exc:

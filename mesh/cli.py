@@ -37,9 +37,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"mesh-mcp {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name, help_text in (("mcp", "serve MCP on stdin/stdout"), ("run", "alias of mcp")):
-        serve = commands.add_parser(
-            name, help=help_text, description="Serve MCP on stdin/stdout.", formatter_class=_Formatter
-        )
+        serve = _command(commands, name, help_text, "Serve MCP on stdin/stdout.")
         serve.add_argument(
             "--workspace",
             type=Path,
@@ -50,75 +48,81 @@ def _parser() -> argparse.ArgumentParser:
             action="store_true",
             help="serve in this process, without the workspace's shared daemon (meshd)",
         )
-        serve.add_argument(
-            "--log-level",
-            choices=LOG_LEVELS,
-            type=str.lower,
-            default=None,
-            help="log level on stderr (default: $MESH_LOG, else warning)",
+        _log_level(serve, "log level on stderr (default: $MESH_LOG, else warning)")
+    _daemon_arguments(
+        _command(
+            commands,
+            "daemon",
+            "serve the workspace to every local session on a Unix socket (meshd)",
+            "Serve the workspace on a Unix socket to every `mesh-mcp mcp` of this user (meshd).",
         )
-    daemon = commands.add_parser(
-        "daemon",
-        help="serve the workspace to every local session on a Unix socket (meshd)",
-        description="Serve the workspace on a Unix socket to every `mesh-mcp mcp` of this user (meshd).",
-        formatter_class=_Formatter,
     )
-    _daemon_arguments(daemon)
-    call = commands.add_parser(
+    call = _command(
+        commands,
         "call",
-        help="run one tool and print its Markdown",
-        description="Run one tool as an agent would and print its answer (Markdown) on stdout.",
-        formatter_class=_Formatter,
+        "run one tool and print its Markdown",
+        "Run one tool as an agent would and print its answer (Markdown) on stdout.",
     )
     call.add_argument("tool", metavar="TOOL", help="tool name, e.g. smart_search")
     call.add_argument("arguments", nargs="?", default="{}", metavar="JSON", help="the arguments, a JSON object")
     call.add_argument("--workspace", type=Path, help="workspace folder (default: as for mcp)")
-    call.add_argument("--log-level", choices=LOG_LEVELS, type=str.lower, default=None, help="log level on stderr")
-    audit = commands.add_parser(
+    _log_level(call)
+    audit = _command(
+        commands,
         "audit",
-        help="show recent tool calls from the audit log",
-        description="Show the workspace's recent tool calls, newest first (from the audit log in its cache).",
-        formatter_class=_Formatter,
+        "show recent tool calls from the audit log",
+        "Show the workspace's recent tool calls, newest first (from the audit log in its cache).",
+        directory=True,
     )
-    audit.add_argument("directory", nargs="?", type=Path, metavar="DIR", help="workspace (default: as for mcp)")
     audit.add_argument("--limit", type=int, default=50, help="rows to show (default 50)")
     audit.add_argument("--tool", help="only calls of this tool")
     audit.add_argument("--trace-id", help="only calls with this W3C trace id (32 lowercase hex digits)")
     audit.add_argument("--json", action="store_true", help="print the rows as JSON")
-    audit.add_argument("--log-level", choices=LOG_LEVELS, type=str.lower, default=None, help="log level on stderr")
-    index = commands.add_parser(
+    index = _command(
+        commands,
         "index",
-        help="build or refresh the workspace index",
-        description="Build or refresh the index of a workspace (progress on stderr, a summary at the end).",
-        formatter_class=_Formatter,
+        "build or refresh the workspace index",
+        "Build or refresh the index of a workspace (progress on stderr, a summary at the end).",
+        directory=True,
     )
-    index.add_argument("directory", nargs="?", type=Path, metavar="DIR", help="workspace (default: as for mcp)")
     index.add_argument("--json", action="store_true", help="print the summary as JSON")
     index.add_argument("--workers", type=int, default=None, help="parser processes (default: one per core)")
-    index.add_argument("--log-level", choices=LOG_LEVELS, type=str.lower, default=None, help="log level on stderr")
-    graph = commands.add_parser(
+    graph = _command(
+        commands,
         "graph",
-        help="draw the service graph of the workspace",
-        description="Refresh the index, then print the services and their import and gRPC edges "
+        "draw the service graph of the workspace",
+        "Refresh the index, then print the services and their import and gRPC edges "
         "(Mermaid by default; JSON; or one self-contained HTML page).",
-        formatter_class=_Formatter,
+        directory=True,
     )
-    graph.add_argument("directory", nargs="?", type=Path, metavar="DIR", help="workspace (default: as for mcp)")
     graph.add_argument(
         "--format", choices=("mermaid", "json", "html"), default="mermaid", help="output format (default: mermaid)"
     )
     graph.add_argument("--out", type=Path, metavar="FILE", help="write to FILE (replaced atomically), not stdout")
-    graph.add_argument("--log-level", choices=LOG_LEVELS, type=str.lower, default=None, help="log level on stderr")
-    doctor = commands.add_parser(
+    doctor = _command(
+        commands,
         "doctor",
-        help="check that everything mesh-mcp needs is in place",
-        description="Check the workspace, its cache and socket folders, the daemon, the index, the parsers and SQLite.",
-        formatter_class=_Formatter,
+        "check that everything mesh-mcp needs is in place",
+        "Check the workspace, its cache and socket folders, the daemon, the index, the parsers and SQLite.",
+        directory=True,
     )
-    doctor.add_argument("directory", nargs="?", type=Path, metavar="DIR", help="workspace (default: as for mcp)")
     doctor.add_argument("--json", action="store_true", help="print the checks as JSON")
-    doctor.add_argument("--log-level", choices=LOG_LEVELS, type=str.lower, default=None, help="log level on stderr")
     return parser
+
+
+def _command(
+    commands: argparse._SubParsersAction, name: str, help_text: str, description: str, *, directory: bool = False
+) -> argparse.ArgumentParser:
+    """A sub-command; with ``directory``, its optional ``DIR`` and ``--log-level`` too."""
+    parser = commands.add_parser(name, help=help_text, description=description, formatter_class=_Formatter)
+    if directory:
+        parser.add_argument("directory", nargs="?", type=Path, metavar="DIR", help="workspace (default: as for mcp)")
+        _log_level(parser)
+    return parser
+
+
+def _log_level(parser: argparse.ArgumentParser, help_text: str = "log level on stderr") -> None:
+    parser.add_argument("--log-level", choices=LOG_LEVELS, type=str.lower, default=None, help=help_text)
 
 
 def _daemon_arguments(parser: argparse.ArgumentParser) -> None:
@@ -131,13 +135,7 @@ def _daemon_arguments(parser: argparse.ArgumentParser) -> None:
         help="exit after this long without a client; 0 never (default: $MESH_DAEMON_IDLE_S, "
         "else [daemon] idle_exit_s in mesh.toml, else 900)",
     )
-    parser.add_argument(
-        "--log-level",
-        choices=LOG_LEVELS,
-        type=str.lower,
-        default=None,
-        help="level of the log (meshd.log in the workspace's cache folder; default: $MESH_LOG, else info)",
-    )
+    _log_level(parser, "level of the log (meshd.log in the workspace's cache folder; default: $MESH_LOG, else info)")
 
 
 def daemon_main(argv: Sequence[str] | None = None) -> int:

@@ -23,7 +23,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import attrs
 import orjson
 import pytest
 
@@ -365,7 +364,8 @@ def test_daemon_of_this_version_is_ok_and_its_status_is_used(workspace: Path, en
 
 
 def test_daemon_that_never_exits_when_idle_says_so(workspace: Path, environ: dict[str, str]) -> None:
-    hello = attrs.evolve(hello_for(workspace), status={**daemon_status(), "idle_exit_s": 0.0})
+    hello = hello_for(workspace)
+    hello.status = {**daemon_status(), "idle_exit_s": 0.0}
     with fake_daemon(socket_path(workspace, environ), hello.encode()):
         check, _ = check_daemon(workspace, environ)
     assert check.status is Status.OK and check.detail.endswith("up 3 min; never exits when idle")

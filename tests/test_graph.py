@@ -44,15 +44,20 @@ ROOT = Path(__file__).resolve().parent.parent
 FIXTURE = ROOT / "tests" / "fixtures" / "workspace"
 
 
-@pytest.fixture(scope="module")
-def fixture_graph(tmp_path_factory: pytest.TempPathFactory) -> ServiceGraph:
-    index = Index(FIXTURE, tmp_path_factory.mktemp("graph-index"), workers=1)
+def graph_of(workspace: Path, cache: Path) -> ServiceGraph:
+    """The service graph of ``workspace``, indexed from nothing into ``cache``."""
+    index = Index(workspace, cache, workers=1)
     try:
         assert index.refresh().failures == ()
         with index.store.snapshot() as db:
             return service_graph(db)
     finally:
         index.close()
+
+
+@pytest.fixture(scope="module")
+def fixture_graph(tmp_path_factory: pytest.TempPathFactory) -> ServiceGraph:
+    return graph_of(FIXTURE, tmp_path_factory.mktemp("graph-index"))
 
 
 # -- the fixture's graph --------------------------------------------------------------------------
@@ -174,13 +179,7 @@ def _things_workspace(root: Path, server_path: str) -> ServiceGraph:
     ):
         (root / "ws" / path).parent.mkdir(parents=True, exist_ok=True)
         (root / "ws" / path).write_text(text)
-    index = Index(root / "ws", root / "cache", workers=1)
-    try:
-        index.refresh()
-        with index.store.snapshot() as db:
-            return service_graph(db)
-    finally:
-        index.close()
+    return graph_of(root / "ws", root / "cache")
 
 
 def test_a_contract_nobody_implements_points_at_its_proto_owner(tmp_path: Path) -> None:
@@ -513,13 +512,7 @@ def test_renderings_are_deterministic(fixture_graph: ServiceGraph, tmp_path: Pat
 
 def _rebuilt_fixture_graph(tmp_path: Path) -> ServiceGraph:
     """The fixture's graph from a second index built from nothing."""
-    index = Index(FIXTURE, tmp_path / "again", workers=1)
-    try:
-        index.refresh()
-        with index.store.snapshot() as db:
-            return service_graph(db)
-    finally:
-        index.close()
+    return graph_of(FIXTURE, tmp_path / "again")
 
 
 def test_same_bytes_under_two_hash_seeds(tmp_path: Path) -> None:

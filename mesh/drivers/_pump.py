@@ -50,6 +50,7 @@ from ..protocol import (
     Wait,
 )
 from ..tools import Registry, trace_id_of
+from ._wake import drain_pipe, wake_pipe
 from ._workers import WorkerPool
 
 __all__ = ["ConnectionPump", "audit_row", "call_tool", "run_tool"]
@@ -90,9 +91,7 @@ class ConnectionPump:
         self._grace_s = shutdown_grace_s
         self._audit = audit
         self._session_id = session_id
-        self._wake_r, self._wake_w = os.pipe()
-        os.set_blocking(self._wake_r, False)
-        os.set_blocking(self._wake_w, False)
+        self._wake_r, self._wake_w = wake_pipe()
         # Reentrant: a signal handler (request_stop) may run on the main thread while it holds it.
         self._wake_lock = threading.RLock()
         self._wake_closed = False
@@ -183,7 +182,7 @@ class ConnectionPump:
             if not ready and deadline is not None and time.monotonic() >= deadline:
                 return self._give_up()
             if self._wake_r in ready:
-                self._drain_wake_pipe()
+                drain_pipe(self._wake_r)
                 while self._done:
                     request_id, outcome = self._done.popleft()
                     self._cancel_flags.pop(request_id, None)
@@ -250,13 +249,6 @@ class ConnectionPump:
                 os.write(self._wake_w, b"\0")
             except BlockingIOError:
                 pass  # the pipe is full of wake-ups already: the loop will run
-
-    def _drain_wake_pipe(self) -> None:
-        try:
-            while os.read(self._wake_r, 4096):
-                pass
-        except BlockingIOError:
-            pass
 
     def _start(self, event: ToolCallRequested) -> None:
         flag = threading.Event()

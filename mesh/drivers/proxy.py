@@ -40,6 +40,7 @@ from typing import Final
 
 from .. import __version__
 from ..sockets import END_MARKER, Hello, SocketDirError, check_length, private_dir, read_hello, socket_path
+from ._wake import drain_pipe, wake_pipe
 
 __all__ = ["DaemonUnavailable", "Link", "open_daemon", "run_proxy"]
 
@@ -138,9 +139,7 @@ def run_proxy(link: Link, *, out_fd: int, in_fd: int = 0) -> int:
     connection.setblocking(True)
     connection.settimeout(None)
     os.set_blocking(out_fd, True)
-    wake_r, wake_w = os.pipe()
-    os.set_blocking(wake_r, False)
-    os.set_blocking(wake_w, False)
+    wake_r, wake_w = wake_pipe()
     stops: list[str] = []
 
     def on_signal(signum: int, _frame: FrameType | None) -> None:
@@ -216,7 +215,7 @@ def _copy(link: Link, in_fd: int, relay: _Relay, wake_r: int, stops: list[str]) 
             log.warning("the daemon did not finish answering within %.0f s of the stop request", STOP_GRACE_S)
             return 0
         if wake_r in ready:
-            _drain(wake_r)
+            drain_pipe(wake_r)
             while handled_stops < len(stops):
                 handled_stops += 1
                 if deadline is not None:
@@ -354,14 +353,6 @@ def _write_all(fd: int, data: bytes) -> bool:
         log.warning("cannot write to the client (%s); stopping", exc)
         return False
     return True
-
-
-def _drain(fd: int) -> None:
-    try:
-        while os.read(fd, 4096):
-            pass
-    except BlockingIOError:
-        pass
 
 
 def _alive(pid: int) -> bool:

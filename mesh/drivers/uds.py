@@ -40,6 +40,7 @@ from ..protocol import ServerSession, SessionConfig
 from ..sockets import END_MARKER, peer_uid
 from ..tools import Registry
 from ._pump import FLUSH_S_MAX, ConnectionPump
+from ._wake import drain_pipe, wake_pipe
 from ._workers import WorkerPool
 from .stdio import catalogue
 
@@ -84,9 +85,7 @@ class Daemon:
         self._workers_per_session = workers_per_session
         self._allowed_uid = os.getuid() if allowed_uid is None else allowed_uid
         self._sessions_max = sessions_max
-        self._wake_r, self._wake_w = os.pipe()
-        os.set_blocking(self._wake_r, False)
-        os.set_blocking(self._wake_w, False)
+        self._wake_r, self._wake_w = wake_pipe()
         # Reentrant: a signal handler (request_stop) may run on the main thread while it holds it.
         self._lock = threading.RLock()
         self._pumps: dict[int, tuple[ConnectionPump, threading.Thread]] = {}
@@ -128,7 +127,7 @@ class Daemon:
                 timeout_ms = int(left_s * 1000) + 1
             ready = dict(poller.poll(timeout_ms))
             if self._wake_r in ready:
-                _drain_pipe(self._wake_r)
+                drain_pipe(self._wake_r)
                 if self._stops:
                     return self._drain(self._stops[0])
             if self._listener.fileno() in ready:
@@ -263,11 +262,3 @@ class Daemon:
                 os.write(self._wake_w, b"\0")
             except BlockingIOError:
                 pass  # full of wake-ups already: the loop will run
-
-
-def _drain_pipe(fd: int) -> None:
-    try:
-        while os.read(fd, 4096):
-            pass
-    except BlockingIOError:
-        pass

@@ -19,10 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from mesh.index import Index
-from mesh.index._service_graph import ServiceGraph, service_graph
+from mesh.index._service_graph import ServiceGraph
 from mesh.render._graph import graph_html
-from tests.test_graph import FIXTURE, HOSTILE, hostile_graph, platform_graph
+from tests.test_graph import FIXTURE, HOSTILE, graph_of, hostile_graph, platform_graph
 
 pytestmark = pytest.mark.journey
 
@@ -97,16 +96,6 @@ def _page_requests(netlog: dict) -> list[str]:
     )
 
 
-def _fixture_graph(folder: Path) -> ServiceGraph:
-    index = Index(FIXTURE, folder, workers=1)
-    try:
-        index.refresh()
-        with index.store.snapshot() as db:
-            return service_graph(db)
-    finally:
-        index.close()
-
-
 def _render(graph: ServiceGraph, tmp_path: Path) -> Loaded:
     page = tmp_path / "graph.html"
     page.write_text(graph_html(graph), encoding="utf-8")
@@ -131,7 +120,7 @@ def _check_drawn(loaded: Loaded, graph: ServiceGraph) -> None:
 
 
 def test_the_fixture_graph_draws_itself_offline(tmp_path: Path) -> None:
-    graph = _fixture_graph(tmp_path / "index")
+    graph = graph_of(FIXTURE, tmp_path / "index")
     loaded = _render(graph, tmp_path)
     _check_drawn(loaded, graph)
     assert len(graph.nodes) == 8 and len(graph.edges) == 14
