@@ -1,10 +1,14 @@
 """The simulator's command line.
 
-python -m sim run SEED [--target memory|pipe|both] [--steps N] [--off KIND,...] [--transcript FILE]
-python -m sim replay [--target memory|pipe|both] [--jobs N]
+python -m sim run SEED [--target TARGET] [--steps N] [--off KIND,...] [--transcript FILE]
+python -m sim replay [--target TARGET] [--jobs N]
 python -m sim record [--count N]
-python -m sim fuzz --seconds N [--target memory|pipe|both] [--pipelined]
+python -m sim fuzz --seconds N [--target TARGET] [--pipelined]
 python -m sim determinism SEED... (each seed in two processes under different PYTHONHASHSEEDs)
+
+TARGET: memory, pipe or daemon (``sim/targets.py``); ``both`` is memory and pipe, ``all`` is all
+three. Every transcript is compared with the memory target's. A command keeps one daemon target
+open per thread for all its scenarios (one daemon each) and stops them when it ends.
 """
 
 from __future__ import annotations
@@ -15,9 +19,11 @@ import os
 import random
 import subprocess
 import sys
+import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
 
 import orjson
@@ -26,9 +32,53 @@ from .check import check, first_difference
 from .pipelined import compare_pipelined
 from .scenario import FAULTS, GENERATOR_VERSION, PYTHON_MINOR, Scenario, generate
 from .seeds import DEFAULT_SEEDS, TRANSCRIPTS, Recorded, read_seeds, write_seeds
-from .targets import MemoryTarget, PipeTarget, Transcript
+from .targets import DaemonTarget, MemoryTarget, PipeTarget, Transcript
 
 ROOT = Path(__file__).resolve().parent.parent
+#: ``--target`` values and the targets each runs, memory first (the others are compared with it).
+TARGETS = {
+    "memory": ("memory",),
+    "pipe": ("pipe",),
+    "daemon": ("daemon",),
+    "both": ("memory", "pipe"),
+    "all": ("memory", "pipe", "daemon"),
+}
+
+
+class _Daemons:
+    """The daemon targets a command keeps open: one per thread (a kill step ends every session of
+    its daemon, so threads never share one), each serving all the scenarios of its thread."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._open: dict[int, DaemonTarget] | None = None
+
+    @contextmanager
+    def kept(self) -> Iterator[None]:
+        """Within this block, daemon targets stay open between scenarios; stopped at its end."""
+        with self._lock:
+            self._open = {}
+        try:
+            yield
+        finally:
+            with self._lock:
+                targets, self._open = list((self._open or {}).values()), None
+            for target in targets:
+                target.close()
+
+    def run(self, scenario: Scenario) -> Transcript:
+        with self._lock:
+            kept = self._open
+            if kept is not None and threading.get_ident() not in kept:
+                kept[threading.get_ident()] = DaemonTarget()
+            target = None if kept is None else kept[threading.get_ident()]
+        if target is not None:
+            return target.run(scenario)
+        with DaemonTarget() as fresh:  # outside a command (a test calling run_one): a daemon for one run
+            return fresh.run(scenario)
+
+
+_DAEMONS = _Daemons()
 
 
 def run_one(
@@ -37,16 +87,14 @@ def run_one(
     """Run one scenario on the chosen targets (and, with ``pipelined``, once more all written at
     once, compared per id); the lockstep transcripts and every problem found."""
     scenario = generate(seed, steps=steps, off=off)
-    transcripts: dict[str, Transcript] = {}
-    if target in ("memory", "both"):
-        transcripts["memory"] = MemoryTarget().run(scenario)
-    if target in ("pipe", "both"):
-        transcripts["pipe"] = PipeTarget().run(scenario)
+    run = {"memory": MemoryTarget().run, "pipe": PipeTarget().run, "daemon": _DAEMONS.run}
+    transcripts = {name: run[name](scenario) for name in TARGETS[target]}
     problems = [problem for transcript in transcripts.values() for problem in check(scenario, transcript)]
-    if len(transcripts) == 2:
-        difference = first_difference(transcripts["memory"], transcripts["pipe"])
+    memory = transcripts.get("memory")
+    for name, transcript in transcripts.items():
+        difference = first_difference(memory, transcript) if memory and name != "memory" else None
         if difference:
-            problems.append(f"memory and pipe transcripts differ at {difference}")  # INV-DET-2
+            problems.append(f"memory and {name} transcripts differ at {difference}")  # INV-DET-2, INV-DAEMON-1
     if pipelined:
         problems += compare_pipelined(scenario)
     return scenario, transcripts, problems
@@ -143,26 +191,21 @@ def cmd_replay(args: argparse.Namespace) -> int:
         return 2
     started = time.monotonic()
     failures: list[str] = []
-    memory_s = pipe_s = 0.0
-    if args.target in ("memory", "both"):
-        t0 = time.monotonic()
-        for entry in recorded:
-            failures += _replay_entry(entry, "memory")
-        memory_s = time.monotonic() - t0
-    if args.target in ("pipe", "both"):
-        t0 = time.monotonic()
-        with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-            for found in pool.map(lambda entry: _replay_entry(entry, "pipe"), recorded):
-                failures += found
-        pipe_s = time.monotonic() - t0
-    for failure in failures:
-        print(f"FAIL {failure}")
     count = len(recorded)
     rates = []
-    if memory_s:
-        rates.append(f"memory {count / memory_s:.0f} seeds/s")
-    if pipe_s:
-        rates.append(f"pipe {count / pipe_s:.1f} seeds/s with {args.jobs} jobs")
+    for name in TARGETS[args.target]:
+        t0 = time.monotonic()
+        if name == "memory":
+            for entry in recorded:
+                failures += _replay_entry(entry, "memory")
+            rates.append(f"memory {count / (time.monotonic() - t0):.0f} seeds/s")
+            continue
+        with ThreadPoolExecutor(max_workers=args.jobs) as pool:
+            for found in pool.map(lambda entry, name=name: _replay_entry(entry, name), recorded):
+                failures += found
+        rates.append(f"{name} {count / (time.monotonic() - t0):.1f} seeds/s with {args.jobs} jobs")
+    for failure in failures:
+        print(f"FAIL {failure}")
     print(
         f"replayed {count} seeds in {time.monotonic() - started:.1f}s ({'; '.join(rates)}): {len(failures)} failure(s)"
     )
@@ -290,7 +333,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     commands = parser.add_subparsers(dest="command", required=True)
     run = commands.add_parser("run", help="run one seed, verbosely")
     run.add_argument("seed", type=int)
-    run.add_argument("--target", choices=("memory", "pipe", "both"), default="both")
+    run.add_argument("--target", choices=tuple(TARGETS), default="both")
     run.add_argument("--steps", type=int)
     run.add_argument("--off", help="fault kinds to switch off, comma-separated")
     run.add_argument("--transcript", help="write readable transcripts here ({target} is replaced)")
@@ -298,32 +341,33 @@ def main(argv: Sequence[str] | None = None) -> int:
     run.add_argument("--quiet", action="store_true")
     run.add_argument("--pipelined", action="store_true", help="also write it all at once and compare per id")
     replay = commands.add_parser("replay", help="replay every recorded seed")
-    replay.add_argument("--target", choices=("memory", "pipe", "both"), default="both")
-    replay.add_argument("--jobs", type=int, default=4, help="pipe sessions at once")
+    replay.add_argument("--target", choices=tuple(TARGETS), default="both")
+    replay.add_argument("--jobs", type=int, default=4, help="pipe sessions (or daemons) at once")
     record = commands.add_parser("record", help="re-record seeds/ deliberately")
     record.add_argument("--count", type=int, default=1000)
     record.add_argument("--keep", type=int, nargs="*", default=[1, 2, 3, 7], help="seeds kept as readable transcripts")
     fuzz = commands.add_parser("fuzz", help="fresh seeds until the budget ends")
     fuzz.add_argument("--seconds", type=float, required=True)
-    fuzz.add_argument("--target", choices=("memory", "pipe", "both"), default="memory")
+    fuzz.add_argument("--target", choices=tuple(TARGETS), default="memory")
     fuzz.add_argument("--start", type=int, help="first seed (default: a random one)")
     fuzz.add_argument("--pipelined", action="store_true", help="also run each seed pipelined")
     determinism = commands.add_parser("determinism", help="each seed in two processes, other hash seeds")
     determinism.add_argument("seeds_to_check", type=int, nargs="+", metavar="SEED")
-    determinism.add_argument("--target", choices=("memory", "pipe", "both"), default="memory")
+    determinism.add_argument("--target", choices=tuple(TARGETS), default="memory")
     for sub in (replay, record, fuzz):
         sub.add_argument("--seeds", default=str(DEFAULT_SEEDS), help="the recorded seeds file")
     args = parser.parse_args(argv)
     # Tool crashes are part of the scenarios; their tracebacks would drown the report.
     logging.getLogger("mesh").setLevel(logging.CRITICAL)
-    if args.command == "run" and args.raw:
-        _, transcripts, _ = run_one(args.seed, args.target, args.steps, _kinds(args.off))
-        for transcript in transcripts.values():
-            sys.stdout.buffer.write(transcript.encode())
-        return 0
-    handler = {"run": cmd_run, "replay": cmd_replay, "record": cmd_record, "fuzz": cmd_fuzz,
-               "determinism": cmd_determinism}[args.command]  # fmt: skip
-    return handler(args)
+    with _DAEMONS.kept():
+        if args.command == "run" and args.raw:
+            _, transcripts, _ = run_one(args.seed, args.target, args.steps, _kinds(args.off))
+            for transcript in transcripts.values():
+                sys.stdout.buffer.write(transcript.encode())
+            return 0
+        handler = {"run": cmd_run, "replay": cmd_replay, "record": cmd_record, "fuzz": cmd_fuzz,
+                   "determinism": cmd_determinism}[args.command]  # fmt: skip
+        return handler(args)
 
 
 if __name__ == "__main__":

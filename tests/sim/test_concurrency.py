@@ -54,7 +54,6 @@ import termios
 import threading
 import time
 import traceback
-from collections.abc import Callable
 from typing import Final
 
 import attrs
@@ -62,7 +61,7 @@ import pytest
 
 from sim.check import check, first_difference
 from sim.scenario import FAULTS, Scenario, generate
-from sim.targets import MemoryTarget, PipeTarget, Transcript, _Server, _torn_output_problems
+from sim.targets import MemoryTarget, PipeTarget, Transcript, _Server, _torn_output_problems, until
 
 pytestmark = [pytest.mark.journey]
 
@@ -229,18 +228,9 @@ class _SessionTarget(PipeTarget):
         return server
 
 
-def _until(condition: Callable[[], bool], timeout_s: float) -> bool:
-    deadline = time.monotonic() + timeout_s
-    while not condition():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.001)
-    return True
-
-
 def _killer(session: _Session) -> None:
     """The external killer of one victim: SIGKILL to its current server at the seeded point."""
-    if not _until(lambda: session.reached.is_set() or session.done, KILLER_WAIT_S * 3) or session.done:
+    if not until(lambda: session.reached.is_set() or session.done, KILLER_WAIT_S * 3, pause_s=0.001) or session.done:
         return
     server = session.server
     assert server is not None
@@ -248,9 +238,9 @@ def _killer(session: _Session) -> None:
         time.sleep(session.kill_delay_s)
     elif session.mode == "answers":
         wanted = session.lines_before + session.kill_after_answers
-        if not _until(lambda: len(server.output) >= wanted or server.eof_at is not None, KILLER_WAIT_S):
+        if not until(lambda: len(server.output) >= wanted or server.eof_at is not None, KILLER_WAIT_S, pause_s=0.001):
             session.killer_problem = f"{len(server.output) - session.lines_before} answers within {KILLER_WAIT_S}s"
-    elif not _until(lambda: server.unread_bytes() >= PIPE_PAGE, KILLER_WAIT_S):
+    elif not until(lambda: server.unread_bytes() >= PIPE_PAGE, KILLER_WAIT_S, pause_s=0.001):
         session.killer_problem = f"the stalled pipe held {server.unread_bytes()} bytes after {KILLER_WAIT_S}s"
     session.killed_server = server
     session.killed_at = time.monotonic()
