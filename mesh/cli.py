@@ -162,7 +162,11 @@ def _run_daemon(args: argparse.Namespace) -> int:
     level = (args.log_level or os.environ.get("MESH_LOG") or "info").lower()
     if level not in LOG_LEVELS:
         level = "info"
-    code = run_daemon(workspace, idle_exit_s=args.idle_exit, log_level=level, stderr=sys.stderr)
+    try:
+        code = run_daemon(workspace, idle_exit_s=args.idle_exit, log_level=level, stderr=sys.stderr)
+    except Exception:  # logged, then the same quick exit: finalization would abort on running threads
+        log.exception("meshd failed")
+        code = 1
     exit_now(code)
     return code  # not reached
 

@@ -50,6 +50,8 @@ log = logging.getLogger("mesh.daemon")
 
 #: Seconds the hello may take to reach a client that does not read (it fits any socket buffer).
 HELLO_SEND_S: Final = 5.0
+#: After a failed ``accept`` (out of descriptors), how long before the next try.
+ACCEPT_RETRY_S: Final = 0.1
 #: Connections served at once; one more is told so in its hello and closed (its proxy then
 #: serves standalone): each session holds a thread, up to four workers and its buffers.
 SESSIONS_MAX: Final = 256
@@ -151,8 +153,14 @@ class Daemon:
                 return
             except OSError as exc:  # EMFILE and friends: keep serving the sessions we have
                 log.warning("accept failed: %s", exc)
+                time.sleep(ACCEPT_RETRY_S)  # the connection waits in the backlog: do not spin on it
                 return
-            self._admit(connection)
+            try:
+                self._admit(connection)
+            except OSError as exc:  # no descriptor left for its pump: this client only is refused
+                self.refused += 1
+                log.warning("cannot serve a new connection (%s); the open sessions go on", exc)
+                connection.close()
 
     def _admit(self, connection: socket.socket) -> None:
         uid = peer_uid(connection)
@@ -181,18 +189,22 @@ class Daemon:
         connection.setblocking(False)
         out_fd = os.dup(connection.fileno())  # shares the non-blocking flag: the pump copes
         pool = WorkerPool(self._workers_per_session, name=f"mesh-tool-{number}")
-        pump = ConnectionPump(
-            session=ServerSession(self._config, catalogue(self._registry)),
-            registry=self._registry,
-            workspace=self._workspace,
-            in_fd=connection.fileno(),
-            out_fd=out_fd,
-            workers=pool,
-            name=session_id,
-            shutdown_grace_s=self._grace_s,
-            audit=self._audit,
-            session_id=session_id,
-        )
+        try:
+            pump = ConnectionPump(
+                session=ServerSession(self._config, catalogue(self._registry)),
+                registry=self._registry,
+                workspace=self._workspace,
+                in_fd=connection.fileno(),
+                out_fd=out_fd,
+                workers=pool,
+                name=session_id,
+                shutdown_grace_s=self._grace_s,
+                audit=self._audit,
+                session_id=session_id,
+            )
+        except OSError:  # its wake-up pipe: out of descriptors
+            os.close(out_fd)
+            raise
         thread = threading.Thread(
             target=self._serve,
             args=(number, pump, pool, connection, out_fd),

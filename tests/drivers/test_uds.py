@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -190,3 +191,35 @@ def test_past_the_most_sessions_a_connection_is_told_why_and_closed(running: Any
         time.sleep(0.01)
     _, again = daemon.connect()  # room again
     assert again.status["refused"] == ""
+
+
+def test_out_of_descriptors_refuses_the_new_connection_and_keeps_serving(running: Any) -> None:
+    """EMFILE while admitting a client (its pump's wake-up pipe): that client is hung up on, the
+    daemon and its open sessions go on (it used to escape the loop and abort the daemon)."""
+    import resource
+
+    daemon = running()
+    kept, _ = daemon.connect()
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    hoard: list[int] = []
+    try:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(4096, soft), hard))
+        newcomer = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)  # its descriptor, before the hoard
+        newcomer.settimeout(TIMEOUT_S)
+        with contextlib.suppress(OSError):
+            while True:
+                hoard.append(os.open("/dev/null", os.O_RDONLY))
+        os.close(hoard.pop())  # room for accept() itself, none for the pump's pipe
+        newcomer.connect(os.fspath(daemon.path))
+        received = _rest(newcomer)
+        newcomer.close()
+    finally:
+        for fd in hoard:
+            os.close(fd)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+    hello = Hello.decode(received.split(b"\n", 1)[0])
+    assert hello.status["refused"] == ""  # it said hello, then ran out of descriptors for the pump
+    assert received.count(b"\n") == 1  # and closed: no session
+    assert daemon.thread.is_alive() and daemon.daemon.refused == 1
+    kept.sendall(request(1, "ping"))
+    assert answers(kept, 1) == [{"id": 1, "jsonrpc": "2.0", "result": {}}]

@@ -175,3 +175,47 @@ def test_a_restart_serves_at_once_and_refreshes_after_the_delay(tmp_path: Path) 
         assert count_files(longer) == 2
     finally:
         longer.close()
+
+
+def _open_index_files(path: Path) -> int:
+    """Descriptors of this process open on ``path`` (or its -wal/-shm files)."""
+    import os
+
+    opened = 0
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            if os.readlink(f"/proc/self/fd/{fd}").startswith(str(path)):
+                opened += 1
+        except OSError:
+            pass
+    return opened
+
+
+def test_readers_of_threads_that_ended_leave_no_descriptors_behind(tmp_path: Path) -> None:
+    """A daemon's sessions come and go with their worker threads: 200 threads reading once each,
+    10 at a time, leave at most the idle pool's connections open (not one per dead thread)."""
+    import threading
+
+    from mesh.index._live import IDLE_READERS_MAX
+
+    root = workspace(tmp_path, {"a.py": "x = 1\n"})
+    built = Index(root, tmp_path / "cache", workers=1)
+    built.refresh()
+    built.close()
+    live = LiveIndex(root, tmp_path / "cache", watch=False, refresh_delay_s=3600)
+    live.start()
+    counts: list[int] = []
+    try:
+        for _ in range(20):
+            threads = [threading.Thread(target=lambda: counts.append(count_files(live))) for _ in range(10)]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join(WAIT_S)
+        assert counts == [1] * 200
+        # Each connection holds the database and its WAL, the process one shared-memory file (the
+        # connections that leaked before held ~100 here).
+        assert _open_index_files(built.store.path) <= 2 * IDLE_READERS_MAX + 4
+    finally:
+        live.close()
+    assert _open_index_files(built.store.path) == 0
