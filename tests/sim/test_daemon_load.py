@@ -41,7 +41,7 @@ import pytest
 
 from sim.load import LoadSession, expected_results, percentile, plan
 from sim.scenario import REAL_CALLS
-from sim.targets import DaemonTarget, _torn_output_problems, _until, memory_kib
+from sim.targets import DaemonTarget, _torn_output_problems, memory_kib, until
 
 pytestmark = [pytest.mark.journey]
 
@@ -146,7 +146,7 @@ def _kill_phase(
 
     threads = _run_together(target, sessions, work)
     failures = []
-    if not _until(lambda: all(session.answers or session.problems for session in sessions), HANG_S):
+    if not until(lambda: all(session.answers or session.problems for session in sessions), HANG_S):
         failures.append(f"kill: some sessions had no answer within {HANG_S:g}s")
     mid_stream = sum(1 for session in sessions if len(session.answers) < len(session.calls))
     killed_at = time.monotonic()
@@ -236,7 +236,7 @@ def test_a_hundred_proxies_on_one_daemon_then_kill_9_under_load_INV_DAEMON_3_INV
         if b"Still indexing" in text or fresh.wrong_answers(expected):
             failures.append(f"restart: the new daemon did not answer from the index: {text[:300]!r}")
         fresh.close()
-    if not _until(lambda: not target.leftover_processes(), 10):
+    if not until(lambda: not target.leftover_processes(), 10):
         failures.append(f"processes left after close: {target.leftover_processes()}")
     report["total_s"] = round(time.monotonic() - started, 1)
     print(f"daemon load: {json.dumps(report, sort_keys=True)}")
