@@ -52,8 +52,14 @@ log = logging.getLogger("mesh.index")
 REFRESH_DELAY_S: Final = 2.0
 #: How long closing waits for the watcher's thread.
 CLOSE_WAIT_S: Final = 1.0
-#: Idle read-only connections kept for the next readers (more are closed after use).
-IDLE_READERS_MAX: Final = 8
+#: Read-only connections open at once, in use or idle. Readers beyond it wait for one to be given
+#: back (tools hold one for a call; with the GIL more would not run faster). Bounded and kept
+#: open: one connection per thread leaked two descriptors per dead worker thread of a daemon's
+#: sessions (~750 after 100 sessions, then EMFILE), and closing connections while others read
+#: leaves their descriptors on SQLite's unused list (~12 per 30 sessions).
+READERS_MAX: Final = 16
+#: How long a reader waits for a free connection before the call fails (a hang detector).
+READER_WAIT_S: Final = 60.0
 
 
 class NotReady(Exception):
@@ -111,12 +117,11 @@ class LiveIndex:
         self.watcher: Watcher | None = None
         folder = folder if folder is not None else cache_dir(self.root)
         self._db_path = folder / DB_NAME
-        #: Idle read-only connections, with the inode of the file each was opened on. A pool, not
-        #: one per thread: a daemon's sessions come and go with their worker threads, and
-        #: connections left behind by dead threads held two descriptors each until the daemon ran
-        #: out of them (seen at ~750 after 100 sessions).
+        #: Idle read-only connections, with the inode of the file each was opened on: a bounded
+        #: pool, not one per thread (see ``READERS_MAX``).
         self._idle: list[tuple[sqlite3.Connection, int | None]] = []
         self._idle_lock = threading.Lock()
+        self._readers_free = threading.BoundedSemaphore(READERS_MAX)
         self._thread = threading.Thread(target=self._run, name="mesh-index", daemon=True)
 
     # -- lifecycle --------------------------------------------------------------------------------
@@ -171,7 +176,8 @@ class LiveIndex:
     def status(self) -> dict[str, object]:
         """What ``mesh-mcp doctor`` reports of a running server's index (plain JSON values)."""
         state, watcher = self._state, self.watcher
-        if state.has_snapshot or _readable_generation(self._db_path) > 0:
+        generation = self._generation()
+        if state.has_snapshot or generation > 0:
             phase = "ready"
         elif state.failure:
             phase = "failed"
@@ -189,9 +195,20 @@ class LiveIndex:
             "done": state.progress.done,
             "total": state.progress.total,
             "failure": state.failure,
-            "generation": _readable_generation(self._db_path),
+            "generation": generation,
             "watcher": watching,
         }
+
+    def _generation(self) -> int:
+        """The committed generation (0 before any), read without opening a connection when a
+        pooled one can answer: every daemon connection's hello asks."""
+        if not self._state.has_snapshot:
+            return _readable_generation(self._db_path)
+        try:
+            with self.snapshot() as db:
+                return int(db.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()[0])
+        except (NotReady, sqlite3.Error, RuntimeError, TypeError, ValueError):
+            return 0
 
     @contextmanager
     def snapshot(self) -> Iterator:
@@ -221,13 +238,22 @@ class LiveIndex:
             try:
                 connection.execute("COMMIT")  # a read transaction: ends it, whatever the reader did
             except sqlite3.Error:
-                _close_quietly(connection)  # broken: never reused
+                self._give_back(reader, broken=True)  # never reused
             else:
                 self._give_back(reader)
 
     def _take_reader(self) -> tuple[tuple[sqlite3.Connection, int | None], bool]:
-        """An idle reader of the file now at the path, else a new one; and whether idle readers of
-        a replaced file were found (and closed)."""
+        """An idle reader of the file now at the path, else a new one (waiting while
+        ``READERS_MAX`` are in use); and whether idle readers of a replaced file were closed."""
+        if not self._readers_free.acquire(timeout=READER_WAIT_S):
+            raise RuntimeError(f"all {READERS_MAX} index readers stayed busy for {READER_WAIT_S:g} s")
+        try:
+            return self._pick_reader()
+        except BaseException:
+            self._readers_free.release()
+            raise
+
+    def _pick_reader(self) -> tuple[tuple[sqlite3.Connection, int | None], bool]:
         now = _inode(self._db_path)
         stale: list[sqlite3.Connection] = []
         found = None
@@ -242,12 +268,15 @@ class LiveIndex:
             _close_quietly(connection)
         return found or (_reader(self._db_path), now), bool(stale)
 
-    def _give_back(self, reader: tuple[sqlite3.Connection, int | None]) -> None:
-        with self._idle_lock:
-            if len(self._idle) < IDLE_READERS_MAX and not self._closed:
-                self._idle.append(reader)
-                return
-        _close_quietly(reader[0])
+    def _give_back(self, reader: tuple[sqlite3.Connection, int | None], *, broken: bool = False) -> None:
+        try:
+            with self._idle_lock:
+                if not broken and not self._closed:
+                    self._idle.append(reader)
+                    return
+            _close_quietly(reader[0])
+        finally:
+            self._readers_free.release()
 
     # -- the background thread --------------------------------------------------------------------
 
