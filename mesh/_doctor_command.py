@@ -349,22 +349,6 @@ def read_lock(lock: Path) -> LockState:
     return LockState(held=held, pid=int(text) if text.isdigit() else None)
 
 
-class _Deadline:
-    """A connection whose ``recv`` shares one deadline: :func:`read_hello` loops on ``recv``, and a
-    peer sending a byte at a time would otherwise restart a per-call timeout for as long as it likes."""
-
-    def __init__(self, connection: socket.socket, timeout_s: float) -> None:
-        self.connection = connection
-        self.deadline = time.monotonic() + timeout_s
-
-    def recv(self, size: int) -> bytes:
-        left = self.deadline - time.monotonic()
-        if left <= 0:
-            raise TimeoutError("no hello line in time")
-        self.connection.settimeout(left)
-        return self.connection.recv(size)
-
-
 def check_daemon(
     root: Path, environ: Mapping[str, str], *, timeout_s: float = DAEMON_TIMEOUT_S
 ) -> tuple[Check, Hello | None]:
@@ -405,7 +389,7 @@ def check_daemon(
                 "see the socket folder check; or set MESH_SOCKET_PATH to a folder of yours",
             ), None
         try:
-            hello, _ = read_hello(_Deadline(connection, timeout_s))  # type: ignore[arg-type]
+            hello, _ = read_hello(connection, timeout_s)
         except TimeoutError:
             return _unresponsive(sock, f"sent no hello within {timeout_s:g} s", log_file), None
         except OSError as exc:  # ConnectionError: closed or reset first

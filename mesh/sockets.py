@@ -33,6 +33,7 @@ import os
 import socket
 import stat
 import struct
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final
@@ -210,14 +211,21 @@ class Hello:
             raise ValueError(f"a meshd hello without {exc}") from exc
 
 
-def read_hello(connection: socket.socket) -> tuple[Hello, bytes]:
+def read_hello(connection: socket.socket, timeout_s: float | None = None) -> tuple[Hello, bytes]:
     """Read the hello line from a fresh connection: the hello and any bytes received after it.
 
-    Raises ``ValueError`` (not a hello), ``ConnectionError`` (closed first) or ``TimeoutError``
-    (the socket's timeout).
+    ``timeout_s`` bounds the whole line (a peer sending a byte at a time cannot stretch it); None
+    keeps the socket's own timeout per read. Raises ``ValueError`` (not a hello),
+    ``ConnectionError`` (closed first) or ``TimeoutError``.
     """
+    deadline = None if timeout_s is None else time.monotonic() + timeout_s
     received = bytearray()
     while b"\n" not in received:
+        if deadline is not None:
+            left_s = deadline - time.monotonic()
+            if left_s <= 0:
+                raise TimeoutError(f"no hello line within {timeout_s:g} s")
+            connection.settimeout(left_s)
         chunk = connection.recv(4096)
         if not chunk:
             raise ConnectionError("the daemon closed the connection before saying hello")

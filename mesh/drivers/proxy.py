@@ -293,7 +293,7 @@ def _connect(path: Path) -> Link | None:
         connection.close()
         raise DaemonUnavailable(f"cannot connect to {path} ({exc.strerror or exc})") from None
     try:
-        hello, leftover = read_hello(connection)
+        hello, leftover = read_hello(connection, CONNECT_TIMEOUT_S)
     except ConnectionError:
         connection.close()
         return None  # a daemon stopping, or refusing our uid: as if nothing listened

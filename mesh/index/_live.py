@@ -200,10 +200,12 @@ class LiveIndex:
         }
 
     def _generation(self) -> int:
-        """The committed generation (0 before any), read without opening a connection when a
-        pooled one can answer: every daemon connection's hello asks."""
-        if not self._state.has_snapshot:
+        """The committed generation (0 before any). Every daemon connection's hello asks, on the
+        accept loop: an idle pooled reader answers; with none free (all 16 busy), a connection of
+        its own, rather than wait for one."""
+        if not self._state.has_snapshot or not self._readers_free.acquire(blocking=False):
             return _readable_generation(self._db_path)
+        self._readers_free.release()
         try:
             with self.snapshot() as db:
                 return int(db.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()[0])
