@@ -17,7 +17,7 @@ def test_protocol_core_has_full_branch_coverage(tmp_path: Path) -> None:
     env_args = {"cwd": ROOT, "capture_output": True, "text": True, "timeout": 540}
     run = subprocess.run(
         [sys.executable, "-m", "coverage", "run", f"--data-file={data}", "--branch", "--source=mesh.protocol",
-         "-m", "pytest", "-q", "-p", "no:xdist", "-p", "no:cacheprovider", "tests/protocol"],
+         "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/protocol"],  # no -n: one process
         **env_args,
     )  # fmt: skip
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
