@@ -17,12 +17,10 @@ from typing import TextIO
 
 import orjson
 
-from ._commands import refresh_index
+from ._commands import open_index, refresh_index
 from .audit import AuditLog, AuditRow, canonical_digest
-from .index import Index, IndexUnavailable
 from .index._live import StaticIndex
 from .tools import Registry
-from .workspace import cache_dir
 
 __all__ = ["run_call"]
 
@@ -50,10 +48,8 @@ def run_call(
     if not isinstance(parsed, dict):
         stderr.write('mesh-mcp call: the arguments must be a JSON object such as \'{"query": "x"}\'\n')
         return 2
-    try:
-        index = Index(root, cache_dir(root))
-    except IndexUnavailable as exc:
-        stderr.write(f"mesh-mcp call: {exc}\n")
+    index = open_index(root, "call", stderr)
+    if index is None:
         return 1
     try:
         registry: Registry = registry_for(StaticIndex(index))

@@ -10,7 +10,7 @@ from .workspace import find_workspace
 if TYPE_CHECKING:
     from .index import Index
 
-__all__ = ["refresh_index", "workspace_of"]
+__all__ = ["open_index", "refresh_index", "workspace_of"]
 
 
 def workspace_of(directory: Path | None, command: str, stderr: TextIO) -> Path | None:
@@ -23,6 +23,18 @@ def workspace_of(directory: Path | None, command: str, stderr: TextIO) -> Path |
         stderr.write(f"mesh-mcp {command}: {directory}: not a folder\n")
         return None
     return root
+
+
+def open_index(root: Path, command: str, stderr: TextIO, *, workers: int | None = None) -> Index | None:
+    """The index of ``root`` in its cache folder; None, after saying why, when it cannot be kept."""
+    from .index import Index, IndexUnavailable
+    from .workspace import cache_dir
+
+    try:
+        return Index(root, cache_dir(root), workers=workers)
+    except IndexUnavailable as exc:
+        stderr.write(f"mesh-mcp {command}: {exc}\n")
+        return None
 
 
 def refresh_index(index: Index, command: str, stderr: TextIO, *, stale: str) -> int:

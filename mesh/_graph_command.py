@@ -15,11 +15,9 @@ import tempfile
 from pathlib import Path
 from typing import TextIO
 
-from ._commands import refresh_index, workspace_of
-from .index import Index, IndexUnavailable
+from ._commands import open_index, refresh_index, workspace_of
 from .index._service_graph import service_graph
 from .render._graph import FORMATS, render_graph
-from .workspace import cache_dir
 
 __all__ = ["run_graph"]
 
@@ -39,10 +37,8 @@ def run_graph(directory: Path | None, fmt: str, out: Path | None, stdout: TextIO
         if problem:
             stderr.write(f"{_NAME}: cannot write {out}: {problem}\n")
             return 2
-    try:
-        index = Index(root, cache_dir(root))
-    except IndexUnavailable as exc:
-        stderr.write(f"{_NAME}: {exc}\n")
+    index = open_index(root, "graph", stderr)
+    if index is None:
         return 1
     try:
         code = refresh_index(index, "graph", stderr, stale="drawing the last snapshot")

@@ -10,9 +10,8 @@ from typing import TextIO
 import attrs
 import orjson
 
-from ._commands import workspace_of
-from .index import ConfigError, Index, IndexUnavailable, Progress, Summary
-from .workspace import cache_dir
+from ._commands import open_index, workspace_of
+from .index import ConfigError, IndexUnavailable, Progress, Summary
 
 __all__ = ["run_index"]
 
@@ -105,10 +104,8 @@ def run_index(directory: Path | None, *, as_json: bool, workers: int | None, std
     root = workspace_of(directory, "index", stderr)
     if root is None:
         return 2
-    try:
-        index = Index(root, cache_dir(root), workers=workers)
-    except IndexUnavailable as exc:
-        stderr.write(f"mesh-mcp index: {exc}\n")
+    index = open_index(root, "index", stderr, workers=workers)
+    if index is None:
         return 1
     try:
         summary = index.refresh(progress=ProgressBar(stderr))
