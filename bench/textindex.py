@@ -54,7 +54,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from mesh.index._trigrams import Query, fold, plan, plan_literal
+from mesh.index.store._trigrams import Query, fold, plan, plan_literal
 
 RESULTS = Path(__file__).resolve().parent / "results"
 MAX_FILE_BYTES = 1 << 20

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from . import __version__
-from ._serve import exit_now, open_audit, plugin_names
+from .commands._serve import exit_now, open_audit, plugin_names
 from .workspace import find_workspace
 
 # Everything else loads when a command needs it: the proxy (the default of `mcp`) needs no tools,
@@ -151,7 +151,7 @@ def daemon_main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run_daemon(args: argparse.Namespace) -> int:
-    from ._daemon_command import run_daemon
+    from .commands.daemon import run_daemon
 
     if args.idle_exit is not None and args.idle_exit < 0:
         _complain("--idle-exit must be 0 or more seconds")
@@ -195,18 +195,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _run_daemon(args)
     _setup_logging(args.log_level)
     if args.command == "index":
-        from ._index_command import run_index
+        from .commands.index import run_index
 
         if args.workers is not None and args.workers < 1:
             _complain("--workers must be at least 1")
             return 2
         return run_index(args.directory, as_json=args.json, workers=args.workers, stdout=sys.stdout, stderr=sys.stderr)
     if args.command == "graph":
-        from ._graph_command import run_graph
+        from .commands.graph import run_graph
 
         return run_graph(args.directory, args.format, args.out, stdout=sys.stdout, stderr=sys.stderr)
     if args.command == "audit":
-        from ._audit_command import run_audit
+        from .commands.audit import run_audit
 
         return run_audit(
             args.directory,
@@ -218,7 +218,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             stderr=sys.stderr,
         )
     if args.command == "doctor":
-        from ._doctor_command import run_doctor
+        from .commands.doctor import run_doctor
 
         return run_doctor(args.directory, as_json=args.json, stdout=sys.stdout, stderr=sys.stderr)
     workspace = _workspace(args.workspace)
@@ -226,7 +226,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     plugins = plugin_names()
     if args.command == "call":
-        from ._call_command import run_call
+        from .commands.call import run_call
         from .tools import Registry, builtin_registry, load_plugins
         from .tools._builtin import IndexSource
 
@@ -271,7 +271,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _serve_standalone(workspace: Path, out_fd: int, plugins: list[str]) -> int:
     from .drivers.stdio import serve_stdio
-    from .index._live import LiveIndex
+    from .index.build._live import LiveIndex
     from .protocol import SessionConfig
     from .tools import builtin_registry, load_plugins
 

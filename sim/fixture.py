@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Final
 
 from mesh.index import Index
-from mesh.index._live import StaticIndex
+from mesh.index.build._live import StaticIndex
 from mesh.tools import Registry, builtin_registry
 from mesh.workspace import cache_dir
 

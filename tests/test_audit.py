@@ -26,7 +26,7 @@ import attrs
 import pytest
 
 import mesh.audit
-from mesh._audit_command import render_table, run_audit
+from mesh.commands.audit import render_table, run_audit
 from mesh.audit import (
     DB_NAME,
     REOPEN_AFTER_S,

@@ -26,9 +26,9 @@ from pathlib import Path
 import orjson
 import pytest
 
-import mesh._doctor_command as doctor
+import mesh.commands.doctor as doctor
 from mesh import __version__
-from mesh._doctor_command import (
+from mesh.commands.doctor import (
     SNIPPETS,
     Check,
     Status,
@@ -47,7 +47,7 @@ from mesh._doctor_command import (
 )
 from mesh.cli import main
 from mesh.index import ConfigError, Index, load_config
-from mesh.index._store import SCHEMA_VERSION
+from mesh.index.store._store import SCHEMA_VERSION
 from mesh.index.parse import LANGUAGE_OF_SUFFIX, language_of
 from mesh.index.parse._ts import GRAMMARS
 from mesh.sockets import Hello, lock_path, socket_path
@@ -681,7 +681,7 @@ def test_cli_doctor_only_looks(tmp_path: Path, short_dir: Path) -> None:
     }
     probe = (
         "import sys; from mesh.cli import main; code = main(['doctor', sys.argv[1]]);"
-        " print('loaded:', sorted(m for m in ('mesh.index._build', 'mesh.index._watch', 'watchfiles') if m in sys.modules));"
+        " print('loaded:', sorted(m for m in ('mesh.index.build._build', 'mesh.index.build._watch', 'watchfiles') if m in sys.modules));"
         " sys.exit(code)"
     )
     result = subprocess.run(

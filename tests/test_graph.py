@@ -24,10 +24,10 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from mesh._graph_command import run_graph
+from mesh.commands.graph import run_graph
 from mesh.cli import main
 from mesh.index import Index, Store
-from mesh.index._service_graph import EVIDENCE_MAX, ServiceEdge, ServiceGraph, ServiceNode, service_graph
+from mesh.index.query._service_graph import EVIDENCE_MAX, ServiceEdge, ServiceGraph, ServiceNode, service_graph
 from mesh.render._graph import (
     CSP,
     JSON_VERSION,

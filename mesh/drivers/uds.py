@@ -2,7 +2,7 @@
 
 Theory of operation
 -------------------
-The caller (``mesh/_daemon_command.py``) owns the listening socket, the lock, the index and the
+The caller (``mesh/commands/daemon.py``) owns the listening socket, the lock, the index and the
 audit log; :class:`Daemon` owns the connections. Its loop, on the main thread, sleeps in ``poll``
 on the listener and a wake-up pipe (signals reach it through ``signal.set_wakeup_fd``, a finished
 connection through a byte of its own), with a timeout only while no client is connected: the

@@ -7,6 +7,8 @@ bytes always give the same facts.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import attrs
 
 __all__ = [
@@ -22,6 +24,8 @@ __all__ = [
     "ProtoMethod",
     "ProtoService",
     "Section",
+    "method_spelling",
+    "method_variants",
 ]
 
 
@@ -168,3 +172,18 @@ class FileFacts:
     dependencies: tuple[Dependency, ...] = ()
     #: Why the file could not be (fully) parsed; facts found before the problem are kept.
     error: str = ""
+
+
+def method_spelling(name: str) -> str:
+    """The spelling used to compare method names across languages: no case, no underscores."""
+    return name.replace("_", "").lower()
+
+
+def method_variants(name: str) -> Iterator[str]:
+    """Every spelling ``name`` may stand for: C# adds ``Async``, C++ stubs ``Async``/``PrepareAsync``."""
+    yield method_spelling(name)
+    if name.endswith("Async") and len(name) > 5:
+        yield method_spelling(name[:-5])
+    for prefix in ("PrepareAsync", "Async"):
+        if name.startswith(prefix) and len(name) > len(prefix):
+            yield method_spelling(name[len(prefix) :])

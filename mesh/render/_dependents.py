@@ -1,6 +1,6 @@
 """The Markdown of ``dependents``: what the target was read as, then its dependents by service.
 
-Dependents come sorted by service, level and path (:func:`mesh.index._graph.find_dependents`). A
+Dependents come sorted by service, level and path (:func:`mesh.index.query._graph.find_dependents`). A
 page is a prefix of that list from ``offset`` that stays within ``page_bytes`` (at least one
 dependent), so following the cursors shows each dependent exactly once. Each service opens with a
 heading that counts all its dependents (not only those on the page); each dependent is one line:
@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Final
 
-from ..index._graph import Dependent, Edge, EdgeKind, Found, Location, Scope, Target
+from ..index.query._graph import Dependent, Edge, EdgeKind, Found, Location, Scope, Target
 from ._paging import Paging, code, paging_footer
 from ._search import PAGE_BYTES
 

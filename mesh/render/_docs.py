@@ -32,7 +32,7 @@ from typing import Final
 
 import attrs
 
-from ..index._docs_query import DocFile, DocSection, HeadingMatch, Outline
+from ..index.query._docs_query import DocFile, DocSection, HeadingMatch, Outline
 from ._paging import Paging, call_text, code, paging_footer
 
 __all__ = [

@@ -2,7 +2,7 @@
 
 Theory of operation
 -------------------
-All three read a :class:`~mesh.index._service_graph.ServiceGraph` and nothing else, and are pure:
+All three read a :class:`~mesh.index.query._service_graph.ServiceGraph` and nothing else, and are pure:
 the same graph gives the same bytes (no clock, no randomness, no set order, no absolute path).
 
 **Mermaid** is a ``flowchart LR``: a node per service under an id made from its name
@@ -59,7 +59,7 @@ from typing import Any, Final
 import attrs
 import orjson
 
-from ..index._service_graph import EdgeKind, ServiceEdge, ServiceGraph
+from ..index.query._service_graph import EdgeKind, ServiceEdge, ServiceGraph
 
 __all__ = [
     "FORMATS",

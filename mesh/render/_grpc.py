@@ -17,7 +17,7 @@ from typing import Final
 
 import attrs
 
-from ..index._grpc_query import Copy, Message, MethodTrace, ServiceTrace, Site, Trace, UnresolvedTrace
+from ..index.query._grpc_query import Copy, Message, MethodTrace, ServiceTrace, Site, Trace, UnresolvedTrace
 from ._paging import Paging, call_text, code, paging_footer
 
 __all__ = ["PAGE_BYTES", "TOOL", "Listed", "listed_sites", "render_grpc"]

@@ -1,7 +1,7 @@
 """The Markdown of ``impact_matrix``: what changed, a services × kinds-of-impact table, the evidence,
 and a one-line verdict.
 
-The first page shows the changes, then the table (:func:`mesh.index._graph.impact_of`: one row per
+The first page shows the changes, then the table (:func:`mesh.index.query._graph.impact_of`: one row per
 service that changed or holds a dependent, by name, at most ``ROWS_MAX``; cells count files, "–"
 for none), then the evidence: dependents grouped by service as ``dependents`` shows them. The
 evidence pages like ``dependents`` (a prefix of the sorted list within ``page_bytes``; later pages
@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Final
 
-from ..index._graph import Found, Impact, ImpactRow, Target
+from ..index.query._graph import Found, Impact, ImpactRow, Target
 from ._dependents import describe_target, page_by_service, service_name
 from ._paging import Paging, code, paging_footer
 from ._search import PAGE_BYTES

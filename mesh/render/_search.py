@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Final
 
-from ..index._search import Found, Match
+from ..index.query._search import Found, Match
 from ._paging import Paging, code, paging_footer
 
 __all__ = ["PAGE_BYTES", "render_search"]

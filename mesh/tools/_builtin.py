@@ -14,7 +14,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Final, Protocol
 
-from ..index._live import NotReady
+from ..index.build._live import NotReady
 from . import _smart_search
 from ._registry import CallContext, Registry, Tool, ToolError
 from ._view import View

@@ -1,6 +1,6 @@
 """``dependents``: who depends on a file, folder, module, symbol, proto entity or service.
 
-The target is read as described in :mod:`mesh.index._graph` (a service name, a path, an RPC, a proto
+The target is read as described in :mod:`mesh.index.query._graph` (a service name, a path, an RPC, a proto
 entity or package, a module as imported, a proto short name, a symbol: the first reading that
 matches). Dependents are found breadth first up to ``depth`` levels (default 2, at most 5) through
 imports and gRPC, grouped by service, each with its level and the ``file:line`` of its last hop.
@@ -18,7 +18,7 @@ from typing import Final
 
 import attrs
 
-from ..index._graph import GraphError, Scope, find_dependents, resolve_scope, resolve_target
+from ..index.query._graph import GraphError, Scope, find_dependents, resolve_scope, resolve_target
 from ..render._dependents import render_dependents
 from ._args import describe
 from ._registry import ToolError

@@ -38,7 +38,7 @@ from typing import Final
 
 import attrs
 
-from ..index._docs_query import (
+from ..index.query._docs_query import (
     DocFile,
     DocSection,
     Outline,

@@ -6,7 +6,7 @@ from typing import Final
 
 import attrs
 
-from ..index._grpc_query import FORMS, GrpcTargetError, trace
+from ..index.query._grpc_query import FORMS, GrpcTargetError, trace
 from ..render._grpc import listed_sites, render_grpc
 from ..render._paging import busiest_scopes, call_text, code
 from ._args import describe

@@ -11,7 +11,7 @@ like); a renamed file counts as deleted and added. Paths the index does not hold
 are listed and not followed. Every message and service of a changed ``.proto`` counts as changed.
 
 The dependents of all the changes together are found as ``dependents`` finds them (up to ``depth``,
-default 2) and tabled per service by :func:`mesh.index._graph.impact_of`; the answer ends with the
+default 2) and tabled per service by :func:`mesh.index.query._graph.impact_of`; the answer ends with the
 verdict ``N services impacted, M via gRPC``. ``scope`` limits the table and the evidence to a
 service or a path prefix; ``cursor`` pages through the evidence.
 
@@ -28,7 +28,7 @@ from typing import Final
 
 import attrs
 
-from ..index._graph import GraphError, Target, find_dependents, impact_of, resolve_file, resolve_target
+from ..index.query._graph import GraphError, Target, find_dependents, impact_of, resolve_file, resolve_target
 from ..render._impact import render_impact
 from ..render._paging import code
 from ._args import describe

@@ -15,7 +15,7 @@ from typing import Final, Literal
 
 import attrs
 
-from ..index._search import SearchError, search, symbols
+from ..index.query._search import SearchError, search, symbols
 from ..render._search import render_search
 from ._args import describe
 from ._registry import ToolError

@@ -249,8 +249,8 @@ def test_kill_9_mid_build_keeps_the_previous_snapshot_and_the_next_start_goes_on
 
 def test_a_file_over_the_time_budget_or_killing_its_worker_costs_only_itself(tmp_path: Path) -> None:
     """INV-INDEX-4."""
-    from mesh.index._pool import ParsePool
-    from mesh.index._work import Task
+    from mesh.index.build._pool import ParsePool
+    from mesh.index.build._work import Task
 
     root = tmp_path / "ws"
     files = {f"a/m{i:02}.py": f"def f{i}():\n    pass\n" for i in range(30)}
@@ -309,7 +309,7 @@ def test_imports_follow_their_target_through_deletion_and_return(ws: Path, tmp_p
 
 def test_a_file_that_cannot_be_read_is_recorded_with_the_reason(tmp_path: Path) -> None:
     """INV-INDEX-4."""
-    from mesh.index._work import Task, process
+    from mesh.index.build._work import Task, process
 
     (tmp_path / "folder.py").mkdir()
     outcome = process(tmp_path, Task("folder.py"))
@@ -380,7 +380,7 @@ def test_an_index_that_keeps_its_workers_budgets_even_a_single_file(tmp_path: Pa
 
 def test_the_trigram_index_narrows_searches_with_the_planners_own_folding(tmp_path: Path) -> None:
     """The FTS table holds mesh's folded text, so a plan made by the same folding finds its candidates."""
-    from mesh.index._trigrams import plan, plan_literal
+    from mesh.index.store._trigrams import plan, plan_literal
 
     root = tmp_path / "ws"
     make(

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from mesh.index import Index
-from mesh.index._live import LiveIndex, NotReady
+from mesh.index.build._live import LiveIndex, NotReady
 
 WAIT_S = 60.0
 
@@ -196,7 +196,7 @@ def test_readers_of_threads_that_ended_leave_no_descriptors_behind(tmp_path: Pat
     20 at a time, leave at most the pool's connections open (not one per dead thread)."""
     import threading
 
-    from mesh.index._live import READERS_MAX
+    from mesh.index.build._live import READERS_MAX
 
     root = workspace(tmp_path, {"a.py": "x = 1\n"})
     built = Index(root, tmp_path / "cache", workers=1)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from mesh.index import Index
-from mesh.index._search import Found, SearchError, search
+from mesh.index.query._search import Found, SearchError, search
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "workspace"
 

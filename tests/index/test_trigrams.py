@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from mesh.index._trigrams import ALL, GRAM, NONE, Query, fold, plan, plan_literal, trigrams
+from mesh.index.store._trigrams import ALL, GRAM, NONE, Query, fold, plan, plan_literal, trigrams
 
 # ---------------------------------------------------------------------------------------------------------------------
 # Folding

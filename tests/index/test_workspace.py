@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from mesh.index import ConfigError, Service, discover_services, load_config
-from mesh.index._workspace import Workspace
+from mesh.index.build._workspace import Workspace
 from mesh.workspace import cache_dir, cache_root, workspace_id
 
 from .test_enumerate import make
@@ -69,7 +69,7 @@ def test_the_longest_service_path_owns_a_file(tmp_path: Path) -> None:
         Service("outer", "svc", "mesh.toml"),
         Service("inner", "svc/inner", "mesh.toml"),
     )
-    from mesh.index._workspace import Config, order_services
+    from mesh.index.build._workspace import Config, order_services
 
     workspace = Workspace(tmp_path, Config(), order_services(services))
     assert workspace.service_of("svc/inner/x.py") == "inner"

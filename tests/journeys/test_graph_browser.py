@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from mesh.index._service_graph import ServiceGraph
+from mesh.index.query._service_graph import ServiceGraph
 from mesh.render._graph import graph_html
 from tests.test_graph import FIXTURE, HOSTILE, graph_of, hostile_graph, platform_graph
 

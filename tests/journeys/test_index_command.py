@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from mesh._index_command import ProgressBar
+from mesh.commands.index import ProgressBar
 from mesh.index import Progress
 
 pytestmark = pytest.mark.journey

@@ -7,7 +7,7 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mesh.index._search import Found, Match
+from mesh.index.query._search import Found, Match
 from mesh.render._search import render_search
 
 

@@ -7,8 +7,8 @@ import signal
 import time
 from pathlib import Path
 
-from mesh.index._pool import worker_main
-from mesh.index._work import Outcome, Task, process
+from mesh.index.build._pool import worker_main
+from mesh.index.build._work import Outcome, Task, process
 
 
 def misbehaving(root: Path, task: Task) -> Outcome:

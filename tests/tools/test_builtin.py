@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from mesh.index import Index, Progress
-from mesh.index._live import NotReady, StaticIndex
+from mesh.index.build._live import NotReady, StaticIndex
 from mesh.tools import builtin_registry
 
 from .conftest import FIXTURE, GOLDEN
@@ -72,7 +72,7 @@ _DUMP = """
 import sys
 from pathlib import Path
 from mesh.index import Index
-from mesh.index._live import StaticIndex
+from mesh.index.build._live import StaticIndex
 from mesh.tools import builtin_registry
 calls = {calls!r}
 index = Index(Path({fixture!r}), Path(sys.argv[1]), workers=1)

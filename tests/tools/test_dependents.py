@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from mesh.index import Index
-from mesh.index._graph import type_names
+from mesh.index.query._graph import type_names
 from mesh.tools import ToolError, parse_args, schema_of
 from mesh.tools._dependents import NAME, Args, answer
 from mesh.tools._view import View

@@ -22,10 +22,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import mesh.index._build as build
-import mesh.index._docs_query as docs_query
+import mesh.index.build._build as build
+import mesh.index.query._docs_query as docs_query
 from mesh.index import Index
-from mesh.index._docs_query import DocFile, DocSection, Outline
+from mesh.index.query._docs_query import DocFile, DocSection, Outline
 from mesh.index.parse._markdown import extract as extract_markdown
 from mesh.render import TOOL_TEXT_BYTES_MAX
 from mesh.render._docs import PAGE_BYTES, parse_cursor, render_section

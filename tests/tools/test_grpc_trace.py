@@ -21,7 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mesh.index import Index
-from mesh.index._grpc_query import MethodRow, MethodTrace, Site, parse_target
+from mesh.index.query._grpc_query import MethodRow, MethodTrace, Site, parse_target
 from mesh.render._bound import _track_fence
 from mesh.render._grpc import listed_sites, render_grpc
 from mesh.tools import ArgumentError, ToolError, parse_args, schema_of

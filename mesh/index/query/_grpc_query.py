@@ -35,7 +35,7 @@ from typing import Final
 
 import attrs
 
-from ._resolve import _method_variants, method_spelling
+from .._facts import method_spelling, method_variants
 
 __all__ = [
     "Copy",
@@ -364,7 +364,7 @@ def _methods(db: sqlite3.Connection, package: str, service: str) -> list[str]:
 def _match_method(names: list[str], wanted: str) -> list[str]:
     if wanted in names:
         return [wanted]
-    spellings = set(_method_variants(wanted))
+    spellings = set(method_variants(wanted))
     return [name for name in names if method_spelling(name) in spellings]
 
 
@@ -803,11 +803,11 @@ def _unresolved(db: sqlite3.Connection, reading: Reading) -> UnresolvedTrace | N
     sites = _sites(db, "g.service_key IS NULL AND g.service = ?", (service,))
     method = reading.method or ""
     if method:
-        spellings = set(_method_variants(method))
+        spellings = set(method_variants(method))
         sites = tuple(
             site
             for site in sites
-            if site.role in ("server", "client") or spellings & set(_method_variants(site.spelled))
+            if site.role in ("server", "client") or spellings & set(method_variants(site.spelled))
         )
     if not sites:
         return None

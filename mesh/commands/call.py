@@ -17,10 +17,10 @@ from typing import TextIO
 
 import orjson
 
-from ._commands import open_index, refresh_index
-from .audit import AuditLog, AuditRow, canonical_digest
-from .index._live import StaticIndex
-from .tools import Registry
+from ._common import open_index, refresh_index
+from ..audit import AuditLog, AuditRow, canonical_digest
+from ..index.build._live import StaticIndex
+from ..tools import Registry
 
 __all__ = ["run_call"]
 

@@ -33,10 +33,10 @@ from pathlib import Path
 from types import FrameType
 from typing import TextIO
 
-from . import __version__
+from .. import __version__
 from ._serve import open_audit, plugin_names
-from .sockets import Hello, SocketDirError, check_length, lock_path, private_dir, socket_path
-from .workspace import cache_dir
+from ..sockets import Hello, SocketDirError, check_length, lock_path, private_dir, socket_path
+from ..workspace import cache_dir
 
 __all__ = ["DEFAULT_IDLE_EXIT_S", "run_daemon"]
 
@@ -89,10 +89,10 @@ def run_daemon(
 
 
 def _serve(workspace: Path, path: Path, log_file: Path, idle_exit_s: float | None, environ: Mapping[str, str]) -> int:
-    from .drivers.uds import Daemon
-    from .index._live import LiveIndex
-    from .protocol import SessionConfig
-    from .tools import builtin_registry, load_plugins
+    from ..drivers.uds import Daemon
+    from ..index.build._live import LiveIndex
+    from ..protocol import SessionConfig
+    from ..tools import builtin_registry, load_plugins
 
     live = LiveIndex(workspace, refresh_delay_s=0.0)
     registry = builtin_registry(live)
@@ -287,7 +287,7 @@ def _idle_exit_s(workspace: Path, given: float | None, environ: Mapping[str, str
         except ValueError:
             pass
         log.warning("MESH_DAEMON_IDLE_S=%r is not a number of seconds; ignored", text)
-    from .index import ConfigError, load_config
+    from ..index import ConfigError, load_config
 
     try:
         configured = load_config(workspace).daemon_idle_exit_s

@@ -38,7 +38,7 @@ from typing import Any, Final
 import attrs
 import re2
 
-from ._trigrams import ALL, Query, fold, plan, plan_literal
+from ..store._trigrams import ALL, Query, fold, plan, plan_literal
 
 __all__ = ["Found", "Match", "SearchError", "compile_query", "file_text", "search", "symbols"]
 

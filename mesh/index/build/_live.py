@@ -36,9 +36,9 @@ from typing import TYPE_CHECKING, Final
 
 import attrs
 
-from ..workspace import cache_dir
+from ...workspace import cache_dir
 from ._progress import Progress
-from ._store import DB_NAME, SCHEMA_VERSION
+from ..store._store import DB_NAME, SCHEMA_VERSION
 
 if TYPE_CHECKING:
     from ._build import Index, Summary
@@ -289,7 +289,7 @@ class LiveIndex:
         # The builder, the parsers' dispatch and the watcher load here, off the server's start-up.
         from ._build import Index
         from ._pool import DEFAULT_BUDGET_S, WORKER_MODULE
-        from ._store import IndexUnavailable
+        from ..store._store import IndexUnavailable
         from ._watch import DEFAULT_RECONCILE_S, Watcher
         from ._workspace import ConfigError
 

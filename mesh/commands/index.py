@@ -10,8 +10,8 @@ from typing import TextIO
 import attrs
 import orjson
 
-from ._commands import open_index, workspace_of
-from .index import ConfigError, IndexUnavailable, Progress, Summary
+from ._common import open_index, workspace_of
+from ..index import ConfigError, IndexUnavailable, Progress, Summary
 
 __all__ = ["run_index"]
 

@@ -15,9 +15,9 @@ import tempfile
 from pathlib import Path
 from typing import TextIO
 
-from ._commands import open_index, refresh_index, workspace_of
-from .index._service_graph import service_graph
-from .render._graph import FORMATS, render_graph
+from ._common import open_index, refresh_index, workspace_of
+from ..index.query._service_graph import service_graph
+from ..render._graph import FORMATS, render_graph
 
 __all__ = ["run_graph"]
 

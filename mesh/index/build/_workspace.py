@@ -26,7 +26,7 @@ from typing import Final
 
 import attrs
 
-from .parse import manifest_kind
+from ..parse import manifest_kind
 
 __all__ = ["Config", "ConfigError", "Service", "Workspace", "discover_services", "load_config"]
 

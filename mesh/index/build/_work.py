@@ -15,9 +15,9 @@ from typing import Final
 
 import attrs
 
-from ._facts import FileFacts
-from ._trigrams import indexed
-from .parse import extract, language_of
+from .._facts import FileFacts
+from ..store._trigrams import indexed
+from ..parse import extract, language_of
 
 __all__ = ["Outcome", "Task", "process"]
 
@@ -43,7 +43,7 @@ class Outcome:
     #: "parsed", "unchanged" (same hash as known: nothing else is filled) or "failed" (see facts.error).
     status: str
     lines: int = 0
-    #: The text as the trigram index holds it (:func:`~mesh.index._trigrams.indexed`).
+    #: The text as the trigram index holds it (:func:`~mesh.index.store._trigrams.indexed`).
     searchable: str = ""
     compressed: bytes = b""
     facts: FileFacts = attrs.field(factory=lambda: FileFacts(language=""))

@@ -24,26 +24,13 @@ import re
 import sqlite3
 import zlib
 from collections import defaultdict
-from collections.abc import Iterator
 from typing import Final
 
-__all__ = ["method_spelling", "resolve"]
+from .._facts import method_spelling, method_variants
+
+__all__ = ["resolve"]
 
 _WORD: Final = re.compile(r"[A-Za-z][a-z0-9]*|[0-9]+")
-
-
-def method_spelling(name: str) -> str:
-    """The spelling used to compare method names across languages: no case, no underscores."""
-    return name.replace("_", "").lower()
-
-
-def _method_variants(name: str) -> Iterator[str]:
-    yield method_spelling(name)
-    if name.endswith("Async") and len(name) > 5:
-        yield method_spelling(name[:-5])
-    for prefix in ("PrepareAsync", "Async"):
-        if name.startswith(prefix) and len(name) > len(prefix):
-            yield method_spelling(name[len(prefix) :])
 
 
 def _words(text: str) -> set[str]:
@@ -121,7 +108,7 @@ def _resolve_grpc(db: sqlite3.Connection) -> None:
         method_key = None
         if method:
             spellings = methods.get((package, service), {})
-            for variant in _method_variants(method):
+            for variant in method_variants(method):
                 if variant in spellings:
                     method_key = f"{service_key}/{spellings[variant]}"
                     break

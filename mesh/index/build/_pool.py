@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Final, Self
 
-from ._facts import FileFacts
+from .._facts import FileFacts
 from ._work import Outcome, Task, process
 
 __all__ = ["FileBudgetExceeded", "ParsePool", "run_inline", "worker_loop", "worker_main"]
@@ -40,7 +40,7 @@ log = logging.getLogger("mesh.index")
 DEPTH: Final = 8
 GRACE_S: Final = 10.0
 DEFAULT_BUDGET_S: Final = 5.0
-WORKER_MODULE: Final = "mesh.index._worker_main"
+WORKER_MODULE: Final = "mesh.index.build._worker_main"
 
 
 class FileBudgetExceeded(BaseException):

@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from .workspace import find_workspace
+from ..workspace import find_workspace
 
 if TYPE_CHECKING:
-    from .index import Index
+    from ..index import Index
 
 __all__ = ["open_index", "refresh_index", "workspace_of"]
 
@@ -27,8 +27,8 @@ def workspace_of(directory: Path | None, command: str, stderr: TextIO) -> Path |
 
 def open_index(root: Path, command: str, stderr: TextIO, *, workers: int | None = None) -> Index | None:
     """The index of ``root`` in its cache folder; None, after saying why, when it cannot be kept."""
-    from .index import Index, IndexUnavailable
-    from .workspace import cache_dir
+    from ..index import Index, IndexUnavailable
+    from ..workspace import cache_dir
 
     try:
         return Index(root, cache_dir(root), workers=workers)
@@ -43,8 +43,8 @@ def refresh_index(index: Index, command: str, stderr: TextIO, *, stale: str) -> 
     A broken ``mesh.toml`` is 2 (the user's input); an index that cannot be kept is 1, unless an
     earlier snapshot can still answer: then the command goes on, after saying so (``stale``: how
     it goes on, e.g. "answering from the last snapshot")."""
-    from ._index_command import ProgressBar
-    from .index import ConfigError, IndexUnavailable
+    from .index import ProgressBar
+    from ..index import ConfigError, IndexUnavailable
 
     try:
         index.refresh(progress=ProgressBar(stderr) if stderr.isatty() else None)

@@ -33,7 +33,7 @@ from typing import Final
 
 import attrs
 
-from ._facts import FileFacts
+from .._facts import FileFacts
 from ._trigrams import indexed
 
 __all__ = ["FileRecord", "IndexUnavailable", "Store"]

@@ -10,10 +10,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .workspace import cache_dir
+from ..workspace import cache_dir
 
 if TYPE_CHECKING:
-    from .audit import AuditLog
+    from ..audit import AuditLog
 
 __all__ = ["exit_now", "open_audit", "plugin_names"]
 
@@ -28,8 +28,8 @@ def plugin_names(environ: Mapping[str, str] | None = None) -> list[str]:
 
 def open_audit(workspace: Path) -> AuditLog:
     """The workspace's audit log, with the retention of ``[audit]`` in mesh.toml (opened lazily)."""
-    from .audit import AuditLog
-    from .index import ConfigError, load_config
+    from ..audit import AuditLog
+    from ..index import ConfigError, load_config
 
     try:
         config = load_config(workspace)

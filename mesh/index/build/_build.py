@@ -29,16 +29,16 @@ from typing import Final
 
 import attrs
 
-from ..workspace import cache_dir
+from ...workspace import cache_dir
 from ._enumerate import FileEntry, Walk, check_paths, walk
-from ._kinds import kind_of
+from ..parse._kinds import kind_of
 from ._pool import DEFAULT_BUDGET_S, WORKER_MODULE, ParsePool, run_inline
 from ._progress import Progress
 from ._resolve import resolve
-from ._store import FileRecord, Store, Writer
+from ..store._store import FileRecord, Store, Writer
 from ._work import Outcome, Task
 from ._workspace import Config, Workspace, discover_services, load_config, order_services
-from .parse import language_of, manifest_kind
+from ..parse import language_of, manifest_kind
 
 __all__ = ["Index", "Progress", "Summary"]
 

@@ -36,10 +36,10 @@ from urllib.parse import quote
 import attrs
 import orjson
 
-from . import __version__
-from ._commands import workspace_of
-from .sockets import Hello, SocketDirError, check_length, lock_path, private_dir, read_hello, socket_dir, socket_path
-from .workspace import cache_dir, find_workspace
+from .. import __version__
+from ._common import workspace_of
+from ..sockets import Hello, SocketDirError, check_length, lock_path, private_dir, read_hello, socket_dir, socket_path
+from ..workspace import cache_dir, find_workspace
 
 __all__ = ["Check", "Status", "diagnose", "render_json", "render_text", "run_doctor"]
 
@@ -218,7 +218,7 @@ def check_workspace(root: Path, *, given: bool) -> Check:
     """Which folder is the workspace and why; ``mesh.toml`` must load as the index will load it."""
     marker = _marker(root)
     if marker == "mesh.toml":
-        from .index._workspace import ConfigError, load_config
+        from ..index.build._workspace import ConfigError, load_config
 
         try:
             config = load_config(root)
@@ -471,7 +471,7 @@ class IndexFile:
 
 def read_index(path: Path) -> IndexFile:
     """Read ``meta`` through a read-only connection; raises ``sqlite3.Error`` for a damaged file."""
-    from .index._store import SCHEMA_VERSION
+    from ..index.store._store import SCHEMA_VERSION
 
     connection = sqlite3.connect(f"file:{quote(str(path))}?mode=ro", uri=True, timeout=SQLITE_TIMEOUT_S)
     try:
@@ -499,7 +499,7 @@ def check_index(root: Path, folder: Path, hello: Hello | None, *, now: float) ->
         return _index_by_daemon(hello, path, rebuild, now)
     if not path.exists():
         return Check("index", Status.INFO, f"not built yet ({path})", rebuild)
-    from .index._store import SCHEMA_VERSION
+    from ..index.store._store import SCHEMA_VERSION
 
     try:
         found = read_index(path)
@@ -589,7 +589,7 @@ def check_parsers() -> Check:
     """Every extractor the index uses parses a one-line file, and RE2 (``smart_search``'s regex) compiles."""
     problems = []
     try:
-        from .index.parse import extract
+        from ..index.parse import extract
     except Exception as exc:  # noqa: BLE001 - an import error names the broken package
         return Check("parsers", Status.FAIL, f"cannot load the parsers: {type(exc).__name__}: {exc}", _reinstall())
     for language, (path, source) in SNIPPETS.items():

@@ -16,9 +16,9 @@ from typing import Final, TextIO
 import attrs
 import orjson
 
-from ._commands import workspace_of
-from .audit import DB_NAME, AuditRow, AuditUnavailable, read_recent
-from .workspace import cache_dir
+from ._common import workspace_of
+from ..audit import DB_NAME, AuditRow, AuditUnavailable, read_recent
+from ..workspace import cache_dir
 
 __all__ = ["render_table", "run_audit"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from .parse import manifest_kind
+from . import manifest_kind
 
 __all__ = ["KINDS", "kind_of"]
 
