@@ -1,0 +1,1 @@
+"""Read-only questions over one snapshot of the index: search, gRPC, graphs of services, docs."""
