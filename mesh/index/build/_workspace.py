@@ -3,32 +3,44 @@
 Theory of operation
 -------------------
 ``mesh.toml`` at the workspace root is optional. It may set how the walk behaves (``[index]``) and
-name the services (``[[services]]`` with ``name``, ``path``, ``languages``, ``exclude``). Without
-named services they are discovered from the walked files, in this order:
+name the services (``[[services]]`` with ``name``, ``path``, ``languages``, ``exclude``); named
+services are the services, whatever the deployments say. Without them, services are discovered:
+:func:`discover_workspace` decides them from what deploys and builds them (:mod:`._services`:
+Compose, Kubernetes, skaffold, Aspire, Dockerfiles, build manifests and multi-project builds, Go
+programs, test projects) and is measured on real workspaces (``tests/corpus``); the index still
+uses :func:`discover_services` (folders with build manifests, then git repositories, then
+top-level folders) until its answers, golden files and seeds move to the new model.
 
-1. every folder holding a build manifest (``go.mod``, ``package.json``, ``pyproject.toml``...) is
-   a candidate; the outermost candidates below the root are services, so a Maven module or a
-   test folder with its own ``requirements.txt`` stays part of the service around it;
-2. a git repository (a folder with ``.git``) holding no such service is a service;
-3. files still unclaimed belong to the root when the root has a manifest of its own (a service
-   named after the root folder), else to the top-level folder they live in (each such folder
-   becomes a service); loose files at the root then belong to no service (``""``).
-
-Each file belongs to the service with the longest path that contains it. Names are the folder
-names; when two services would share a name, both take their relative path instead.
+Each file belongs to the service with the longest folder (its own or one of its test folders)
+that contains it; a file in no service's folder belongs to an *area* or the root (``""``) and no
+verdict counts it. External services (infrastructure deployed without source here) and the
+warnings of manifests that could not be read travel with the workspace.
 """
 
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Final
 
 import attrs
 
 from ..parse import manifest_kind
+from ._services import Area, External, Warning, areas_of, discover
 
-__all__ = ["Config", "ConfigError", "Service", "Workspace", "discover_services", "load_config"]
+__all__ = [
+    "Area",
+    "Config",
+    "ConfigError",
+    "External",
+    "Service",
+    "Warning",
+    "Workspace",
+    "discover_services",
+    "discover_workspace",
+    "load_config",
+]
 
 CONFIG_FILE: Final = "mesh.toml"
 DEFAULT_MAX_FILE_BYTES: Final = 1 << 20
@@ -43,15 +55,21 @@ class Service:
     name: str
     #: Folder relative to the workspace root, ``/`` separated; "" for the root itself.
     path: str
-    #: "mesh.toml", "manifest", "git", "folder" or "root".
+    #: "mesh.toml", "deployment", "manifest", "git", "folder" or "root".
     origin: str
     #: Language hints from ``mesh.toml`` (discovered services have none; the index counts them).
     languages: tuple[str, ...] = ()
     #: gitignore-style patterns, relative to the service folder, left out of the index.
     excludes: tuple[str, ...] = ()
+    #: "deployed", "library" or "tool" ("" when ``mesh.toml`` named it).
+    kind: str = ""
+    #: Where the decision came from: ``file:line: what it says``, strongest first.
+    evidence: tuple[str, ...] = ()
+    #: Other folders that belong to it (its test projects).
+    extra: tuple[str, ...] = ()
 
     def holds(self, path: str) -> bool:
-        return not self.path or path == self.path or path.startswith(self.path + "/")
+        return any(_within(path, folder) for folder in (self.path, *self.extra))
 
 
 @attrs.frozen
@@ -76,12 +94,22 @@ class Workspace:
     config: Config
     #: Longest path first, so the first service that holds a path is its owner.
     services: tuple[Service, ...]
+    #: Outermost folders holding no service.
+    areas: tuple[Area, ...] = ()
+    externals: tuple[External, ...] = ()
+    warnings: tuple[Warning, ...] = ()
+    #: (folder, service name), longest folder first: the first that holds a path owns it.
+    _claims: tuple[tuple[str, str], ...] = attrs.field(init=False, repr=False, eq=False)
+
+    def __attrs_post_init__(self) -> None:
+        claims = [(folder, s.name) for s in self.services for folder in (s.path, *s.extra)]
+        object.__setattr__(self, "_claims", tuple(sorted(claims, key=lambda c: (-len(c[0]), c[0], c[1]))))
 
     def service_of(self, path: str) -> str:
         """The name of the service holding ``path`` ("" when only the workspace itself holds it)."""
-        for service in self.services:
-            if service.holds(path):
-                return service.name
+        for folder, name in self._claims:
+            if _within(path, folder):
+                return name
         return ""
 
     def ignore_patterns(self) -> tuple[str, ...]:
@@ -220,7 +248,9 @@ def _service(entry: dict, number: int, path: Path, root: Path) -> Service:
 
 
 def discover_services(root: Path, paths: list[str]) -> tuple[Service, ...]:
-    """The services of a workspace without named services, from its walked file ``paths``."""
+    """The services of a workspace without named services, from its walked file ``paths``: the
+    index's rule until it moves to :func:`discover_workspace` (folders with build manifests, git
+    repositories, top-level folders)."""
     folders = sorted({path.rsplit("/", 1)[0] if "/" in path else "" for path in paths})
     manifests = sorted({_parent(path) for path in paths if manifest_kind(path.rsplit("/", 1)[-1]) is not None})
     chosen: list[tuple[str, str]] = [(folder, "manifest") for folder in _outermost(f for f in manifests if f)]
@@ -271,6 +301,47 @@ def _named(chosen: list[tuple[str, str]], root_name: str) -> tuple[Service, ...]
             name = folder
         services.append(Service(name=name, path=folder, origin=origin))
     return order_services(services)
+
+
+def discover_workspace(
+    root: Path, config: Config, paths: list[str], read: Callable[[str], bytes | None] | None = None
+) -> Workspace:
+    """The workspace of ``config`` over its walked ``paths``: named or discovered services, areas,
+    external services and the warnings of manifests that could not be used. ``read`` gives a
+    file's bytes (default: read it under ``root``, without following a link out)."""
+    read = read or _disk_reader(root)
+    named = config.services
+    found = discover(root, paths, read, named=named is not None)
+    if named is not None:
+        services = order_services(named)
+        warnings = found.warnings
+    else:
+        services = order_services(
+            Service(name=name, path=folder, origin=origin, kind=kind, evidence=evidence, extra=extra)
+            for name, folder, origin, kind, evidence, extra in found.units
+        )  # fmt: skip
+        if not services and paths:
+            services = (Service(name=root.name or "workspace", path="", origin="root", kind="library"),)
+        warnings = found.warnings
+    folders = {path.rsplit("/", 1)[0] for path in paths if "/" in path}
+    folders |= {"/".join(f.split("/")[:n]) for f in folders for n in range(1, f.count("/") + 1)}
+    claimed = [folder for s in services for folder in (s.path, *s.extra)]
+    areas = tuple(areas_of(folders, claimed))
+    return Workspace(root, config, services, areas, found.externals, warnings)
+
+
+def _disk_reader(root: Path) -> Callable[[str], bytes | None]:
+    def read(path: str) -> bytes | None:
+        target = root / path
+        try:
+            if target.is_symlink() or not target.resolve().is_relative_to(root.resolve()):
+                return None
+            with open(target, "rb") as handle:
+                return handle.read(1 << 20)
+        except OSError:
+            return None
+
+    return read
 
 
 def order_services(services) -> tuple[Service, ...]:

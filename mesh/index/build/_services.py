@@ -1,0 +1,649 @@
+"""Services as they are deployed: which folders are services, what they are called, what is not one.
+
+Theory of operation
+-------------------
+Without ``[[services]]`` in ``mesh.toml``, :func:`discover` decides the services of a workspace
+from its walked files, strongest evidence first:
+
+1. **Units** are folders built on their own: build manifests (``go.mod``, ``package.json``,
+   ``pom.xml``, ``*.csproj``, ``CMakeLists.txt``...), the members that a multi-project build
+   declares (Gradle ``include``, Maven ``<modules>``, npm workspaces, Cargo workspaces,
+   ``go.work``, solutions; the aggregating folder itself is no unit), and folders holding a
+   Dockerfile beside code. A manifest nested in a unit of the same build (a Maven module of a
+   non-aggregating parent, a test folder's ``requirements.txt``) stays part of it; one of another
+   build (a ``package.json`` inside a Go service) is a unit of its own.
+2. **Deployments** name units and make them *deployed*: Compose services (``build`` context and
+   Dockerfile, or an image built elsewhere in the workspace), Kubernetes workloads and skaffold
+   artifacts (tied to a folder by the image: an artifact's or a Compose build's image, else a
+   folder named like the image), .NET Aspire app hosts (``AddProject<Projects.X>("name")``). A
+   deployment that runs a unit's image with an entrypoint naming one of its programs (a Go
+   ``package main`` folder) makes that program a service of its own. What a deployment runs that
+   is built nowhere in the workspace (brokers, caches, databases, proxies) is an *external
+   service*.
+3. A Go module with several programs and no deployment of its own is split: each program folder
+   is a service (a tool), each other package folder a library.
+4. Test projects (``Basket.UnitTests``, ``orders-tests``) belong to the unit they reference or are
+   named after; a test suite of no single unit (end-to-end tests) is an area.
+5. The root is a service only when it is deployed, holds code of its own outside test folders, or
+   is the only unit. Units under top-level dot-folders (``.github``...) are never services.
+
+Names: the deployment's name (Compose and Aspire before Kubernetes before skaffold; a unit
+deployed under several names of equal rank keeps its folder's name); else the folder's name,
+walking up past generic ones (``src``, ``app``, ``server``...); two equal names both take their
+relative paths. *Areas* are the outermost folders that neither hold nor lie in a service: their
+files are indexed but belong to no service. Every decision keeps its evidence (file and line), and
+a manifest that cannot be read is a warning naming it, never a failure.
+"""
+
+from __future__ import annotations
+
+import logging
+import posixpath
+import re
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Final
+
+import attrs
+
+from ..parse import language_of, manifest_kind
+from ..parse import _deploy as deploy
+
+__all__ = ["Area", "Discovery", "External", "Warning", "discover", "structural"]
+
+log = logging.getLogger("mesh.index")
+
+GENERIC_NAMES: Final = frozenset(
+    {"src", "app", "server", "service", "cmd", "main", "lib", "tests", "test", "client", "api", "internal", "pkg",
+     "source", "sources", "code", "backend", "frontend-src"}
+)  # fmt: skip
+_EXTRA_MANIFESTS: Final = {
+    "CMakeLists.txt": "cpp", "meson.build": "cpp", "build.sbt": "jvm", "mix.exs": "elixir", "Makefile": "make",
+    "settings.gradle": "jvm", "settings.gradle.kts": "jvm",
+}  # fmt: skip
+_ECOSYSTEM: Final = {
+    "go.mod": "go", "package.json": "npm", "pyproject.toml": "python", "setup.py": "python", "setup.cfg": "python",
+    "requirements.txt": "python", "pom.xml": "jvm", "build.gradle": "jvm", "build.gradle.kts": "jvm",
+    "Cargo.toml": "rust", "Gemfile": "ruby", "composer.json": "php", ".csproj": "dotnet",
+}  # fmt: skip
+_LAYOUT_FILES: Final = frozenset({"settings.gradle", "settings.gradle.kts", "pom.xml", "package.json", "Cargo.toml",
+                                  "go.work"})  # fmt: skip
+_TEST_FOLDER: Final = re.compile(
+    r"(^|[._-])(unit|functional|integration|e2e|end-to-end|acceptance|system|component)?[._-]?tests?$"
+    r"|(Unit|Functional|Integration|E2E|Acceptance)?Tests?$|^e2e$|^spec$",
+)
+_DOCKERFILE: Final = re.compile(r"^(Dockerfile([.-][\w.-]+)?|[\w.-]+\.Dockerfile|Containerfile)$")
+_YAML: Final = (".yaml", ".yml")
+#: Folders whose nested manifests are copies of other people's packages, not units of this workspace.
+_BUNDLED: Final = frozenset({"lib", "libs", "wwwroot", "third_party", "thirdparty", "external", "externals", "deps"})
+_GO_MAIN: Final = re.compile(rb"^package\s+main\b.*?^func\s+main\s*\(", re.M | re.S)
+_READ_MAX: Final = 512 * 1024
+_RANK: Final = {"compose": 0, "aspire": 0, "kubernetes": 1, "skaffold": 2, "dockerfile": 3}
+
+
+@attrs.frozen
+class Warning:
+    path: str
+    line: int
+    message: str
+
+
+@attrs.frozen
+class Area:
+    path: str
+    #: Why it holds no service: "docs", "ci", "infrastructure", "manifests", "protos", "tests", "other".
+    reason: str
+
+
+@attrs.frozen
+class External:
+    name: str
+    #: What it is, as far as the manifests say: the image (``rabbitmq:3``) or the Aspire resource kind.
+    what: str
+    evidence: tuple[str, ...]
+
+
+@attrs.frozen
+class Discovery:
+    #: (name, folder, origin, kind, evidence, extra folders), by folder.
+    units: tuple[tuple[str, str, str, str, tuple[str, ...], tuple[str, ...]], ...]
+    externals: tuple[External, ...]
+    warnings: tuple[Warning, ...]
+
+
+def structural(name: str) -> bool:
+    """A file of this name can change which folders are services (its change needs a full refresh)."""
+    return (
+        manifest_kind(name) is not None
+        or name in _EXTRA_MANIFESTS
+        or name == "go.work"
+        or name.endswith((".sln", ".slnx", ".gemspec"))
+        or bool(_DOCKERFILE.match(name))
+        or deploy.is_compose_name(name)
+        or deploy.is_skaffold_name(name)
+    )
+
+
+@attrs.define
+class _Unit:
+    folder: str
+    ecosystems: set[str] = attrs.field(factory=set)
+    kind: str = "library"
+    deployed: bool = False
+    names: list[tuple[int, str]] = attrs.field(factory=list)
+    evidence: list[str] = attrs.field(factory=list)
+    extra: list[str] = attrs.field(factory=list)
+    member: bool = False
+    git: bool = False
+
+
+def _parent(path: str) -> str:
+    return path.rsplit("/", 1)[0] if "/" in path else ""
+
+
+def _within(path: str, folder: str) -> bool:
+    return not folder or path == folder or path.startswith(folder + "/")
+
+
+def _join(folder: str, relative: str) -> str | None:
+    """``relative`` (as a manifest writes it) from ``folder``; None when it leaves the workspace."""
+    joined = posixpath.normpath(posixpath.join(folder or ".", relative.strip() or "."))
+    if joined.startswith("..") or joined.startswith("/"):
+        return None
+    return "" if joined == "." else joined
+
+
+def _image_key(image: str) -> tuple[str, str]:
+    """(repository without tag or digest, its last segment) of an image reference."""
+    image = image.split("@", 1)[0]
+    last = image.rsplit("/", 1)[-1]
+    if ":" in last:
+        image = image[: len(image) - len(last)] + last.split(":", 1)[0]
+    return image, image.rsplit("/", 1)[-1]
+
+
+class _Reader:
+    def __init__(self, read: Callable[[str], bytes | None]) -> None:
+        self._read = read
+
+    def text(self, path: str) -> str | None:
+        data = self._read(path)
+        if data is None or len(data) > _READ_MAX or b"\x00" in data[:4096]:
+            return None
+        return data.decode("utf-8", "replace").removeprefix("\ufeff")
+
+
+def discover(root: Path, paths: Iterable[str], read: Callable[[str], bytes | None],
+             named: bool = False) -> Discovery:  # fmt: skip
+    """The services, external services and warnings of a workspace from its walked ``paths``;
+    ``read`` gives a file's bytes (None when it cannot). With ``named`` (``mesh.toml`` names the
+    services) only the external services and warnings are worked out."""
+    return _Discoverer(root, sorted(paths), _Reader(read)).run(named)
+
+
+def _git_repositories(root: Path, folders: Iterable[str]) -> list[str]:
+    return sorted(f for f in folders if f and (root / f / ".git").exists())
+
+
+class _Discoverer:
+    def __init__(self, root: Path, paths: list[str], reader: _Reader) -> None:
+        self.root = root
+        self.root_name = root.name or "workspace"
+        self.paths = paths
+        self.reader = reader
+        self.folders: set[str] = {""}
+        for path in paths:
+            folder = _parent(path)
+            while folder not in self.folders:
+                self.folders.add(folder)
+                folder = _parent(folder)
+        self.files_in: dict[str, list[str]] = defaultdict(list)
+        for path in paths:
+            self.files_in[_parent(path)].append(path.rsplit("/", 1)[-1])
+        self.units: dict[str, _Unit] = {}
+        self.warnings: list[Warning] = []
+        self.externals: dict[str, External] = {}
+        self.images: dict[str, str] = {}  # image repository -> folder that builds it
+        self.programs: dict[str, list[str]] = {}  # Go module folder -> its program folders
+
+    # -- 1. units -------------------------------------------------------------------------------
+
+    def _unit(self, folder: str) -> _Unit:
+        unit = self.units.get(folder)
+        if unit is None:
+            unit = self.units[folder] = _Unit(folder)
+        return unit
+
+    def _has_code(self, folder: str) -> bool:
+        return any(language_of(name) not in (None, "markdown", "proto") for name in self.files_in.get(folder, ()))
+
+    def _build_units(self) -> None:
+        aggregators: set[str] = set()
+        members: set[str] = set()
+        for path in self.paths:
+            folder, name = _parent(path), path.rsplit("/", 1)[-1]
+            if name in _LAYOUT_FILES or name.endswith((".sln", ".slnx")):
+                text = self.reader.text(path)
+                declared = deploy.layout_members(name, text) if text is not None else None
+                if declared is not None:
+                    aggregators.add(folder)
+                    for member in declared:
+                        joined = _join(folder, member)
+                        if joined is not None and "*" not in joined and joined in self.folders and joined != folder:
+                            members.add(joined)
+                        elif joined is not None and "*" in joined:
+                            members.update(f for f in self.folders if _glob_match(f, joined))
+            kind = manifest_kind(name)
+            ecosystem = _ECOSYSTEM.get(kind or "") or _EXTRA_MANIFESTS.get(name)
+            if name.endswith(".gemspec"):
+                ecosystem = "ruby"
+            if ecosystem == "make" and not self._has_code(folder):
+                continue
+            if ecosystem is not None and not name.startswith("settings.gradle"):
+                self._unit(folder).ecosystems.add(ecosystem)
+                if kind == ".csproj" or kind == "go.mod":
+                    self._unit(folder).evidence.append(path)
+                elif not self._unit(folder).evidence:
+                    self._unit(folder).evidence.append(path)
+        for folder in aggregators:
+            keep = self._has_code(folder) or (f"{folder}/src/main" if folder else "src/main") in self.folders
+            if folder in self.units and not keep:
+                del self.units[folder]
+        for folder in members:
+            unit = self._unit(folder)
+            unit.member = True
+            if not unit.evidence:
+                unit.evidence.append(f"{folder}: a member of a multi-project build")
+        for path in self.paths:
+            name = path.rsplit("/", 1)[-1]
+            folder = _parent(path)
+            if _DOCKERFILE.match(name) and folder and (self._has_code(folder) or folder in self.units):
+                unit = self._unit(folder)
+                unit.ecosystems.add("docker")
+                unit.evidence.append(f"{path}: a Dockerfile")
+                unit.deployed = True
+                unit.names.append((_RANK["dockerfile"], ""))
+        # nested manifests of the same build stay part of the unit around them
+        for folder in sorted(self.units, key=len):
+            unit = self.units.get(folder)
+            if unit is None or unit.member:
+                continue
+            outer = self._owner(folder, exclude=folder)
+            if outer is None:
+                continue
+            same = not (unit.ecosystems - {"make", "docker"}) or unit.ecosystems - {"docker"} <= outer.ecosystems
+            bundled = any(part.lower() in _BUNDLED for part in folder[len(outer.folder):].split("/"))
+            if (same and not (unit.deployed and "docker" in unit.ecosystems)) or _is_test(folder) or bundled:
+                del self.units[folder]
+
+    def _owner(self, path: str, exclude: str | None = None) -> _Unit | None:
+        best = None
+        for folder, unit in self.units.items():
+            if folder != exclude and _within(path, folder) and (best is None or len(folder) > len(best.folder)):
+                best = unit
+        return best
+
+    # -- 2. deployments ---------------------------------------------------------------------------
+
+    def _read_deployments(self) -> tuple[list, list, list]:
+        composes, workloads, aspire = [], [], []
+        for path in self.paths:
+            name = path.rsplit("/", 1)[-1]
+            folder = _parent(path)
+            if deploy.is_compose_name(name):
+                text = self.reader.text(path)
+                if text is None:
+                    continue
+                services, problem = deploy.compose(text)
+                self._problem(path, problem)
+                composes += [(path, folder, service) for service in services]
+            elif deploy.is_skaffold_name(name):
+                text = self.reader.text(path)
+                if text is None:
+                    continue
+                artifacts, problem = deploy.skaffold(text)
+                self._problem(path, problem)
+                for artifact in artifacts:
+                    target = _join(folder, artifact.context)
+                    inner = artifact.project or (_parent(artifact.dockerfile) if "/" in artifact.dockerfile else "")
+                    if target is not None and inner and _join(target, inner) in self.folders:
+                        target = _join(target, inner)
+                    if target is None or target not in self.folders:
+                        self.warnings.append(Warning(path, artifact.line, f"artifact {artifact.image}: context "
+                                                     f"{artifact.context!r} is not a folder of the workspace"))
+                        continue
+                    self.images.setdefault(_image_key(artifact.image)[0], target)
+                    self._deploy(target, "skaffold", _image_key(artifact.image)[1], f"{path}:{artifact.line}: "
+                                 f"skaffold artifact {artifact.image}")  # fmt: skip
+            elif name.endswith(_YAML) and not path.startswith(".") and "/." not in path:
+                text = self.reader.text(path)
+                if text is None or "kind:" not in text or "apiVersion" not in text:
+                    continue
+                found, problem = deploy.kubernetes(text)
+                if found or "\nkind:" in text:
+                    self._problem(path, problem)
+                workloads += [(path, workload) for workload in found]
+            elif name.endswith(".cs") and ("AppHost" in path or name == "Program.cs"):
+                text = self.reader.text(path)
+                if text is not None and "AddProject<" in text or text is not None and "DistributedApplication" in text:
+                    aspire += [(path, resource) for resource in deploy.aspire(text)]
+        return composes, workloads, aspire
+
+    def _problem(self, path: str, problem: str) -> None:
+        if problem:
+            match = re.match(r"line (\d+): (.*)", problem)
+            line, message = (int(match[1]), match[2]) if match else (1, problem)
+            self.warnings.append(Warning(path, line, f"cannot be read as YAML: {message}"))
+
+    def _deploy(self, folder: str, source: str, name: str, evidence: str, entrypoint: str = "") -> None:
+        target = self._program_for(folder, entrypoint) if entrypoint else None
+        unit = self._unit(target if target is not None else folder)
+        unit.deployed = True
+        unit.names.append((_RANK[source], name))
+        unit.evidence.append(evidence)
+
+    def _program_for(self, folder: str, entrypoint: str) -> str | None:
+        """The program folder inside ``folder`` that an entrypoint names (``emojivoto-vote-bot`` ->
+        ``cmd/vote-bot``), if exactly one does."""
+        candidates = [
+            program
+            for programs in self.programs.values()
+            for program in programs
+            if _within(program, folder) and program != folder
+            and (entrypoint == (base := program.rsplit("/", 1)[-1]) or entrypoint.endswith(("-" + base, "_" + base)))
+        ]  # fmt: skip
+        return candidates[0] if len(candidates) == 1 else None
+
+    def _tie_image(self, image: str) -> str | None:
+        """The folder whose build produces ``image``."""
+        repository, short = _image_key(image)
+        if not image or "$" in repository or "{" in repository:
+            return None
+        if repository in self.images:
+            return self.images[repository]
+        for built, folder in sorted(self.images.items()):
+            if _image_key(built)[1] == short:
+                return folder
+        candidates = sorted(f for f in self.units if (f.rsplit("/", 1)[-1] if f else self.root_name) == short)
+        if len(candidates) == 1:
+            return candidates[0]
+        named = sorted(
+            (f.count("/"), f) for f in self.folders
+            if f and f.rsplit("/", 1)[-1] == short and not f.startswith(".")
+            and (f in self.units or self._owner(f) is None or self._owner(f).folder == "")
+        )  # fmt: skip
+        if named and (len(named) == 1 or named[0][0] < named[1][0]):
+            return named[0][1]
+        suffixed = [f for f in self.units if f and short.endswith(("-" + f.rsplit("/", 1)[-1], "_" + f.rsplit("/", 1)[-1]))]
+        return suffixed[0] if len(suffixed) == 1 else None
+
+    def _apply_deployments(self, composes: list, workloads: list, aspire: list) -> None:
+        pending = []
+        for path, folder, service in composes:
+            where = f"{path}:{service.line}"
+            if service.context is not None:
+                context = _join(folder, service.context)
+                if context is None or context not in self.folders:
+                    self.warnings.append(Warning(path, service.line, f"service {service.name}: build context "
+                                                 f"{service.context!r} is not a folder of the workspace"))  # fmt: skip
+                    continue
+                target = context
+                if "/" in service.dockerfile:
+                    inner = _join(context, _parent(service.dockerfile))
+                    target = inner if inner is not None and inner in self.folders else context
+                if service.image:
+                    self.images.setdefault(_image_key(service.image)[0], target)
+                self._deploy(target, "compose", service.name, f"{where}: Compose service {service.name} builds "
+                             f"{target or '.'}", service.entrypoint)  # fmt: skip
+            else:
+                pending.append(("compose", "", where, service.name, (service.image,), (service.entrypoint,)))
+        for path, workload in workloads:
+            pending.append(("kubernetes", workload.kind, f"{path}:{workload.line}", workload.name, workload.images,
+                            workload.entrypoints or ("",)))  # fmt: skip
+        projects = {}
+        for path in self.paths:
+            if path.endswith(".csproj"):
+                stem = path.rsplit("/", 1)[-1][: -len(".csproj")]
+                projects[re.sub(r"[.\-]", "_", stem)] = _parent(path)
+        for path, resource in aspire:
+            where = f"{path}:{resource.line}"
+            if resource.kind == "project":
+                folder = projects.get(resource.target)
+                if folder is not None:
+                    self._deploy(folder, "aspire", resource.name, f"{where}: Aspire project {resource.name}")
+            else:
+                what = resource.target or resource.kind
+                self._external(resource.name, what, f"{where}: Aspire {resource.kind} {resource.name}")
+        for source, kind, where, name, images, entrypoints in pending:
+            tied = [(folder, image) for image in images if image and (folder := self._tie_image(image)) is not None]
+            if tied:
+                folder, image = tied[0]
+                self._deploy(folder, source, name, f"{where}: {_TITLE[source]} {name} runs image {image}",
+                             entrypoints[0] if entrypoints else "")  # fmt: skip
+            elif images and any(images) and kind not in ("Job", "CronJob", "Pod"):
+                image = next(i for i in images if i)
+                if "$" in _image_key(image)[0] or "{" in image:
+                    continue
+                self._external(name, image, f"{where}: {_TITLE[source]} {name}, image {image}")
+
+    def _external(self, name: str, what: str, evidence: str) -> None:
+        known = self.externals.get(name)
+        if known is None:
+            self.externals[name] = External(name, what, (evidence,))
+        elif evidence not in known.evidence:
+            self.externals[name] = attrs.evolve(known, evidence=(*known.evidence, evidence))
+
+    # -- 3. Go programs ---------------------------------------------------------------------------
+
+    def _find_programs(self) -> None:
+        modules = sorted(_parent(p) for p in self.paths if p.rsplit("/", 1)[-1] == "go.mod")
+        if not modules:
+            return
+        found: dict[str, set[str]] = defaultdict(set)
+        for path in self.paths:
+            if not path.endswith(".go") or path.endswith("_test.go"):
+                continue
+            folder = _parent(path)
+            module = max((m for m in modules if _within(folder, m)), key=len, default=None)
+            if module is None or folder in found[module]:
+                continue
+            text = self.reader._read(path)
+            if text is not None and _GO_MAIN.search(text[:_READ_MAX]):
+                found[module].add(folder)
+        self.programs = {module: sorted(folders) for module, folders in found.items()}
+
+    def _split_go_modules(self) -> None:
+        for module, programs in self.programs.items():
+            unit = self.units.get(module)
+            if unit is None or unit.deployed:
+                continue
+            free = [p for p in programs if not any(u.deployed and _within(p, f) for f, u in self.units.items() if f != module)]
+            if len(free) < 2:
+                continue
+            for program in free:
+                split = self._unit(program)
+                split.kind = "tool"
+                split.ecosystems.add("go")
+                split.evidence.append(f"{program}: a Go program (package main) of the module in {module or '.'}")
+            packages = sorted({_parent(p) for p in self.paths if p.endswith(".go") and _within(_parent(p), module)})
+            for folder in packages:
+                if folder == module or self._owner(folder, exclude=module) is not None:
+                    continue
+                if not any(_within(folder, other) for other in self.units if other != module):
+                    library = self._unit(folder)
+                    library.ecosystems.add("go")
+                    library.evidence.append(f"{folder}: a Go package of the module in {module or '.'}")
+            if not self._has_code(module) or module == "":
+                del self.units[module]
+
+    # -- 4. tests, root, dot-folders ----------------------------------------------------------------
+
+    def _attach_tests(self) -> None:
+        references: dict[str, list[str]] = {}
+        for path in self.paths:
+            if path.endswith(".csproj"):
+                text = self.reader.text(path)
+                refs = deploy.project_references(text) if text else []
+                references[_parent(path)] = [r for ref in refs if (r := _join(_parent(path), _parent(ref))) is not None]
+        for folder in sorted(self.units):
+            unit = self.units.get(folder)
+            if unit is None or not _is_test(folder) or any(rank < _RANK["dockerfile"] for rank, _ in unit.names):
+                continue
+            owner = self._tested_by(folder, references.get(folder, []))
+            del self.units[folder]
+            if owner is not None:
+                owner.extra.append(folder)
+                owner.evidence.append(f"{folder}: its tests")
+
+    def _tested_by(self, folder: str, refs: list[str]) -> _Unit | None:
+        referenced = [self.units[r] for r in refs if r in self.units and r != folder]
+        preferred = [u for u in referenced if u.deployed or u.kind == "tool"] or referenced
+        if len(preferred) == 1:
+            return preferred[0]
+        base = re.sub(_TEST_FOLDER, "", folder.rsplit("/", 1)[-1]).rstrip("._-").lower()
+        if not base:
+            return None
+        candidates = [
+            u for f, u in self.units.items()
+            if f != folder and (f.rsplit("/", 1)[-1].lower() == base
+                                or re.match(re.escape(base) + r"[._-]", f.rsplit("/", 1)[-1].lower()))
+        ]  # fmt: skip
+        pick = [u for u in candidates if u in preferred] or candidates
+        return pick[0] if len(pick) == 1 else None
+
+    def _add_git_repositories(self) -> None:
+        """A git repository holding no unit and in none is a unit of its own."""
+        for folder in _git_repositories(self.root, self.folders):
+            if self._owner(folder) is None and not any(_within(f, folder) for f in self.units):
+                unit = self._unit(folder)
+                unit.git = True
+                unit.evidence.append(f"{folder}/.git: a git repository")
+
+    def _prune(self) -> None:
+        for folder in list(self.units):
+            if folder.startswith(".") or "/." in folder:
+                del self.units[folder]
+        root = self.units.get("")
+        if root is not None and not root.deployed and len(self.units) > 1 and not self._root_has_code(root):
+            del self.units[""]
+
+    def _root_has_code(self, root: _Unit) -> bool:
+        """Code of the root's own build outside every other unit, test folder and dot-folder."""
+        languages = {language for ecosystem in root.ecosystems for language in _LANGUAGES.get(ecosystem, ())}
+        for path in self.paths:
+            folder = _parent(path)
+            if not folder or self._owner(path, exclude="") is not None:
+                continue
+            top = folder.split("/", 1)[0]
+            if top.startswith(".") or any(_is_test(part) for part in folder.split("/")):
+                continue
+            if language_of(path) in languages:
+                return True
+        return False
+
+    # -- 5. names ---------------------------------------------------------------------------------
+
+    def _names(self) -> dict[str, str]:
+        chosen: dict[str, str] = {}
+        for folder, unit in self.units.items():
+            ranked = sorted({(rank, name) for rank, name in unit.names if name})
+            best = [name for rank, name in ranked if rank == ranked[0][0]] if ranked else []
+            chosen[folder] = best[0] if len(best) == 1 else self._folder_name(folder)
+        counts = Counter(chosen.values())
+        return {f: (f if counts[name] > 1 and f else name) for f, name in chosen.items()}
+
+    def _folder_name(self, folder: str) -> str:
+        parts = folder.split("/") if folder else []
+        while parts and parts[-1].lower() in GENERIC_NAMES:
+            parts.pop()
+        return parts[-1] if parts else self.root_name
+
+    # -------------------------------------------------------------------------------------------
+
+    def run(self, named: bool) -> Discovery:
+        self._build_units()
+        self._find_programs()
+        composes, workloads, aspire = self._read_deployments()
+        self._apply_deployments(composes, workloads, aspire)
+        if named:
+            return Discovery((), tuple(sorted(self.externals.values(), key=lambda e: e.name)),
+                             tuple(sorted(self.warnings, key=lambda w: (w.path, w.line, w.message))))  # fmt: skip
+        self._split_go_modules()
+        self._attach_tests()
+        self._add_git_repositories()
+        self._prune()
+        names = self._names()
+        units = []
+        for folder, unit in sorted(self.units.items()):
+            kind = "deployed" if unit.deployed else unit.kind
+            evidence = tuple(sorted(dict.fromkeys(unit.evidence), key=_evidence_rank))
+            origin = "git" if unit.git else "root" if not folder else "deployment" if unit.deployed else "manifest"
+            units.append((names[folder], folder, origin, kind, evidence, tuple(sorted(unit.extra))))
+        built = {folder for _, folder, *_ in units}
+        externals = [e for e in self.externals.values() if e.name not in {name for name, *_ in units} or not built]
+        return Discovery(
+            tuple(units),
+            tuple(sorted(externals, key=lambda e: e.name)),
+            tuple(sorted(self.warnings, key=lambda w: (w.path, w.line, w.message))),
+        )
+
+
+_LANGUAGES: Final = {
+    "go": ("go",), "npm": ("javascript", "typescript", "tsx"), "python": ("python",), "jvm": ("java", "kotlin"),
+    "dotnet": ("csharp",), "rust": ("rust",), "ruby": ("ruby",), "php": ("php",), "cpp": ("cpp",),
+}  # fmt: skip
+_TITLE: Final = {"compose": "Compose service", "kubernetes": "Kubernetes workload", "skaffold": "skaffold artifact"}
+
+
+def _evidence_rank(evidence: str) -> int:
+    """Deployments first, then Dockerfiles, then build manifests and the rest (stable otherwise)."""
+    if any(word in evidence for word in ("Compose service", "Kubernetes workload", "skaffold artifact", "Aspire")):
+        return 0
+    return 1 if "Dockerfile" in evidence else 2
+
+
+def _is_test(folder: str) -> bool:
+    return bool(_TEST_FOLDER.search(folder.rsplit("/", 1)[-1]))
+
+
+def _glob_match(folder: str, pattern: str) -> bool:
+    regex = "^" + re.escape(pattern).replace(r"\*\*", ".*").replace(r"\*", "[^/]*") + "$"
+    return bool(re.match(regex, folder))
+
+
+def areas_of(folders: Iterable[str], service_folders: Iterable[str]) -> list[Area]:
+    """The outermost folders that neither hold nor lie in a service folder, with a reason each."""
+    services = sorted(set(service_folders))
+    if "" in services:
+        return []
+    found = []
+    for folder in sorted(set(folders)):
+        if not folder:
+            continue
+        parent = _parent(folder)
+        parent_clear = parent == "" or any(_within(s, parent) for s in services)
+        if not parent_clear or any(_within(folder, s) for s in services):
+            continue
+        if any(_within(s, folder) for s in services):
+            continue
+        found.append(Area(folder, _area_reason(folder)))
+    return found
+
+
+def _area_reason(folder: str) -> str:
+    name = folder.rsplit("/", 1)[-1].lower()
+    if name in {"docs", "doc", "documentation", "img", "images", "assets", "site"}:
+        return "docs"
+    if name in {".github", ".circleci", ".gitlab", ".buildkite", "ci", ".ci", ".devcontainer", "scripts", "build"}:
+        return "ci"
+    if name in {"terraform", "iac", "infra", "infrastructure", "pulumi", "ansible", "cdk"}:
+        return "infrastructure"
+    if name in {"kubernetes-manifests", "k8s", "kubernetes", "kustomize", "helm", "helm-chart", "charts", "deploy",
+                "deployment", "deployments", "manifests", "release", "istio-manifests"}:  # fmt: skip
+        return "manifests"
+    if "proto" in name:
+        return "protos"
+    if _is_test(name):
+        return "tests"
+    return "other"

@@ -1,0 +1,183 @@
+"""Measure the index against the expected facts of real workspaces (``tests/corpus/*.toml``).
+
+``python -m tests.corpus.accuracy [NAME...] [--markdown]`` prints the table of ``docs/accuracy.md``;
+``tests/corpus/test_accuracy.py`` asserts the targets. The archives are those of
+``../shared/corpus/`` beside the checkout (``$MESH_CORPUS`` names another folder); each is
+unpacked into a temporary folder and indexed with a cache folder of its own.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import sys
+import tarfile
+import tempfile
+import tomllib
+from pathlib import Path
+
+import attrs
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+#: A fact's line may differ by this much (a call spread over lines, a decorator above a handler).
+LINE_SLACK = 2
+
+
+def corpus_dir() -> Path:
+    return Path(os.environ.get("MESH_CORPUS") or ROOT.parent / "shared" / "corpus")
+
+
+def expected_files() -> list[Path]:
+    return sorted(HERE.glob("*.toml"))
+
+
+@attrs.frozen
+class Score:
+    kind: str
+    expected: int
+    found: int
+    matched_expected: int
+    matched_found: int
+    missing: tuple[str, ...]
+    extra: tuple[str, ...]
+
+    @property
+    def recall(self) -> float | None:
+        return self.matched_expected / self.expected if self.expected else None
+
+    @property
+    def precision(self) -> float | None:
+        return self.matched_found / self.found if self.found else None
+
+
+@attrs.frozen
+class Report:
+    workspace: str
+    scores: tuple[Score, ...]
+
+    def score(self, kind: str) -> Score:
+        return next(score for score in self.scores if score.kind == kind)
+
+
+def _sites_score(kind: str, expected: list[tuple[str, str, int]], found: list[tuple[str, str, int]]) -> Score:
+    """Match (key, file, line) facts one to one, lines within LINE_SLACK."""
+    unmatched = list(found)
+    missing = []
+    for key, path, line in expected:
+        hit = next((f for f in unmatched if f[0] == key and f[1] == path and abs(f[2] - line) <= LINE_SLACK), None)
+        if hit is None:
+            missing.append(f"{key} {path}:{line}")
+        else:
+            unmatched.remove(hit)
+    extra = tuple(f"{key} {path}:{line}" for key, path, line in unmatched)
+    return Score(kind, len(expected), len(found), len(expected) - len(missing), len(found) - len(extra),
+                 tuple(missing), extra)  # fmt: skip
+
+
+def _set_score(kind: str, expected: set, found: set) -> Score:
+    return Score(kind, len(expected), len(found), len(expected & found), len(expected & found),
+                 tuple(sorted(map(str, expected - found))), tuple(sorted(map(str, found - expected))))  # fmt: skip
+
+
+def measure(facts_file: Path, scratch: Path) -> Report:
+    """Unpack, index and compare one workspace."""
+    from mesh.index import Index
+    from mesh.index.build._workspace import discover_workspace, load_config
+
+    expected = tomllib.loads(facts_file.read_text())
+    name = expected["workspace"]
+    archive = corpus_dir() / f"{name}.tar.gz"
+    unpacked = scratch / name
+    if not unpacked.exists():
+        unpacked.mkdir(parents=True)
+        with tarfile.open(archive) as tar:
+            tar.extractall(unpacked, filter="data")
+    root = unpacked / expected["root"]
+    index = Index(root, scratch / f"{name}.cache")
+    try:
+        index.refresh()
+        with index.store.snapshot() as db:
+            paths = [row[0] for row in db.execute("SELECT path FROM files")]
+            workspace = discover_workspace(root, load_config(root), paths)
+            return Report(name, tuple(_compare(expected, workspace, db)))
+    finally:
+        index.close()
+
+
+def _compare(expected: dict, workspace, db: sqlite3.Connection) -> list[Score]:
+    services = {(service.name, service.path or ".") for service in workspace.services}
+    scores = [_set_score("services", {(s["name"], s["path"]) for s in expected.get("services", [])}, services)]
+    externals = {external.name for external in workspace.externals}
+    scores.append(_set_score("external services", {e["name"] for e in expected.get("external", [])}, externals))
+    for kind, section, role in (("gRPC servers", "grpc_servers", "handler"), ("gRPC calls", "grpc_calls", "call")):
+        found = [
+            (key or "", path, line)
+            for key, path, line in db.execute(
+                "SELECT g.method_key, f.path, g.line FROM grpc g JOIN files f ON f.id = g.file_id WHERE g.role = ?",
+                (role,),
+            )
+        ]
+        want = [(fact["method"], fact["file"], fact["line"]) for fact in expected.get(section, [])]
+        scores.append(_sites_score(kind, want, found))
+    wanted_imports = {(i["from"], i["to"]) for i in expected.get("imports", [])}
+    if wanted_imports:
+        sources = sorted({source for source, _ in wanted_imports})
+        marks = ",".join("?" * len(sources))
+        found_imports = {
+            (path, target)
+            for path, target in db.execute(
+                f"SELECT f.path, i.target_path FROM imports i JOIN files f ON f.id = i.file_id WHERE f.path IN ({marks})"
+                " AND i.target_path IS NOT NULL",
+                sources,
+            )
+        }
+        hits = {pair for pair in wanted_imports if pair in found_imports}
+        scores.append(Score("imports (sample)", len(wanted_imports), len(hits), len(hits), len(hits),
+                            tuple(sorted(map(str, wanted_imports - hits))), ()))  # fmt: skip
+    return scores
+
+
+def _percent(value: float | None) -> str:
+    return "n/a" if value is None else f"{100 * value:.1f}%"
+
+
+def markdown(reports: list[Report]) -> str:
+    lines = ["| workspace | facts | expected | found | recall | precision |", "| --- | --- | --- | --- | --- | --- |"]
+    for report in reports:
+        for score in report.scores:
+            lines.append(f"| {report.workspace} | {score.kind} | {score.expected} | {score.found} | "
+                         f"{_percent(score.recall)} | {_percent(score.precision)} |")  # fmt: skip
+    totals: dict[str, list[int]] = {}
+    for report in reports:
+        for score in report.scores:
+            total = totals.setdefault(score.kind, [0, 0, 0, 0])
+            for i, value in enumerate((score.expected, score.found, score.matched_expected, score.matched_found)):
+                total[i] += value
+    for kind, (want, found, hit_want, hit_found) in totals.items():
+        recall = hit_want / want if want else None
+        precision = hit_found / found if found else None
+        lines.append(f"| **all** | {kind} | {want} | {found} | {_percent(recall)} | {_percent(precision)} |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str]) -> int:
+    names = [a for a in argv if not a.startswith("--")]
+    files = [f for f in expected_files() if not names or f.stem in names]
+    reports = []
+    with tempfile.TemporaryDirectory(prefix="mesh-corpus-") as scratch:
+        for facts_file in files:
+            report = measure(facts_file, Path(scratch))
+            reports.append(report)
+            if "--details" in argv:
+                for score in report.scores:
+                    for item in score.missing[:40]:
+                        print(f"{report.workspace}: {score.kind}: missing {item}", file=sys.stderr)
+                    for item in score.extra[:40]:
+                        print(f"{report.workspace}: {score.kind}: extra {item}", file=sys.stderr)
+    print(markdown(reports), end="")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
