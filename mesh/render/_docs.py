@@ -226,7 +226,7 @@ def render_matches(
     best = sum(1 for match in matches if match.ties(matches[0]))
     head = (
         f"## Headings like {code(heading)}: {_count(len(matches), 'section')}\n\n"
-        f"{best} match equally well ({_HOW[matches[0].how]}); none wins, so here are the candidates."
+        f"{best} match equally well ({_how(matches[0])}); none wins, so here are the candidates."
         " Pass one's id as `section_id` for its text.\n\n"
     )
     outlines: dict[str, Outline] = {}
@@ -237,7 +237,7 @@ def render_matches(
             outlines[match.file.path] = load(match.file)
         ancestors = outlines[match.file.path].ancestors(match.section)
         under = f", under {_crumbs(ancestors)}" if ancestors else ""
-        row = f"- {_entry(match.section)}{under}; {_HOW[match.how]})\n"
+        row = f"- {_entry(match.section)}{under}; {_how(match)})\n"
         if rows and used + len(row.encode()) > page_bytes:
             break
         rows.append(row)
@@ -462,7 +462,7 @@ def _section_head(
 
 def _matched_note(matched: Sequence[HeadingMatch], heading: str) -> str:
     best = matched[0]
-    note = f"Best match for the heading {code(heading)} ({_HOW[best.how]})"
+    note = f"Best match for the heading {code(heading)} ({_how(best)})"
     others = matched[1 : 1 + OTHER_MATCHES_MAX]
     if others:
         listed = ", ".join(f"{_title(m.section)} — {code(m.section.qualified)}" for m in others)
@@ -472,6 +472,15 @@ def _matched_note(matched: Sequence[HeadingMatch], heading: str) -> str:
 
 
 # -- shared --------------------------------------------------------------------------------------
+
+
+def _how(match: HeadingMatch) -> str:
+    """How ``match`` matched, in words: ``same title``, ``title holds 2 of 3 words``..."""
+    if match.how != "words":
+        return _HOW[match.how]
+    if match.words_matched < match.words_total:
+        return f"title holds {match.words_matched} of {match.words_total} words"
+    return "title holds the word" if match.words_total == 1 else "title holds every word"
 
 
 def _top_level(outline: Outline) -> tuple[DocSection, ...]:

@@ -8,7 +8,9 @@ What it answers
   folder (the trees of the files under it, to depth 2 by default).
 - **``heading``**: sections found by title, within ``path`` when given: titles equal to it
   (ignoring case) rank first, then titles holding it (the larger the share of the title, the
-  better), then, only when neither exists, titles difflib finds close. When one section ranks
+  better), then titles holding each of its words in any order, apart or split ("redis cache
+  setup" finds "Set up the cache (Redis)"); only when no title holds every word, titles holding
+  the most of them; only when none holds any, titles difflib finds close. When one section ranks
   strictly best it wins: its text is shown, with the other matches named. When several tie, the
   answer is the ranked list of candidates with their ids.
 - **``section_id``**: the text of that section (its lines, subsections included, read as of the

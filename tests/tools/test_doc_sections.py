@@ -164,8 +164,9 @@ FAILURES = {
         r"`orders/pyproject.toml` is a config file, not Markdown",
     ),
     "no_heading_match": (
-        {"heading": "deploy steps"},
-        r"No heading in the workspace matches `deploy steps`; nearest titles: `Deploying`",
+        # no word of it starts a word of a title ("deploy steps" finds Deploying by its first word)
+        {"heading": "deploi stepz"},
+        r"No heading in the workspace matches `deploi stepz`; nearest titles: `Deploying`",
     ),
     "no_heading_match_anywhere_near": (
         {"heading": "zzqx", "path": "docs"},

@@ -13,9 +13,16 @@ Every lookup goes through an index: a file by ``files.path`` (unique), the files
 range over ``files.path``, a file's sections by ``sections_file``. Nothing reads a document's text
 except :func:`section_lines`, for the one file whose text was asked for. Two questions need more:
 a bare section id without its file (``sections`` has no index on ``section_id``: one scan), and a
-heading looked up by name, narrowed in SQL by ``LIKE`` when the name is ASCII (and by scope), then
-decided in Python (``casefold``); the close-match fallback (``difflib``) looks at distinct titles
-only.
+heading looked up by name: titles holding the whole of it are narrowed in SQL by ``LIKE`` when the
+name is ASCII (and by scope), then decided in Python (``casefold``); its words, in any order, and
+the close-match fallback (``difflib``) are looked for among the distinct titles of the scope.
+
+Heading words. A heading's words are its runs of letters and digits, casefolded, each counted once;
+English function words (``the``, ``to``, ``how``...) are left out unless nothing else is left. A
+word matches a title when one of the title's words starts with it (``deploy`` in "Deploying"),
+also across the title's separators (``setup`` in "Set up", ``redis`` in "(Redis)"); a word of one
+or two letters must be a whole word of the title. Titles that hold every word rank first; titles
+holding only some are answers only when no title holds every word, ranked by how many they hold.
 
 :class:`Outline` is one file's tree, derived from its rows: the nesting depth of a section (1 for a
 top section, whatever its heading level), its ancestors, children, descendants and siblings.
@@ -23,7 +30,11 @@ top section, whatever its heading level), its ancestors, children, descendants a
 
 from __future__ import annotations
 
+import bisect
+import collections
 import difflib
+import itertools
+import re
 import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -60,6 +71,19 @@ CLOSE_RATIO: Final = 0.6
 SUGGEST_RATIO: Final = 0.4
 #: How many close titles difflib looks at, at most.
 CLOSE_MAX: Final = 10
+#: Heading words shorter than this match whole title words only.
+WORD_PREFIX_MIN: Final = 3
+#: Words a heading may hold that say nothing of the section looked for (counted only when a heading
+#: holds nothing else).
+STOP_WORDS: Final = frozenset(
+    "a about an and are at be by can do does for from how i in into is it of on or the to what when where why with"
+    .split()
+)
+#: How many titles one ``IN (...)`` lists, at most (SQLite bounds the parameters of a statement).
+_TITLES_PER_QUERY: Final = 500
+_WORD: Final = re.compile(r"[^\W_]+")
+_NOT_WORD: Final = re.compile(r"[\W_]+")
+_HOWS: Final = ("exact", "substring", "words", "close")
 
 _FILE_COLUMNS: Final = "f.id, f.path, f.service, f.lines, f.size, f.mtime_ns, f.error"
 _SECTION_COLUMNS: Final = "s.section_id, s.title, s.level, s.parent_id, s.line, s.end_line"
@@ -168,19 +192,25 @@ class HeadingMatch:
 
     file: DocFile
     section: DocSection
-    #: ``exact`` (same title, ignoring case), ``substring`` (the title holds it) or ``close`` (difflib).
-    how: Literal["exact", "substring", "close"]
+    #: ``exact`` (same title, ignoring case), ``substring`` (the title holds it), ``words`` (the
+    #: title holds some or all of its words, in any order) or ``close`` (difflib).
+    how: Literal["exact", "substring", "words", "close"]
     #: Higher is better within ``how``: 1 for exact, the share of the title matched for a
-    #: substring, difflib's ratio for a close match.
+    #: substring or words, difflib's ratio for a close match.
     score: float
+    #: How many of the heading's words the title holds (all of them for exact and substring
+    #: matches, none for a close one), of ``words_total``.
+    words_matched: int = 0
+    words_total: int = 0
 
     def rank(self) -> tuple:
-        tier = ("exact", "substring", "close").index(self.how)
-        return (tier, -self.score, self.section.path, self.section.line)
+        """More words matched first, then exact, substring, words, close, then score, path and line."""
+        tier = _HOWS.index(self.how)
+        return (-self.words_matched, tier, -self.score, self.section.path, self.section.line)
 
     def ties(self, other: HeadingMatch) -> bool:
         """Whether the two match equally well (neither clearly wins)."""
-        return self.how == other.how and self.score == other.score
+        return self.how == other.how and self.score == other.score and self.words_matched == other.words_matched
 
 
 def split_qualified(text: str) -> tuple[str, str]:
@@ -296,28 +326,119 @@ def section_lines(db: sqlite3.Connection, root: Path | None, file: DocFile) -> t
 def match_headings(db: sqlite3.Connection, heading: str, scope: DocFile | str) -> tuple[HeadingMatch, ...]:
     """Sections of ``scope`` (one file, or a folder: "" for the workspace) whose title matches ``heading``.
 
-    Titles equal to it (ignoring case) or holding it come first; only when none does are titles
-    that difflib finds close (ratio >= ``CLOSE_RATIO``) looked for. Ranked best first.
+    Titles equal to it (ignoring case) or holding it, then titles holding each of its words in
+    another order or apart (see the module doc), rank first; only when none does, titles holding
+    some of its words, the more the better; only when no title holds any, titles that difflib
+    finds close (ratio >= ``CLOSE_RATIO``). Ranked best first.
     """
     wanted = heading.strip().casefold()
     if not wanted:
         return ()
+    words = heading_words(wanted)
+    total = len(words)
     matches = []
     for file, section in _sections_titled(db, scope, like=wanted if wanted.isascii() else None):
         title = section.title.casefold()
         if title == wanted:
-            matches.append(HeadingMatch(file, section, "exact", 1.0))
+            matches.append(HeadingMatch(file, section, "exact", 1.0, total, total))
         elif wanted in title:
-            matches.append(HeadingMatch(file, section, "substring", round(len(wanted) / len(title), 6)))
+            score = round(len(wanted) / len(title), 6)
+            matches.append(HeadingMatch(file, section, "substring", score, total, total))
+    titles = _distinct_titles(db, scope) if words or not matches else {}
+    if words:
+        held = {match.section.title.casefold() for match in matches}
+        found = {folded: hit for folded, hit in titles_holding(words, list(titles)).items() if folded not in held}
+        if matches or any(count == total for count, _ in found.values()):
+            found = {folded: hit for folded, hit in found.items() if hit[0] == total}
+        if found:
+            for file, section in _sections_titled(db, scope, titles=sorted(t for f in found for t in titles[f])):
+                hit = found.get(section.title.casefold())
+                if hit is not None:
+                    matches.append(HeadingMatch(file, section, "words", hit[1], hit[0], total))
     if not matches:
-        titles = _distinct_titles(db, scope)
         ratios = _close(wanted, titles, CLOSE_RATIO)
         if ratios:
             for file, section in _sections_titled(db, scope, titles=sorted({t for f in ratios for t in titles[f]})):
                 score = ratios.get(section.title.casefold())
                 if score is not None:
-                    matches.append(HeadingMatch(file, section, "close", score))
+                    matches.append(HeadingMatch(file, section, "close", score, 0, total))
     return tuple(sorted(matches, key=HeadingMatch.rank))
+
+
+def heading_words(wanted: str) -> tuple[str, ...]:
+    """The words a heading is matched by: its runs of letters and digits, casefolded, in order, each
+    once, without :data:`STOP_WORDS` (unless it holds nothing else)."""
+    words = tuple(dict.fromkeys(word.casefold() for word in _WORD.findall(wanted)))
+    meaningful = tuple(word for word in words if word not in STOP_WORDS)
+    return meaningful or words
+
+
+def titles_holding(words: Sequence[str], titles: Sequence[str]) -> dict[str, tuple[int, float]]:
+    """Casefolded title -> what :func:`words_in_title` says of it, for the ``titles`` holding at least
+    one of ``words``.
+
+    The same answer, faster: the titles are joined into one text, a line each, and each word is
+    looked for in it by a regular expression (its letters, separators but line ends allowed between
+    them) whose hits Python keeps when they start a title's word, going on from the next title; so
+    the cost is a scan in C per word, whatever the number of titles.
+    """
+    starts = list(itertools.accumulate((len(title) + 1 for title in titles), initial=0))
+    text = "\n".join(titles)
+    if text.count("\n") >= len(titles):
+        # A heading is one line, but a title holding a line end must not end the lines early.
+        text = "\n".join(title.replace("\n", " ") for title in titles)
+    counts: collections.Counter[int] = collections.Counter()
+    covered: collections.Counter[int] = collections.Counter()
+    for word in words:
+        pattern = _word_pattern(word)
+        position = 0
+        while (match := pattern.search(text, position)) is not None:
+            at = match.start()
+            if at and text[at - 1].isalnum():
+                position = at + 1  # inside a word: another hit may start within this one
+                continue
+            index = bisect.bisect_right(starts, at) - 1
+            counts[index] += 1
+            covered[index] += len(word)
+            position = starts[index + 1]
+    found = {}
+    for index in sorted(counts):
+        title = titles[index]
+        letters = len(_NOT_WORD.sub("", title))
+        found[title] = (counts[index], round(min(covered[index] / letters, 1.0), 6))
+    return found
+
+
+def _word_pattern(word: str) -> re.Pattern[str]:
+    """``word`` whole when it is short, else its letters with separators (not a line end) allowed
+    between them; where it starts is for the caller to check (a lookbehind here costs ten times more)."""
+    if len(word) < WORD_PREFIX_MIN:
+        return re.compile(rf"{re.escape(word)}(?![^\W_])")
+    return re.compile(r"(?:[^\w\n]|_)*".join(re.escape(letter) for letter in word))
+
+
+def words_in_title(words: Sequence[str], title: str) -> tuple[int, float]:
+    """How many of ``words`` the casefolded ``title`` holds (see the module doc), and the share of the
+    title's letters and digits they cover (rounded: a score that compares equal across runs)."""
+    parts = _WORD.findall(title)
+    squashed = "".join(parts)
+    if not squashed:
+        return 0, 0.0
+    starts = []
+    position = 0
+    for part in parts:
+        starts.append(position)
+        position += len(part)
+    count = covered = 0
+    for word in words:
+        if len(word) < WORD_PREFIX_MIN:
+            hit = word in parts
+        else:
+            hit = any(squashed.startswith(word, start) for start in starts)
+        if hit:
+            count += 1
+            covered += len(word)
+    return count, round(min(covered / len(squashed), 1.0), 6)
 
 
 def nearest_titles(db: sqlite3.Connection, heading: str, scope: DocFile | str, limit: int = 5) -> tuple[str, ...]:
@@ -385,12 +506,21 @@ def _sections_titled(
         escaped = like.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
         clauses.append("s.title LIKE ? ESCAPE '\\'")
         params.append(f"%{escaped}%")
-    if titles:
-        clauses.append(f"s.title IN ({', '.join('?' * len(titles))})")
-        params += list(titles)
+    where = " AND ".join(clauses)
+    if not titles:
+        return _section_rows(db, where, params)
+    found = []
+    for start in range(0, len(titles), _TITLES_PER_QUERY):
+        batch = titles[start : start + _TITLES_PER_QUERY]
+        found += _section_rows(db, f"{where} AND s.title IN ({', '.join('?' * len(batch))})", [*params, *batch])
+    found.sort(key=lambda item: (item[1].path, item[1].line))
+    return found
+
+
+def _section_rows(db: sqlite3.Connection, where: str, params: Sequence) -> list[tuple[DocFile, DocSection]]:
     rows = db.execute(
         f"SELECT {_FILE_COLUMNS}, {_SECTION_COLUMNS} FROM sections s JOIN files f ON f.id = s.file_id"
-        f" WHERE {' AND '.join(clauses)} ORDER BY f.path, s.line",
+        f" WHERE {where} ORDER BY f.path, s.line",
         params,
     )
     found = []
@@ -401,18 +531,21 @@ def _sections_titled(
 
 
 def _distinct_titles(db: sqlite3.Connection, scope: DocFile | str) -> dict[str, set[str]]:
-    """Casefolded title -> the titles (as written) of ``scope`` that fold to it."""
+    """Casefolded title -> the titles (as written) of ``scope`` that fold to it.
+
+    Python drops the repeated titles: SQLite's ``DISTINCT`` (a temporary b-tree) costs three times
+    the scan itself.
+    """
     if isinstance(scope, DocFile):
-        rows = db.execute("SELECT DISTINCT title FROM sections WHERE file_id = ?", (scope.id,))
+        rows = db.execute("SELECT title FROM sections WHERE file_id = ?", (scope.id,))
     else:
         where, params = _under(scope)
         rows = db.execute(
-            "SELECT DISTINCT s.title FROM sections s JOIN files f ON f.id = s.file_id"
-            f" WHERE f.language = 'markdown' {where}",
+            f"SELECT s.title FROM sections s JOIN files f ON f.id = s.file_id WHERE f.language = 'markdown' {where}",
             params,
         )
     titles: dict[str, set[str]] = {}
-    for (title,) in rows:
+    for title in dict.fromkeys(row[0] for row in rows):
         titles.setdefault(title.casefold(), set()).add(title)
     return titles
 
