@@ -36,6 +36,7 @@ from mesh.commands.doctor import (
     check_daemon,
     check_index,
     check_parsers,
+    check_services,
     check_socket_folder,
     check_sqlite,
     check_watcher,
@@ -55,7 +56,7 @@ from mesh.workspace import cache_dir, find_workspace
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE = ROOT / "tests" / "fixtures" / "workspace"
-NAMES = ["workspace", "cache folder", "socket folder", "daemon", "index", "watcher", "parsers", "sqlite"]
+NAMES = ["workspace", "cache folder", "socket folder", "daemon", "index", "services", "watcher", "parsers", "sqlite"]
 NOW = 1_790_000_000.0
 
 
@@ -494,6 +495,49 @@ def test_built_index_is_ok_with_generation_files_and_age(fixture_cache: Path) ->
     )
 
 
+def test_services_are_listed_with_their_evidence_areas_and_externals(tmp_path: Path) -> None:
+    workspace = tmp_path / "shop"
+    for path, text in {
+        "compose.yaml": "services:\n  web:\n    build: ./web\n  cache:\n    image: redis:7\n",
+        "web/go.mod": "module example.com/web\n",
+        "web/main.go": "package main\n\nfunc main() {}\n",
+        "docs/guide.md": "# Guide\n",
+    }.items():
+        (workspace / path).parent.mkdir(parents=True, exist_ok=True)
+        (workspace / path).write_text(text)
+    index = Index(workspace, tmp_path / "cache", workers=1)
+    try:
+        index.refresh()
+    finally:
+        index.close()
+    check = check_services(workspace, tmp_path / "cache")
+    assert check == Check(
+        "services",
+        Status.OK,
+        "1 service: web (web, deployed: compose.yaml:2: Compose service web builds web); external: cache;"
+        " areas: docs",
+    )
+
+
+def test_a_manifest_that_does_not_parse_is_a_warning_naming_its_file_and_line(tmp_path: Path) -> None:
+    workspace = tmp_path / "shop"
+    for path, text in {
+        "docker-compose.yml": "services:\n  web:\n    build: ./web\n  bad: [unclosed\n",
+        "web/package.json": "{}",
+        "web/index.js": "module.exports = {}\n",
+    }.items():
+        (workspace / path).parent.mkdir(parents=True, exist_ok=True)
+        (workspace / path).write_text(text)
+    index = Index(workspace, tmp_path / "cache", workers=1)
+    try:
+        assert index.refresh().services == 1  # the index is built all the same
+    finally:
+        index.close()
+    check = check_services(workspace, tmp_path / "cache")
+    assert check.status == Status.WARN
+    assert "docker-compose.yml:5: cannot be read as YAML" in check.detail and "mesh.toml" in (check.remedy or "")
+
+
 def test_missing_index_says_how_to_build_it(tmp_path: Path) -> None:
     check = check_index(FIXTURE, tmp_path, None, now=NOW)
     assert check == Check("index", Status.INFO, f"not built yet ({tmp_path / 'index.db'})", f"mesh-mcp index {FIXTURE}")
@@ -626,7 +670,7 @@ def test_json_report_shape(workspace: Path, environ: dict[str, str]) -> None:
         assert check["status"] in ("ok", "info", "warn", "fail") and check["detail"]
     statuses = {check["name"]: check["status"] for check in document["checks"]}
     assert statuses == {
-        "workspace": "ok", "cache folder": "ok", "socket folder": "ok", "daemon": "info", "index": "info",
+        "workspace": "ok", "cache folder": "ok", "socket folder": "ok", "daemon": "info", "index": "info", "services": "info",
         "watcher": "info", "parsers": "ok", "sqlite": "ok",
     }  # fmt: skip
 
@@ -695,7 +739,7 @@ def test_cli_doctor_only_looks(tmp_path: Path, short_dir: Path) -> None:
     )
     assert result.returncode == 0, result.stdout + result.stderr
     lines = result.stdout.splitlines()
-    assert [line[6:19].rstrip() for line in lines if not line.startswith(" ")][:8] == NAMES
+    assert [line[6:19].rstrip() for line in lines if not line.startswith(" ")][: len(NAMES)] == NAMES
     assert "info  daemon         not running" in result.stdout
     assert lines[-1] == "loaded: []"
     assert not (tmp_path / "cache").exists() and list(short_dir.iterdir()) == []

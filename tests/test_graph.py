@@ -62,14 +62,15 @@ def fixture_graph(tmp_path_factory: pytest.TempPathFactory) -> ServiceGraph:
 
 # -- the fixture's graph --------------------------------------------------------------------------
 
+#: docs/ is an area nobody depends on (no node); proto/ is an area the services import from: a node
+#: of kind "area", named with a slash.
 NODES = [
-    ("docs", "docs", ("markdown",), 2),
     ("gateway", "gateway", ("typescript", "markdown", "proto"), 10),
     ("inventory", "inventory", ("go", "markdown"), 7),
     ("notifications", "notifications", ("csharp", "markdown"), 6),
     ("orders", "orders", ("python", "markdown", "proto"), 9),
     ("payments", "payments", ("java", "markdown"), 8),
-    ("proto", "proto", ("proto",), 4),
+    ("proto/", "proto", ("proto",), 4),
     ("shipping", "shipping", ("rust", "markdown"), 10),
 ]
 
@@ -92,14 +93,14 @@ GRPC_EDGES = [
 
 #: Code and protos importing the contracts of ``proto/`` (shipping compiles its own copy in ``pb``).
 IMPORT_EDGES = [
-    ("gateway", "proto", 1, 1, ("gateway/protos/orders.proto:5",)),
-    ("inventory", "proto", 4, 4, ("inventory/cmd/inventory/main.go:11", "inventory/internal/orders/client.go:9",
+    ("gateway", "proto/", 1, 1, ("gateway/protos/orders.proto:5",)),
+    ("inventory", "proto/", 4, 4, ("inventory/cmd/inventory/main.go:11", "inventory/internal/orders/client.go:9",
                                   "inventory/internal/server/server.go:9", "inventory/internal/server/server_test.go:8")),
-    ("notifications", "proto", 2, 2, ("notifications/OrderWatcher.cs:1", "notifications/Tests/StatusTextTests.cs:1")),
-    ("orders", "proto", 4, 4, ("orders/orders/inventory.py:8", "orders/orders/service.py:9",
+    ("notifications", "proto/", 2, 2, ("notifications/OrderWatcher.cs:1", "notifications/Tests/StatusTextTests.cs:1")),
+    ("orders", "proto/", 4, 4, ("orders/orders/inventory.py:8", "orders/orders/service.py:9",
                                "orders/protos/orders.proto:5", "orders/tests/test_service.py:8")),
     # 15 import lines in 4 files: the first line of each file comes before a second line of any
-    ("payments", "proto", 15, 4, ("payments/src/main/java/com/acme/payments/PaymentsService.java:5",
+    ("payments", "proto/", 15, 4, ("payments/src/main/java/com/acme/payments/PaymentsService.java:5",
                                   "payments/src/main/java/com/acme/payments/PaymentsService.java:6",
                                   "payments/src/main/java/com/acme/payments/ledger/Ledger.java:3",
                                   "payments/src/main/java/com/acme/payments/orders/GrpcOrderLookup.java:3",
@@ -107,9 +108,10 @@ IMPORT_EDGES = [
 ]  # fmt: skip
 
 
-def test_fixture_nodes_are_its_services(fixture_graph: ServiceGraph) -> None:
+def test_fixture_nodes_are_its_services_and_the_areas_they_depend_on(fixture_graph: ServiceGraph) -> None:
     assert fixture_graph.workspace == "workspace"
     assert [(n.name, n.path, n.languages, n.files) for n in fixture_graph.nodes] == NODES
+    assert [n.name for n in fixture_graph.nodes if n.kind == "area"] == ["proto/"]
 
 
 def test_fixture_grpc_edges_follow_the_clients_to_their_servers(fixture_graph: ServiceGraph) -> None:
@@ -190,7 +192,7 @@ def test_a_contract_nobody_implements_points_at_its_proto_owner(tmp_path: Path) 
     assert grpc == [
         ServiceEdge(
             source="caller",
-            target="contracts",
+            target="contracts/",  # an area: the folder holds the contract and no service
             kind="grpc",
             count=1,
             files=1,
@@ -201,7 +203,7 @@ def test_a_contract_nobody_implements_points_at_its_proto_owner(tmp_path: Path) 
         )
     ]
     assert edge_label(grpc[0]) == ["unimplemented", "Things/GetThing"]
-    assert 'svc_caller -.->|"unimplemented<br/>Things/GetThing"| svc_contracts' in graph_mermaid(graph)
+    assert 'svc_caller -.->|"unimplemented<br/>Things/GetThing"| svc_contracts_' in graph_mermaid(graph)
 
 
 def test_a_served_contract_points_at_its_server(tmp_path: Path) -> None:
@@ -223,7 +225,7 @@ class _Rows:
         self.ids: dict[str, int] = {}
 
     def service(self, name: str, languages: str = "go") -> None:
-        self.db.execute("INSERT INTO services VALUES (?, ?, 'folder', ?, '')", (name, name, languages))
+        self.db.execute("INSERT INTO services (name, path, origin, languages) VALUES (?, ?, 'folder', ?)", (name, name, languages))
 
     def file(self, path: str, service: str, kind: str = "code") -> int:
         if path not in self.ids:
@@ -246,7 +248,8 @@ class _Rows:
         """A gRPC fact; ``declared=False``: a method the resolver found in no ``.proto`` (no method key)."""
         method_key = f"{key}/{method}" if key and method and declared else None
         self.db.execute(
-            "INSERT INTO grpc VALUES (?, ?, ?, ?, ?, '', '', ?, ?)",
+            "INSERT INTO grpc(file_id, role, service, method, line, symbol, namespace, service_key, method_key)"
+            " VALUES (?, ?, ?, ?, ?, '', '', ?, ?)",
             (self.file(path, service), role, (key or "X").rsplit(".", 1)[-1], method, line, key, method_key),
         )
 
@@ -356,28 +359,27 @@ def test_evidence_is_bounded_and_spread_over_files(rows: _Rows) -> None:
 # -- rendering ------------------------------------------------------------------------------------
 
 FIXTURE_MERMAID = """flowchart LR
-  %% Service graph of workspace: 8 services, 9 gRPC and 5 import edges
+  %% Service graph of workspace: 6 services, 1 area, 9 gRPC and 5 import edges
   %% A --> B: A imports B; A ==> B: A calls B over gRPC; A -.-> B: B owns a contract nobody implements
-  svc_docs["docs"]
   svc_gateway["gateway"]
   svc_inventory["inventory"]
   svc_notifications["notifications"]
   svc_orders["orders"]
   svc_payments["payments"]
-  svc_proto["proto"]
+  svc_proto_[/"proto/"/]
   svc_shipping["shipping"]
   svc_gateway ==>|"Orders/GetOrder<br/>Orders/PlaceOrder"| svc_orders
   svc_gateway ==>|"Payments/Charge"| svc_payments
-  svc_gateway -->|"1 import"| svc_proto
+  svc_gateway -->|"1 import"| svc_proto_
   svc_inventory ==>|"Orders/GetOrder"| svc_orders
-  svc_inventory -->|"4 imports"| svc_proto
+  svc_inventory -->|"4 imports"| svc_proto_
   svc_notifications ==>|"Orders/WatchOrder"| svc_orders
-  svc_notifications -->|"2 imports"| svc_proto
+  svc_notifications -->|"2 imports"| svc_proto_
   svc_orders ==>|"Inventory/Release<br/>Inventory/Reserve"| svc_inventory
   svc_orders ==>|"Payments/Charge"| svc_payments
-  svc_orders -->|"4 imports"| svc_proto
+  svc_orders -->|"4 imports"| svc_proto_
   svc_payments ==>|"Orders/GetOrder"| svc_orders
-  svc_payments -->|"15 imports in 4 files"| svc_proto
+  svc_payments -->|"15 imports in 4 files"| svc_proto_
   svc_shipping ==>|"Inventory/Reserve"| svc_inventory
   svc_shipping ==>|"Orders/GetOrder"| svc_orders
   linkStyle 2,4,6,9,11 stroke:#6b7a90
@@ -395,9 +397,11 @@ def test_fixture_json_is_the_graph_with_sorted_keys(fixture_graph: ServiceGraph)
     assert text == json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
     assert document["version"] == JSON_VERSION and document["workspace"] == "workspace"
     assert [node["name"] for node in document["nodes"]] == [name for name, *_ in NODES]
-    assert document["nodes"][1] == {
-        "files": 10, "languages": ["typescript", "markdown", "proto"], "name": "gateway", "path": "gateway"
+    assert document["nodes"][0] == {
+        "files": 10, "kind": "service", "languages": ["typescript", "markdown", "proto"], "name": "gateway",
+        "path": "gateway",
     }  # fmt: skip
+    assert document["nodes"][5] == {"files": 4, "kind": "area", "languages": ["proto"], "name": "proto/", "path": "proto"}
     assert document["edges"][0] == {
         "count": 2,
         "evidence": ["gateway/src/orders.ts:45", "gateway/src/orders.ts:54"],
@@ -528,7 +532,7 @@ def test_same_bytes_under_two_hash_seeds(tmp_path: Path) -> None:
             assert result.returncode == 0, result.stderr.decode()[-2000:]
             outputs.append(result.stdout)
     assert outputs[0] == outputs[2] and outputs[1] == outputs[3]
-    assert json.loads(outputs[0])["nodes"][0]["name"] == "docs"
+    assert json.loads(outputs[0])["nodes"][0]["name"] == "gateway"
 
 
 # -- layout ---------------------------------------------------------------------------------------
@@ -574,10 +578,9 @@ def test_fixture_layout_is_readable(fixture_graph: ServiceGraph) -> None:
     check_layout(fixture_graph)
     drawn = layout(fixture_graph)
     assert drawn.labels_reserved
-    # callers left of what they call: gateway and shipping before orders, orders before proto
+    # callers left of what they call: gateway and shipping before orders, orders before the proto/ area
     x = {name: box.x for name, box in drawn.boxes.items()}
-    assert x["shipping"] < x["inventory"] < x["orders"] < x["payments"] < x["proto"] and x["gateway"] < x["orders"]
-    assert drawn.boxes["docs"].y > max(box.y for name, box in drawn.boxes.items() if name != "docs")
+    assert x["shipping"] < x["inventory"] < x["orders"] < x["payments"] < x["proto/"] and x["gateway"] < x["orders"]
 
 
 NAME_TEXT = st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=40)
@@ -691,7 +694,7 @@ def test_cli_writes_out_atomically(
     assert main(["graph", "--format", "html", "--out", str(out), str(FIXTURE)]) == 0
     captured = capsys.readouterr()
     assert captured.out == ""
-    assert captured.err == f"mesh-mcp graph: wrote {out} (8 services, 14 edges)\n"
+    assert captured.err == f"mesh-mcp graph: wrote {out} (6 services, 1 area, 14 edges)\n"
     assert out.read_text(encoding="utf-8") == graph_html(fixture_graph)
     assert sorted(path.name for path in tmp_path.iterdir()) == ["graph.html"]  # no temporary file left
     assert main(["graph", "--format", "json", "--out", str(out), str(FIXTURE)]) == 0

@@ -18,6 +18,7 @@ Exit codes: 0 when no check fails (warnings and notes included), 1 when one does
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import fcntl
 import logging
@@ -141,10 +142,11 @@ def diagnose(root: Path, *, given: bool, environ: Mapping[str, str], now: float)
     sockets = _guarded("socket folder", lambda: check_socket_folder(root, environ))
     daemon = _guarded("daemon", ask_daemon)
     index = _guarded("index", lambda: check_index(root, folder, hello, now=now))
+    services = _guarded("services", lambda: check_services(root, folder))
     watcher = _guarded("watcher", lambda: check_watcher(daemon, hello, folder))
     parsers = _guarded("parsers", check_parsers)
     sqlite = _guarded("sqlite", lambda: check_sqlite(folder))
-    return (workspace, cache, sockets, daemon, index, watcher, parsers, sqlite)
+    return (workspace, cache, sockets, daemon, index, services, watcher, parsers, sqlite)
 
 
 def _guarded(name: str, plan: Callable[[], Check]) -> Check:
@@ -524,6 +526,38 @@ def check_index(root: Path, folder: Path, hello: Hello | None, *, now: float) ->
         Status.OK,
         f"generation {found.generation}, {found.files} files, updated {_duration(now - found.updated_at)} ago ({path})",
     )
+
+
+def check_services(root: Path, folder: Path) -> Check:
+    """Every service of the last index with the evidence it came from; manifests that could not be
+    used are a warning naming the file and line."""
+    path = folder / INDEX_DB
+    if not path.exists():
+        return Check("services", Status.INFO, "not known until the first index", f"mesh-mcp index {_quoted(root)}")
+    from ..index.query._model import workspace_model
+    from ..index.store._store import SCHEMA_VERSION
+
+    try:
+        with contextlib.closing(sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True)) as db:
+            if read_index(path).schema != SCHEMA_VERSION:
+                return Check("services", Status.INFO, "not known until the index is rebuilt (see index)")
+            model = workspace_model(db)
+    except (sqlite3.Error, ValueError) as exc:
+        return Check("services", Status.INFO, f"not readable from {path}: {exc} (see index)")
+    listed = "; ".join(
+        f"{s.name} ({s.path or '.'}, {s.kind or s.origin}: {s.evidence[0] if s.evidence else s.origin})"
+        for s in model.services
+    )
+    detail = f"{_counted(len(model.services), 'service')}: {listed}"
+    if model.externals:
+        detail += f"; external: {', '.join(name for name, _, _ in model.externals)}"
+    if model.areas:
+        detail += f"; areas: {', '.join(area for area, _ in model.areas)}"
+    if model.warnings:
+        problems = "; ".join(f"{p}:{line}: {message}" for p, line, message in model.warnings[:5])
+        return Check("services", Status.WARN, f"{detail}; manifests not used: {problems}",
+                     "fix the manifest, or name the services in mesh.toml ([[services]]), which always wins")  # fmt: skip
+    return Check("services", Status.OK, detail)
 
 
 def _index_by_daemon(hello: Hello, path: Path, rebuild: str, now: float) -> Check:

@@ -17,7 +17,7 @@ from typing import TextIO
 
 from ._common import open_index, refresh_index, workspace_of
 from ..index.query._service_graph import service_graph
-from ..render._graph import FORMATS, render_graph
+from ..render._graph import FORMATS, node_counts, render_graph
 
 __all__ = ["run_graph"]
 
@@ -58,7 +58,7 @@ def run_graph(directory: Path | None, fmt: str, out: Path | None, stdout: TextIO
         stderr.write(f"{_NAME}: cannot write {out}: {exc.strerror or exc}\n")
         return 2
     edges = len(graph.edges)
-    stderr.write(f"{_NAME}: wrote {out} ({len(graph.nodes)} services, {edges} edge{'s' if edges != 1 else ''})\n")
+    stderr.write(f"{_NAME}: wrote {out} ({node_counts(graph)}, {edges} edge{'s' if edges != 1 else ''})\n")
     return 0
 
 

@@ -12,6 +12,7 @@ import orjson
 
 from ._common import open_index, workspace_of
 from ..index import ConfigError, IndexUnavailable, Progress, Summary
+from ..index.query._model import Model, workspace_model
 
 __all__ = ["run_index"]
 
@@ -115,14 +116,39 @@ def run_index(directory: Path | None, *, as_json: bool, workers: int | None, std
     except IndexUnavailable as exc:
         stderr.write(f"mesh-mcp index: {exc}\n")
         return 1
+    else:
+        with index.store.snapshot() as db:
+            model = workspace_model(db)
     finally:
         index.close()
     if as_json:
-        stdout.write(orjson.dumps({"workspace": str(root), **_plain(summary)}, option=orjson.OPT_INDENT_2).decode())
+        data = {"workspace": str(root), **_plain(summary), "model": attrs.asdict(model)}
+        stdout.write(orjson.dumps(data, option=orjson.OPT_INDENT_2).decode())
         stdout.write("\n")
     else:
         stdout.write(render_summary(summary, root))
+        stdout.write(render_model(model))
     return 0
+
+
+def render_model(model: Model) -> str:
+    """Every service with the evidence it came from, then areas, external services and warnings."""
+    lines = ["", "Services (name  folder  kind: evidence)"]
+    for service in model.services:
+        where = service.path or "."
+        also = f" + {', '.join(service.extra)}" if service.extra else ""
+        evidence = service.evidence[0] if service.evidence else service.origin
+        more = f" (+{len(service.evidence) - 1} more)" if len(service.evidence) > 1 else ""
+        lines.append(f"  {service.name}  {where}{also}  {service.kind or service.origin}: {evidence}{more}")
+    if model.areas:
+        lines.append("Areas (indexed, in no service): " + ", ".join(f"{path} ({reason})" for path, reason in model.areas))
+    if model.externals:
+        lines.append("External services (deployed, no source here):")
+        lines += [f"  {name}  {what}: {evidence[0]}" for name, what, evidence in model.externals]
+    if model.warnings:
+        lines.append("Warnings:")
+        lines += [f"  {path}:{line}: {message}" for path, line, message in model.warnings]
+    return "\n".join(lines) + "\n"
 
 
 def _plain(summary: Summary) -> dict:

@@ -7,7 +7,9 @@ bytes always give the same facts.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
+from typing import Final
 
 import attrs
 
@@ -24,8 +26,11 @@ __all__ = [
     "ProtoMethod",
     "ProtoService",
     "Section",
+    "WELL_KNOWN_SERVICES",
     "method_spelling",
     "method_variants",
+    "well_known_methods",
+    "well_known_package",
 ]
 
 
@@ -130,6 +135,10 @@ class ProtoFile:
     messages: tuple[ProtoMessage, ...]
     #: Problems met while parsing (a broken proto still yields what could be read).
     errors: tuple[str, ...] = ()
+    #: File-level options with a plain value, in source order, the first of a name kept:
+    #: ``(("go_package", "example.com/x/v1;xv1"), ("java_multiple_files", "true"))``; a string
+    #: unquoted, an identifier or number as written. Custom ``(ext).options`` are not kept.
+    options: tuple[tuple[str, str], ...] = ()
 
 
 @attrs.frozen
@@ -187,3 +196,56 @@ def method_variants(name: str) -> Iterator[str]:
     for prefix in ("PrepareAsync", "Async"):
         if name.startswith(prefix) and len(name) > len(prefix):
             yield method_spelling(name[len(prefix) :])
+
+
+# -- services every gRPC runtime ships ------------------------------------------------------------
+
+#: The standard services a server registers from its gRPC library (their ``.proto`` ships with the
+#: runtime and is rarely in a workspace): package -> service, with each method's signature.
+WELL_KNOWN_SERVICES: Final = {
+    "grpc.health.v1": ProtoService(
+        "Health",
+        (
+            ProtoMethod("Check", "HealthCheckRequest", "HealthCheckResponse", False, False, 0),
+            ProtoMethod("Watch", "HealthCheckRequest", "HealthCheckResponse", False, True, 0),
+            ProtoMethod("List", "HealthListRequest", "HealthListResponse", False, False, 0),
+        ),
+        0,
+        0,
+    ),
+    "grpc.reflection.v1alpha": ProtoService(
+        "ServerReflection",
+        (ProtoMethod("ServerReflectionInfo", "ServerReflectionRequest", "ServerReflectionResponse", True, True, 0),),
+        0,
+        0,
+    ),
+    "grpc.reflection.v1": ProtoService(
+        "ServerReflection",
+        (ProtoMethod("ServerReflectionInfo", "ServerReflectionRequest", "ServerReflectionResponse", True, True, 0),),
+        0,
+        0,
+    ),
+}
+
+_V1: Final = re.compile(r"(?i)(?:^|[^a-z0-9])v1(?![a-z0-9])|_v1$")
+
+
+def well_known_package(service: str, namespace: str = "") -> str | None:
+    """The package of the standard service named ``service`` (None: not one).
+
+    Reflection has two packages: ``v1`` when the namespace says so (``grpc_reflection_v1``,
+    ``Grpc.Reflection.V1``), else ``v1alpha``, the one every runtime registers.
+    """
+    if service == "Health":
+        return "grpc.health.v1"
+    if service == "ServerReflection":
+        return "grpc.reflection.v1" if _V1.search(namespace) else "grpc.reflection.v1alpha"
+    return None
+
+
+def well_known_methods(service: str) -> frozenset[str]:
+    """The method spellings (:func:`method_spelling`) of the standard service named ``service``."""
+    package = well_known_package(service)
+    if package is None:
+        return frozenset()
+    return frozenset(method_spelling(method.name) for method in WELL_KNOWN_SERVICES[package].methods)

@@ -121,7 +121,7 @@ def service_heading(service: str, levels: Counter[int], depth: str = "###") -> s
 
 
 def service_name(service: str) -> str:
-    return code(service) if service else "(no service: workspace root)"
+    return code(service) if service else "(no service: areas and root files)"
 
 
 def dependent_line(dependent: Dependent) -> str:
@@ -163,8 +163,12 @@ def describe_target(target: Target) -> str:
     kind = target.kind
     where = _locations(target.defined)
     owners = ", ".join(service_name(service) for service, _ in target.owners)
-    if kind == "file":
+    if kind == "file" and target.area:
+        text = f"File in area {code(target.area)}, which holds no service ({target.detail})."
+    elif kind == "file":
         text = f"File in service {owners} ({target.detail})."
+    elif kind == "folder" and target.area:
+        text = f"Folder with {target.detail} in area {code(target.area)}, which holds no service; dependents are outside it."
     elif kind == "folder":
         text = f"Folder with {target.detail} in service{_s(len(target.owners))} {owners}; dependents are outside it."
     elif kind == "service":

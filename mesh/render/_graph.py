@@ -94,7 +94,8 @@ def _document(graph: ServiceGraph) -> dict[str, Any]:
         "version": JSON_VERSION,
         "workspace": graph.workspace,
         "nodes": [
-            {"name": n.name, "path": n.path, "languages": list(n.languages), "files": n.files} for n in graph.nodes
+            {"name": n.name, "kind": n.kind, "path": n.path, "languages": list(n.languages), "files": n.files}
+            for n in graph.nodes
         ],
         "edges": [
             {
@@ -165,18 +166,31 @@ def _mermaid_ids(names: Iterable[str]) -> dict[str, str]:
     return ids
 
 
+def node_counts(graph: ServiceGraph) -> str:
+    """"5 services" or "5 services, 1 area" (areas: folders holding no service that one depends on)."""
+    areas = sum(1 for node in graph.nodes if node.kind == "area")
+    services = len(graph.nodes) - areas
+    text = f"{services} service{'' if services == 1 else 's'}"
+    return text + (f", {areas} area{'' if areas == 1 else 's'}" if areas else "")
+
+
 def graph_mermaid(graph: ServiceGraph) -> str:
     """The graph as a Mermaid ``flowchart LR`` (a final newline)."""
     grpc = sum(1 for edge in graph.edges if edge.kind == EdgeKind.GRPC)
     name = _mermaid_text(graph.workspace) or "the workspace"
-    counts = f"{len(graph.nodes)} services, {grpc} gRPC and {len(graph.edges) - grpc} import edges"
+    counts = f"{node_counts(graph)}, {grpc} gRPC and {len(graph.edges) - grpc} import edges"
     lines = [
         "flowchart LR",
         f"  %% Service graph of {name}: {counts}",
         "  %% A --> B: A imports B; A ==> B: A calls B over gRPC; A -.-> B: B owns a contract nobody implements",
     ]
     ids = _mermaid_ids(node.name for node in graph.nodes)
-    lines += [f'  {ids[node.name]}["{_mermaid_text(node.name)}"]' for node in graph.nodes]
+    lines += [
+        f'  {ids[node.name]}[/"{_mermaid_text(node.name)}"/]'  # an area: a parallelogram
+        if node.kind == "area"
+        else f'  {ids[node.name]}["{_mermaid_text(node.name)}"]'
+        for node in graph.nodes
+    ]
     styles: dict[str, list[int]] = defaultdict(list)
     for number, edge in enumerate(graph.edges):
         arrow = "-->" if edge.kind == EdgeKind.IMPORT else "-.->" if edge.unimplemented else "==>"
@@ -628,7 +642,7 @@ def graph_html(graph: ServiceGraph) -> str:
     """The graph as one HTML page that draws itself, fetches nothing and works offline."""
     name = html.escape(graph.workspace or "workspace")
     grpc = sum(1 for edge in graph.edges if edge.kind == EdgeKind.GRPC)
-    summary = f"{len(graph.nodes)} services · {grpc} gRPC edges · {len(graph.edges) - grpc} import edges"
+    summary = f"{node_counts(graph).replace(', ', ' · ')} · {grpc} gRPC edges · {len(graph.edges) - grpc} import edges"
     values = {
         "CSP": CSP,
         "TITLE": name,
@@ -725,6 +739,7 @@ main { position: relative; flex: 1; min-height: 0; }
 .node .name { font-weight: 600; font-size: 13px; fill: var(--ink); }
 .node .detail { font-size: 11px; fill: var(--muted); }
 .node:hover rect, .node.selected rect { stroke: var(--accent); stroke-width: 2.2; }
+.node.area rect { stroke-dasharray: 5 3; }
 .edge { cursor: pointer; }
 .edge-line { fill: none; stroke-width: 1.4; }
 .edge-line.import { stroke: var(--import); }
@@ -787,7 +802,7 @@ _SCRIPT: Final = r"""
   var nodeElements = {};
   data.nodes.forEach(function (node) {
     var box = boxes[node.name];
-    var group = make("g", {"class": "node", "data-service": node.name,
+    var group = make("g", {"class": node.kind === "area" ? "node area" : "node", "data-service": node.name,
       transform: "translate(" + box.x + "," + box.y + ")"}, nodeLayer);
     make("title", {}, group).textContent = node.name + (node.path ? "\n" + node.path + "/" : "") +
       "\n" + node.files + " files" + (node.languages.length ? ": " + node.languages.join(", ") : "");

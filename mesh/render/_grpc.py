@@ -2,8 +2,9 @@
 
 An answer has a fixed part (the heading and summary; on the first page also the proto copies and
 messages or the method table before the code sites, the diagram and the gaps after them) and a
-paged part: the code sites, grouped by section (implementations, callers, sites that name no
-declared method), then by workspace service and language. A page is a prefix of the sites from
+paged part: the code sites, grouped by section (implementations, callers: the call sites only,
+stubs: where clients of the service are made, sites that name no declared method), then by
+workspace service and language. A page is a prefix of the sites from
 ``offset`` that fits in ``page_bytes`` together with the fixed part (at least one site), so
 following the cursors shows every site once; a partial page ends with the footer of
 :mod:`._paging`. ``scope`` keeps only the sites under a path; the counts, diagram and gaps always
@@ -50,6 +51,7 @@ class Listed:
 _SECTIONS: Final = (
     ("Implementations", "No handler found."),
     ("Callers", "No call site found."),
+    ("Stubs", ""),
     ("Not in the proto", ""),
 )
 
@@ -58,18 +60,21 @@ def listed_sites(trace: Trace, scope: str = "") -> list[Listed]:
     """The sites the paged part shows, in order, only those under ``scope`` when given."""
     with_method = isinstance(trace, (ServiceTrace, UnresolvedTrace))
     if isinstance(trace, MethodTrace):
-        # the servers and stubs of the service, where the method is handled or called
+        # the servers of the service where the method is handled (or, for a standard service, where
+        # the runtime's own implementation is registered), and its stubs where the method is called
         handling = {(site.owner, site.language) for site in trace.handlers}
         calling = {(site.owner, site.language) for site in trace.calls}
-        implementations = [*trace.handlers, *(s for s in trace.servers if (s.owner, s.language) in handling)]
-        callers = [*trace.calls, *(s for s in trace.clients if (s.owner, s.language) in calling)]
+        runtime = _runtime(trace)
+        servers = [s for s in trace.servers if runtime or (s.owner, s.language) in handling]
+        implementations = [*trace.handlers, *servers]
+        stubs = [site for site in trace.clients if (site.owner, site.language) in calling]
         strays: Sequence[Site] = ()
     else:
         implementations = [*trace.handlers, *trace.servers]
-        callers = [*trace.calls, *trace.clients]
+        stubs = list(trace.clients)
         strays = trace.strays if isinstance(trace, ServiceTrace) else ()
     listed = []
-    for (section, _), sites in zip(_SECTIONS, (implementations, callers, strays), strict=True):
+    for (section, _), sites in zip(_SECTIONS, (implementations, trace.calls, stubs, strays), strict=True):
         for site in sorted(sites, key=Site.order):
             if scope and site.path != scope and not site.path.startswith(scope + "/"):
                 continue
@@ -82,7 +87,7 @@ def _site_line(site: Site, with_method: bool) -> str:
     if site.role == "server":
         label = "server: "
     elif site.role == "client":
-        label = "stub: "
+        label = ""  # listed under Stubs
     elif with_method:
         label = f"{code(site.method)}: " if site.method else ""
     else:
@@ -179,6 +184,8 @@ def _summary(trace: Trace) -> str:
             f" are unknown; the code names it at {_count(len(sites), 'site')}."
         )
     copies = _count(len(trace.copies), "`.proto` copy", "`.proto` copies")
+    if trace.standard:
+        copies = "a standard service of the gRPC runtime (its `.proto` is not in the workspace)"
     if len(trace.copies) > 1:
         copies += ", which differ" if any(copy.differences for copy in trace.copies) else ", all the same"
     calls = _spread(trace.calls, "call site")
@@ -186,7 +193,8 @@ def _summary(trace: Trace) -> str:
     if isinstance(trace, MethodTrace):
         return f"{code(trace.method.signature)}: {copies}; {handlers}; {calls}."
     stubs = f"{_count(len(trace.servers), 'server')} and {_count(len(trace.clients), 'stub')}"
-    return f"{_count(len(trace.methods), 'method')} in {copies}; {handlers}; {calls}; {stubs}."
+    where = "of" if trace.standard else "in"
+    return f"{_count(len(trace.methods), 'method')} {where} {copies}; {handlers}; {calls}; {stubs}."
 
 
 def _spread(sites: Sequence[Site], noun: str) -> str:
@@ -199,6 +207,12 @@ def _top(trace: Trace) -> str:
     if isinstance(trace, UnresolvedTrace):
         return ""
     lines = ["", "### Defined in", ""]
+    if trace.standard:
+        key = trace.service_key if isinstance(trace, MethodTrace) else trace.key
+        lines.append(
+            f"- the gRPC runtime: {code(key)} ships with every gRPC library, and no `.proto` of the"
+            " workspace defines it."
+        )
     for copy in trace.copies[:COPIES_MAX]:
         lines.append(f"- {_copy_line(copy, several=len(trace.copies) > 1)}")
     if len(trace.copies) > COPIES_MAX:
@@ -212,7 +226,8 @@ def _top(trace: Trace) -> str:
 
 
 def _copy_line(copy: Copy, *, several: bool) -> str:
-    line = f"{code(f'{copy.path}:{copy.line}')} ({copy.owner})"
+    owner = copy.owner or "no service: an area or the root"
+    line = f"{code(f'{copy.path}:{copy.line}')} ({owner})"
     if copy.differences:
         return f"{line}: differs: {'; '.join(copy.differences)}"
     if copy.reference and several:
@@ -227,7 +242,9 @@ def _messages(trace: MethodTrace) -> str:
         ("Request", trace.method.request, trace.request),
         ("Response", trace.method.response, trace.response),
     ):
-        if message is None:
+        if message is None and trace.standard:
+            parts.append(f"\n{what} {code(written)}: defined by the gRPC runtime ({code(trace.package)}).\n")
+        elif message is None:
             parts.append(f"\n{what} {code(written)}: not defined in the workspace.\n")
         elif what == "Response" and same:
             parts.append(f"\n{what} {code(written)}: the same message.\n")
@@ -295,8 +312,9 @@ def _diagram(trace: Trace) -> str:
     for site in trace.handlers:
         handlers_by.setdefault(site.owner, []).append(site)
     server_only = [owner for owner in _owners(trace.servers) if owner not in handlers_by]
+    runtime = _runtime(trace)
     if isinstance(trace, MethodTrace):  # a method answer draws who calls and who implements it
-        stub_only, server_only = [], []
+        stub_only, server_only = [], server_only if runtime else []
     callers = sorted(calls_by, key=lambda owner: (-len(calls_by[owner]), owner))
     kept = callers[:DIAGRAM_NODES_MAX]
     dropped = callers[DIAGRAM_NODES_MAX:]
@@ -319,13 +337,20 @@ def _diagram(trace: Trace) -> str:
         label = _edge(handlers_by[owner], with_method) if with_method else "implemented in"
         lines.append(f"  t -.->|{_label(label)}| {ids[owner]}")
     for owner in server_only:
-        lines.append(f"  t -.->|{_label('server, no handler')}| {ids[owner]}")
-    if not trace.handlers:
+        label = "the runtime's implementation" if runtime else "server, no handler"
+        lines.append(f"  t -.->|{_label(label)}| {ids[owner]}")
+    if not trace.handlers and not runtime:
         lines.append(f"  t -.- none[{_label('no implementation')}]")
     if not trace.calls:
         lines.append(f"  nobody[{_label('no caller')}] -.- t")
     lines.append("```")
     return "\n".join(lines) + "\n"
+
+
+def _runtime(trace: Trace) -> bool:
+    """Whether the servers of a standard service register the runtime's own implementation (no handler of ours)."""
+    standard = isinstance(trace, (MethodTrace, ServiceTrace)) and trace.standard
+    return standard and not trace.handlers and bool(trace.servers)
 
 
 def _edge(sites: Sequence[Site], with_method: bool) -> str:
@@ -364,7 +389,7 @@ def _sites_text(sites: Sequence[Site]) -> str:
 def _method_gaps(trace: MethodTrace) -> list[str]:
     found = []
     name = code(trace.method.name)
-    if not trace.handlers:
+    if not trace.handlers and not _runtime(trace):
         servers = (
             f"; the servers of {code(trace.service_key)} ({_sites_text(trace.servers)}) do not define it"
             if trace.servers
@@ -377,7 +402,7 @@ def _method_gaps(trace: MethodTrace) -> list[str]:
             )
         else:
             found.append(f"**Neither implemented nor called**: no handler implements {name}{servers}.")
-    if trace.handlers and not trace.calls:
+    if trace.handlers and not trace.calls and not trace.standard:  # probes call a standard service from outside
         stubs = (
             f"; stubs of {code(trace.service_key)} are made in {', '.join(_owners(trace.clients))}"
             f" ({call_text(TOOL, {'target': trace.service_key})})"
@@ -393,10 +418,11 @@ def _method_gaps(trace: MethodTrace) -> list[str]:
 
 def _service_gaps(trace: ServiceTrace) -> list[str]:
     found = []
-    unimplemented, uncalled = trace.unimplemented, trace.uncalled
+    unimplemented, uncalled = () if _runtime(trace) else trace.unimplemented, trace.uncalled
     broken = [name for name in unimplemented if name not in uncalled]
     idle = [name for name in unimplemented if name in uncalled]
-    unused = [name for name in uncalled if name not in unimplemented]
+    # probes call a standard service from outside the workspace: no call site is no news
+    unused = [] if trace.standard else [name for name in uncalled if name not in unimplemented]
     tests = [
         row.name
         for row in trace.methods

@@ -6,7 +6,7 @@ service that changed or holds a dependent, by name, at most ``ROWS_MAX``; cells 
 for none), then the evidence: dependents grouped by service as ``dependents`` shows them. The
 evidence pages like ``dependents`` (a prefix of the sorted list within ``page_bytes``; later pages
 show only the evidence); every page ends with the verdict, exactly ``N services impacted, M via
-gRPC``, then the paging footer when the evidence was cut. Same graph and arguments, same bytes.
+gRPC`` (``1 service``; areas and root files are rows but never counted), then the paging footer when the evidence was cut. Same graph and arguments, same bytes.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import Final
 
 from ..index.query._graph import Found, Impact, ImpactRow, Target
-from ._dependents import describe_target, page_by_service, service_name
+from ._dependents import _s, describe_target, page_by_service, service_name
 from ._paging import Paging, code, paging_footer
 from ._search import PAGE_BYTES
 
@@ -53,7 +53,7 @@ def render_impact(
     total = len(dependents)
     scoped = f" in scope {code(scope_text)}" if scope_text else ""
     head = f"## Impact of {title}{scoped} within depth {found.depth}\n"
-    verdict = f"\n{impact.impacted} services impacted, {impact.via_grpc} via gRPC\n"
+    verdict = f"\n{impact.impacted} service{_s(impact.impacted)} impacted, {impact.via_grpc} via gRPC\n"
     parts = [head]
     if offset == 0:
         parts.append(_changes(found.targets, missing))

@@ -6,6 +6,12 @@ so the next cursor neither skips nor repeats a match. They are shown grouped by 
 order of their best match, each file's lines in order.
 A partial page ends with the footer of :mod:`._paging` (shown of total, busiest scopes, the call
 that narrows, the call for the next page). Same matches and arguments, same bytes.
+
+Every page also says what the search could not read in its scope (:class:`NotSearched`): how
+many files and folders were left out of the index, by reason, a few of them, the lines generated
+files would have matched, and the ``mesh.toml`` setting that lets them in. Paths left out by the
+workspace's own ignore rules are listed only when nothing matched. A scope that reads two ways (a
+service named like a folder) says which reading was taken and gives the call for the other.
 """
 
 from __future__ import annotations
@@ -13,16 +19,48 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Final
 
-from ..index.query._search import Found, Match
-from ._paging import Paging, code, paging_footer
+import attrs
 
-__all__ = ["PAGE_BYTES", "render_search"]
+from ..index.query._search import Found, LeftOut, Match, NotSearched
+from ._paging import Paging, call_text, code, paging_footer
+
+__all__ = ["PAGE_BYTES", "ScopeReading", "render_search"]
 
 #: About what one page of results may take.
 PAGE_BYTES: Final = 8 * 1024
 #: A matching line longer than this is shown cut, with an ellipsis.
 LINE_CHARS_MAX: Final = 200
 TOOL: Final = "smart_search"
+#: What lets each kind of left-out path into the index ("" when nothing does).
+_REMEDY: Final = {
+    "generated": "`include_vendored = true` in `mesh.toml` `[index]`",
+    "vendored": "`include_vendored = true` in `mesh.toml` `[index]`",
+    "secrets": "`include_secrets = true` in `mesh.toml` `[index]`",
+    "too large": "a larger `max_file_bytes` in `mesh.toml` `[index]`",
+    "ignored": "a `!pattern` line in a `.meshignore` (or fewer `ignore`/`exclude` patterns in `mesh.toml`)",
+}
+_NOUN: Final = {
+    "generated": "generated",
+    "vendored": "vendored or generated",
+    "secrets": "secret-looking",
+    "binary": "binary",
+    "ignored": "ignored",
+    "unreadable": "unreadable",
+}
+
+
+@attrs.frozen
+class ScopeReading:
+    """How a scope that reads two ways was read: as a service or as a folder, and the other reading."""
+
+    #: The scope as given.
+    scope: str
+    #: "service" or "folder": the reading taken.
+    taken: str
+    #: The service's folder (for the service reading, or the service the other reading names).
+    service_path: str
+    #: The scope argument that asks for the other reading.
+    other: str
 
 
 def render_search(
@@ -32,24 +70,30 @@ def render_search(
     offset: int = 0,
     page_bytes: int = PAGE_BYTES,
     symbols: bool = False,
+    not_searched: NotSearched | None = None,
+    scope: ScopeReading | None = None,
 ) -> str:
     """One page of ``found`` from ``offset``; ``arguments`` are the call's (for the follow-up calls).
 
     With ``symbols``, the matches are definitions (``mode`` ``symbol``): each line names one.
+    ``not_searched`` is what the search could not read in its scope; ``scope``, how a scope that
+    reads two ways was read.
     """
     query = str(arguments.get("query", ""))
     total = len(found.matches)
     noun = "definitions" if symbols else "matches"
     files = f"{found.files} file" + ("" if found.files == 1 else "s")
     head = f"## {code(query)}: {total}{'+' if found.capped else ''} {noun} in {files}\n"
+    if scope is not None:
+        head += "\n" + _scope_line(scope, arguments)
+    left = not_searched if not_searched is not None else NotSearched()
+    note = _not_searched_note(left, symbols=symbols, nothing_found=total == 0)
     if total == 0:
-        if symbols:
-            return head + "\nNo definition has this name. Try `mode` `literal` to find uses, or widen `scope`.\n"
-        return head + "\nNo match. Try `mode` `regex` or a shorter query, or widen `scope`.\n"
+        return head + "\n" + _no_match(left, symbols) + (f"\n{note}" if note else "")
     line_of = _symbol_line if symbols else _match_line
     # The page is a prefix of the ranked list (so the next cursor skips nothing and repeats
     # nothing), shown grouped by file in the order of each file's best match.
-    used = len(head.encode())
+    used = len(head.encode()) + len(note.encode())
     groups: dict[str, list[Match]] = {}
     shown = 0
     for match in found.matches[offset:]:
@@ -72,7 +116,103 @@ def render_search(
         first=offset,
     )
     footer = paging_footer(paging, tool=TOOL, arguments=arguments, paths=[m.path for m in found.matches])
-    return "".join(parts) + ("\n" + footer if footer else "")
+    return "".join(parts) + (f"\n{note}" if note else "") + ("\n" + footer if footer else "")
+
+
+def _scope_line(scope: ScopeReading, arguments: Mapping[str, object]) -> str:
+    """Which reading of a two-way scope was taken, and the call for the other."""
+    again = {key: value for key, value in arguments.items() if key != "cursor"} | {"scope": scope.other}
+    other_call = call_text(TOOL, again)
+    if scope.taken == "service":
+        return (
+            f"Scope {code(scope.scope)} read as the service {code(scope.scope)} (folder {code(scope.service_path)}),"
+            f" not the folder {code(scope.other)}; to search the folder: {other_call}\n"
+        )
+    return (
+        f"Scope {code(scope.scope)} read as the folder {code(scope.scope)}, not the service {code(scope.other)}"
+        f" (folder {code(scope.service_path)}); to search the service: {other_call}\n"
+    )
+
+
+def _no_match(left: NotSearched, symbols: bool) -> str:
+    """The sentence of an answer with no result: never a bare "no match" when generated code matches."""
+    if left.generated_matches:
+        files = _plural(left.generated_files_matched, "generated file")
+        where = "the name occurs on" if symbols else "the query matches"
+        return (
+            f"Nothing in the indexed files, but {where} {_plural(left.generated_matches, 'line')} of {files}"
+            f" left out of the index: {_matched(left)}{_unread(left)}. To index generated code:"
+            f" {_REMEDY['generated']}.\n"
+        )
+    if symbols:
+        return "No definition has this name. Try `mode` `literal` to find uses, or widen `scope`.\n"
+    return "No match. Try `mode` `regex` or a shorter query, or widen `scope`.\n"
+
+
+def _not_searched_note(left: NotSearched, *, symbols: bool, nothing_found: bool) -> str:
+    """The list of what was left out in the scope ("" when nothing was): one line per reason."""
+    lines = []
+    for item in left.left_out:
+        if item.reason == "ignored" and not nothing_found:
+            continue  # the workspace's own rules: worth a word only when nothing matched
+        counts = not (nothing_found and left.generated_matches)  # else the opening sentence gave them
+        lines.append(f"- {_left_out_line(item, left, symbols, counts)}\n")
+    if not lines:
+        return ""
+    return "Not searched here (left out of the index):\n" + "".join(lines)
+
+
+def _left_out_line(item: LeftOut, left: NotSearched, symbols: bool, generated_counts: bool) -> str:
+    counts = []
+    if item.reason == "too large":
+        counts.append(_plural(item.files, "file") + " " + item.detail)
+    else:
+        noun = _NOUN.get(item.reason, item.reason)
+        if item.files:
+            counts.append(f"{_plural(item.files, noun + ' file')}")
+        if item.folders:
+            counts.append(f"{_plural(item.folders, noun + ' folder')}")
+    text = " and ".join(counts)
+    if item.reason == "secrets":
+        text += " (never read)"
+    elif item.examples:
+        shown = ", ".join(code(path) for path in item.examples)
+        more = item.files + item.folders - len(item.examples)
+        text += f": {shown}" + (f" and {more} more" if more > 0 else "")
+    if item.reason == "generated" and generated_counts:
+        text += "; " + _generated_counts(left, symbols)
+    remedy = _REMEDY.get(item.reason)
+    if remedy:
+        text += f"; to index: {remedy}"
+    elif item.reason == "binary":
+        text += " (not text)"
+    return text
+
+
+def _generated_counts(left: NotSearched, symbols: bool) -> str:
+    """What the generated files left out hold for this query."""
+    where = "the name occurs on" if symbols else "the query matches"
+    if left.generated_matches:
+        text = f"{where} {_plural(left.generated_matches, 'line')} there: {_matched(left)}"
+    else:
+        text = f"{where} no line there"
+    return text + _unread(left)
+
+
+def _unread(left: NotSearched) -> str:
+    if not left.generated_uncounted:
+        return ""
+    return f" ({_plural(left.generated_uncounted, 'file')} not read: changed since indexed, or over the read budget)"
+
+
+def _matched(left: NotSearched) -> str:
+    shown = ", ".join(f"{code(path)} ({count})" for path, count in left.generated_matched)
+    more = left.generated_files_matched - len(left.generated_matched)
+    return shown + (f" and {more} more" if more > 0 else "")
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}" + ("" if count == 1 else "s")
 
 
 def _title(match: Match) -> str:

@@ -6,7 +6,14 @@ written ``/like this/`` is a regular expression, anything else a literal. In eve
 lines defining a symbol the query matches come first, then code, protos, tests, config and docs.
 
 ``scope`` is a service name, a glob (``*``, ``?``, ``[``) over workspace paths, or a path prefix
-inside the workspace. The cursor is the offset of the next page in the ranked list.
+inside the workspace. A service name that is also the name of another folder (a service ``src``
+beside a folder ``src/``) reads as the service, and ``src/`` as the folder; the answer says which
+reading it took and gives the call for the other. The cursor is the offset of the next page in
+the ranked list.
+
+Every answer also says what it could not read in its scope: files and folders left out of the
+index (generated, vendored, secret-looking, too large, binary...), with the lines generated files
+would have matched and the ``mesh.toml`` setting that lets them in.
 """
 
 from __future__ import annotations
@@ -15,8 +22,8 @@ from typing import Final, Literal
 
 import attrs
 
-from ..index.query._search import SearchError, search, symbols
-from ..render._search import render_search
+from ..index.query._search import SearchError, left_out_under, not_searched, search, symbols
+from ..render._search import ScopeReading, render_search
 from ._args import describe
 from ._registry import ToolError
 from ._view import View, arguments_of, cursor_offset, workspace_path
@@ -56,7 +63,7 @@ def answer(args: Args, view: View) -> str:
     query, regex = args.query, args.mode == "regex"
     if args.mode == "auto" and len(query) > 2 and query.startswith("/") and query.endswith("/"):
         query, regex = query[1:-1], True
-    services, prefix, glob = _scope(view, args.scope)
+    services, prefix, glob, reading = _scope(view, args.scope)
     language = _language(view, args.language)
     filters = {
         "services": services,
@@ -78,38 +85,60 @@ def answer(args: Args, view: View) -> str:
                 cancelled=view.cancelled,
                 **filters,
             )
+        # In symbol mode generated files are searched for the name as text: they have no definitions.
+        left = not_searched(
+            view.db,
+            query,
+            regex=regex,
+            case_sensitive=args.case_sensitive,
+            root=view.root,
+            cancelled=view.cancelled,
+            **filters,
+        )
     except SearchError as exc:
         hint = " Escape it, or use mode literal." if regex else ""
         raise ToolError(f"Cannot search for `{query}`: {exc}.{hint}") from None
     offset = cursor_offset(args.cursor, len(found.matches), tool=NAME, args=args, noun="matches")
-    return render_search(found, arguments_of(args), offset=offset, symbols=args.mode == "symbol")
+    return render_search(
+        found, arguments_of(args), offset=offset, symbols=args.mode == "symbol", not_searched=left, scope=reading
+    )
 
 
-def _scope(view: View, scope: str | None) -> tuple[tuple[str, ...], str, str]:
-    """(services, path prefix, glob) for a scope argument."""
+def _scope(view: View, scope: str | None) -> tuple[tuple[str, ...], str, str, ScopeReading | None]:
+    """(services, path prefix, glob, how a two-way scope was read) for a scope argument."""
     if scope is None or not scope.strip():
-        return (), "", ""
+        return (), "", "", None
     scope = scope.strip()
-    names = [row[0] for row in view.db.execute("SELECT name FROM services ORDER BY name")]
-    if scope in names:
-        return (scope,), "", ""
+    services = dict(view.db.execute("SELECT name, path FROM services ORDER BY name").fetchall())
+    if scope in services:
+        folder = scope.strip("/")
+        if services[scope] != folder and _indexed_under(view, folder):
+            return (scope,), "", "", ScopeReading(scope, "service", services[scope], folder + "/")
+        return (scope,), "", "", None
     if _GLOB_CHARS & set(scope):
         if scope.startswith("/") or ".." in scope.split("/"):
             raise ToolError(f"The glob `{scope}` must be relative to the workspace, without `..`.")
-        return (), "", scope
+        return (), "", scope, None
     relative = workspace_path(view.root, scope, what="scope")
     if not relative:
-        return (), "", ""
+        return (), "", "", None
+    if not _indexed_under(view, relative) and not left_out_under(view.db, relative):
+        listed = ", ".join(f"`{name}`" for name in services) or "none"
+        raise ToolError(
+            f"No indexed file is under `{relative}`. A scope is a service ({listed}), a path prefix or a glob."
+        )
+    if relative in services and services[relative] != relative:
+        return (), relative, "", ScopeReading(scope, "folder", services[relative], relative)
+    return (), relative, "", None
+
+
+def _indexed_under(view: View, relative: str) -> bool:
+    """Whether an indexed file is ``relative`` or under it."""
     hit = view.db.execute(
         "SELECT 1 FROM files WHERE path = ? OR (path >= ? AND path < ?) LIMIT 1",
         (relative, relative + "/", relative + "0"),
     ).fetchone()
-    if hit is None:
-        listed = ", ".join(f"`{name}`" for name in names) or "none"
-        raise ToolError(
-            f"No indexed file is under `{relative}`. A scope is a service ({listed}), a path prefix or a glob."
-        )
-    return (), relative, ""
+    return hit is not None
 
 
 def _language(view: View, language: str | None) -> str:
@@ -117,7 +146,7 @@ def _language(view: View, language: str | None) -> str:
         return ""
     wanted = language.strip().lower()
     known = [row[0] for row in view.db.execute("SELECT DISTINCT language FROM files WHERE language != '' ORDER BY 1")]
-    if wanted not in known:
+    if wanted not in known and not any(item.files for item in not_searched(view.db, language=wanted).left_out):
         listed = ", ".join(f"`{name}`" for name in known) or "none"
         raise ToolError(f"No indexed file is in the language `{language}`. Languages here: {listed}.")
     return wanted

@@ -48,16 +48,14 @@ def test_a_cold_build_indexes_every_file_with_its_service_and_kind(ws: Path, tmp
     index, summary = build(ws, tmp_path / "cache")
     assert summary.files == 5 and summary.parsed == 5 and summary.unchanged == 0
     assert rows(index, "SELECT path, service, language, kind FROM files ORDER BY path") == [
-        ("docs/guide.md", "docs", "markdown", "docs"),
+        ("docs/guide.md", "", "markdown", "docs"),  # docs/ is an area: indexed, in no service
         ("orders/orders/__init__.py", "orders", "python", "code"),
         ("orders/orders/server.py", "orders", "python", "code"),
         ("orders/orders/store.py", "orders", "python", "code"),
         ("orders/pyproject.toml", "orders", "", "config"),
     ]
-    assert rows(index, "SELECT name, path, origin FROM services ORDER BY name") == [
-        ("docs", "docs", "folder"),
-        ("orders", "orders", "manifest"),
-    ]
+    assert rows(index, "SELECT name, path, origin FROM services ORDER BY name") == [("orders", "orders", "manifest")]
+    assert rows(index, "SELECT path, reason FROM areas") == [("docs", "docs")]
     assert rows(index, "SELECT module, target_path, target_service FROM imports") == [
         ("orders", "orders/orders/store.py", "orders")  # `from orders import store`: the submodule
     ]

@@ -82,6 +82,7 @@ GRPC: dict[str, tuple[GrpcFact, ...]] = {
     "inventory/cmd/inventory/main.go": (
         server("Inventory", 37, "main", "pb"),
         server("Health", 38, "main", "healthpb"),
+        server("ServerReflection", 39, "main", "reflection"),
     ),
     "inventory/internal/orders/client.go": (
         client("Orders", 26, "Dial", "pb"),
@@ -215,9 +216,20 @@ ORDER_FIELDS = (
     field("labels", "map<string,string>", 6, 42, "map"),
 )
 
+def file_options(name: str, *, csharp: bool = True) -> tuple[tuple[str, str], ...]:
+    """The options each fixture proto opens with: Go, Java and (but for inventory) C# names for ``acme.<name>.v1``."""
+    found = (
+        ("go_package", f"github.com/acme/protos/go/acme/{name}/v1;{name}v1"),
+        ("java_package", f"com.acme.{name}.v1"),
+        ("java_multiple_files", "true"),
+    )
+    return (*found, ("csharp_namespace", f"Acme.{name.title()}.V1")) if csharp else found
+
+
 ORDERS_PROTO = ProtoFile(
     package="acme.orders.v1",
     imports=("acme/common/v1/money.proto",),
+    options=file_options("orders"),
     services=(ORDERS_SERVICE,),
     messages=(
         message("Order", 21, 43, *ORDER_FIELDS),
@@ -251,6 +263,7 @@ ORDERS_PROTO = ProtoFile(
 GATEWAY_ORDERS_PROTO = ProtoFile(
     package="acme.orders.v1",
     imports=("acme/common/v1/money.proto",),
+    options=file_options("orders"),
     services=(ORDERS_SERVICE,),
     messages=(
         message("Order", 21, 45, *ORDER_FIELDS, field("tracking_number", "string", 7, 44)),
@@ -283,6 +296,7 @@ GATEWAY_ORDERS_PROTO = ProtoFile(
 PAYMENTS_PROTO = ProtoFile(
     package="acme.payments.v1",
     imports=("acme/common/v1/money.proto",),
+    options=file_options("payments"),
     services=(
         ProtoService(
             "Payments",
@@ -336,6 +350,7 @@ PAYMENTS_PROTO = ProtoFile(
 INVENTORY_PROTO = ProtoFile(
     package="acme.inventory.v1",
     imports=(),
+    options=file_options("inventory", csharp=False),
     services=(
         ProtoService(
             "Inventory",
@@ -397,6 +412,7 @@ INVENTORY_PROTO = ProtoFile(
 MONEY_PROTO = ProtoFile(
     package="acme.common.v1",
     imports=(),
+    options=file_options("common"),
     services=(),
     messages=(message("Money", 13, 18, field("currency_code", "string", 1, 15), field("units", "int64", 2, 17)),),
 )
@@ -881,7 +897,9 @@ def test_table_grpc_lines_name_their_evidence() -> None:
             if fact.role in (GrpcRole.HANDLER, GrpcRole.CALL):
                 assert re.search(rf"\b{fact.method}\b", line), (path, fact)
             else:
-                assert fact.service in line or fact.symbol.rsplit(".", 1)[-1] in line, (path, fact)
+                # a standard service registered by its library (``reflection.Register(s)``) by the namespace
+                named = fact.service in line or (fact.namespace != "" and f"{fact.namespace}." in line)
+                assert named or fact.symbol.rsplit(".", 1)[-1] in line, (path, fact)
             assert fact.namespace == "" or fact.namespace.split(".")[0] in "\n".join(text), (path, fact)
 
 

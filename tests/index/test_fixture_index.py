@@ -52,17 +52,18 @@ def located(rows: list[tuple[str, int]]) -> list[str]:
     return sorted(f"{path}:{line}" for path, line in rows)
 
 
-def test_services_are_discovered_by_their_manifests(index: Index) -> None:
+def test_services_are_discovered_by_their_manifests_and_the_rest_are_areas(index: Index) -> None:
     assert query(index, "SELECT name, path, origin, languages FROM services ORDER BY name") == [
-        ("docs", "docs", "folder", "markdown"),
         ("gateway", "gateway", "manifest", "typescript,markdown,proto"),
         ("inventory", "inventory", "manifest", "go,markdown"),
         ("notifications", "notifications", "manifest", "csharp,markdown"),
         ("orders", "orders", "manifest", "python,markdown,proto"),
         ("payments", "payments", "manifest", "java,markdown"),
-        ("proto", "proto", "folder", "proto"),
         ("shipping", "shipping", "manifest", "rust,markdown"),
     ]
+    # shared protos and docs hold no service: their files are indexed and belong to no service
+    assert query(index, "SELECT path, reason FROM areas ORDER BY path") == [("docs", "docs"), ("proto", "protos")]
+    assert query(index, "SELECT DISTINCT service FROM files WHERE path LIKE 'proto/%' OR path LIKE 'docs/%'") == [("",)]
 
 
 RPCS = table("RPCs")
@@ -108,9 +109,11 @@ SERVICES = table("Servers and clients")
 @pytest.mark.parametrize("row", SERVICES, ids=[row[0] for row in SERVICES])
 def test_servers_and_clients_are_keyed_by_the_proto_service(index: Index, row: list[str]) -> None:
     name, servers, clients = row
-    key = None if name.startswith("Health") else name
-    where = "g.service_key IS NULL AND g.service = 'Health'" if key is None else "g.service_key = ?"
-    params = () if key is None else (key,)
+    # the standard services, whose protos are not in the workspace, are known by name
+    standard = {"Health": "grpc.health.v1.Health", "ServerReflection": "grpc.reflection.v1alpha.ServerReflection"}
+    key = standard.get(name.split("`", 1)[0], name)
+    where = "g.service_key = ?"
+    params = (key,)
     found = query(
         index,
         f"SELECT f.path, g.line, g.role FROM grpc g JOIN files f ON f.id = g.file_id WHERE {where}"
@@ -130,9 +133,9 @@ def test_servers_and_clients_are_keyed_by_the_proto_service(index: Index, row: l
         ("orders/orders/service.py", "acme.orders.v1", "orders/protos/orders.proto", "orders"),
         # ... else the copy laid out as protoc expects (not another service's copy)
         ("inventory/internal/orders/client.go", "github.com/acme/protos/go/acme/orders/v1",
-         "proto/acme/orders/v1/orders.proto", "proto"),
+         "proto/acme/orders/v1/orders.proto", ""),
         ("payments/src/main/java/com/acme/payments/orders/GrpcOrderLookup.java", "com.acme.orders.v1.OrdersGrpc",
-         "proto/acme/orders/v1/orders.proto", "proto"),
+         "proto/acme/orders/v1/orders.proto", ""),
         ("inventory/cmd/inventory/main.go", "github.com/acme/inventory/internal/store", "inventory/internal/store",
          "inventory"),
         ("payments/src/main/java/com/acme/payments/PaymentsServer.java", "com.acme.payments.ledger.Ledger",
@@ -142,7 +145,7 @@ def test_servers_and_clients_are_keyed_by_the_proto_service(index: Index, row: l
         ("shipping/src/main.rs", "shipping::orders::OrderSource", "shipping/src/orders.rs", "shipping"),
         ("shipping/src/orders.rs", "crate::pb::acme::orders::v1", "shipping/src/pb.rs", "shipping"),
         ("proto/acme/orders/v1/orders.proto", "acme/common/v1/money.proto", "proto/acme/common/v1/money.proto",
-         "proto"),
+         ""),
         ("docs/runbook.md", "../payments/README.md", "payments/README.md", "payments"),
     ],
 )  # fmt: skip
@@ -184,7 +187,7 @@ def test_proto_copies_are_all_kept_with_their_service(index: Index) -> None:
     assert rows == [
         ("gateway/protos/orders.proto", "gateway"),
         ("orders/protos/orders.proto", "orders"),
-        ("proto/acme/orders/v1/orders.proto", "proto"),
+        ("proto/acme/orders/v1/orders.proto", ""),  # the shared copy, in the area proto/
     ]
 
 

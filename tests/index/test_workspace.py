@@ -17,7 +17,7 @@ def names(services) -> list[tuple[str, str, str]]:
     return [(service.name, service.path, service.origin) for service in services]
 
 
-def test_manifest_folders_are_services_and_nested_manifests_stay_inside(tmp_path: Path) -> None:
+def test_manifest_folders_are_services_nested_manifests_stay_inside_and_the_rest_are_areas(tmp_path: Path) -> None:
     paths = [
         "README.md",
         "services/orders/pyproject.toml",
@@ -35,9 +35,11 @@ def test_manifest_folders_are_services_and_nested_manifests_stay_inside(tmp_path
         ("inventory", "services/inventory", "manifest"),
         ("orders", "services/orders", "manifest"),
         ("payments", "payments", "manifest"),
-        ("proto", "proto", "folder"),
-        ("tools", "tools", "folder"),
     ]
+    from mesh.index.build._workspace import discover_workspace
+
+    areas = discover_workspace(tmp_path, load_config(tmp_path), paths).areas
+    assert [(area.path, area.reason) for area in areas] == [("proto", "protos"), ("tools", "other")]
 
 
 def test_git_repositories_without_manifests_are_services(tmp_path: Path) -> None:
@@ -56,11 +58,14 @@ def test_a_root_manifest_claims_what_no_service_holds(tmp_path: Path) -> None:
     assert names(discover_services(root, paths)) == [("web", "web", "manifest"), ("mono", "", "root")]
 
 
-def test_same_folder_names_fall_back_to_paths(tmp_path: Path) -> None:
-    paths = ["a/api/go.mod", "b/api/go.mod"]
+def test_generic_names_walk_up_and_same_names_fall_back_to_paths(tmp_path: Path) -> None:
+    paths = ["a/api/go.mod", "b/api/go.mod", "c/web/go.mod", "d/web/go.mod", "orders/src/Orders.csproj"]
     assert names(discover_services(tmp_path, paths)) == [
-        ("a/api", "a/api", "manifest"),
-        ("b/api", "b/api", "manifest"),
+        ("orders", "orders/src", "manifest"),
+        ("a", "a/api", "manifest"),
+        ("b", "b/api", "manifest"),
+        ("c/web", "c/web", "manifest"),
+        ("d/web", "d/web", "manifest"),
     ]
 
 

@@ -41,18 +41,25 @@ def test_index_prints_progress_and_a_summary_then_reuses_the_index(tmp_path: Pat
     assert "parsed 57 of 57 files; writing the index..." in cold.stderr
     lines = cold.stdout.splitlines()
     assert lines[0] == f"workspace   {FIXTURE}"
-    assert lines[1] == "services    8"
+    assert lines[1] == "services    6"  # docs/ and proto/ are areas
     assert lines[2] == "files       57 (parsed 57, unchanged 0, deleted 0, skipped 1)"
     assert lines[3].startswith("languages   markdown 9, rust 8, ")
     assert lines[5] == "gRPC        3 services, 9 methods, 7 implementations, 14 client calls"
     assert lines[6] == "problems    0"
     assert lines[7].startswith("time        ")
+    # every service with the evidence it came from, then the areas
+    assert "  orders  orders  library: orders/pyproject.toml" in lines
+    assert "Areas (indexed, in no service): docs (docs), proto (protos)" in lines
     warm = mesh("index", str(FIXTURE), "--json", cache=tmp_path / "cache")
     assert warm.returncode == 0, warm.stderr
     summary = json.loads(warm.stdout)
     assert (summary["parsed"], summary["unchanged"], summary["files"]) == (0, 57, 57)
     assert summary["workspace"] == str(FIXTURE)
     assert summary["failures"] == []
+    assert [s["name"] for s in summary["model"]["services"]] == [
+        "gateway", "inventory", "notifications", "orders", "payments", "shipping"
+    ]  # fmt: skip
+    assert summary["model"]["areas"] == [["docs", "docs"], ["proto", "protos"]]
 
 
 def test_index_finds_the_workspace_from_the_current_folder(tmp_path: Path) -> None:

@@ -97,7 +97,7 @@ def test_the_answers_agree_with_the_fixture_tables(view: View) -> None:
         key, _protos, implemented, called = (cell.strip().strip("`") for cell in row.strip("|").split("|"))
         answer_text = trace_text(view, key)
         implementations = answer_text.split("### Implementations", 1)[1].split("### Callers", 1)[0]
-        callers = answer_text.split("### Callers", 1)[1].split("### Diagram", 1)[0]
+        callers = answer_text.split("### Callers", 1)[1].split("### Diagram", 1)[0].split("### Stubs", 1)[0]
         listed_handlers = re.findall(r"^  - `([^`]+)` in", implementations, re.MULTILINE)
         listed_calls = re.findall(r"^  - `([^`]+)` in", callers, re.MULTILINE)
         assert sorted(listed_handlers) == ([] if implemented == "none" else sorted(implemented.split(", ")))
@@ -395,6 +395,172 @@ def test_a_call_to_a_method_no_proto_declares_is_a_gap(small: Index) -> None:
         text = trace_text(view, "alpha.v1.Orders")
     assert "### Not in the proto\n\n- **alpha** (python)\n  - `Vanish`: `alpha/app/client.py:9` in `main`\n" in text
     assert "- **Not in the proto**: 1 handler or call names a method no copy of the `.proto` declares" in text
+
+
+# -- precision (issue 11) ---------------------------------------------------------------------------
+
+PRECISION_PROTO = """syntax = "proto3";
+
+package acme.inventory.v1;
+
+import "acme/common/v1/money.proto";
+
+service Inventory {
+  rpc Reserve(ReserveRequest) returns (ReserveResponse);
+  rpc Release(ReserveRequest) returns (ReserveResponse);
+}
+
+message ReserveRequest {
+  repeated Line lines = 1;
+  message Line {
+    string sku = 1;
+    int32 quantity = 2;
+  }
+}
+
+message ReserveResponse {
+  acme.common.v1.Money held = 1;
+}
+"""
+
+MONEY_PROTO = """syntax = "proto3";
+
+package acme.common.v1;
+
+message Money {
+  int64 units = 1;
+}
+"""
+
+PRECISION = {
+    "proto/acme/inventory/v1/inventory.proto": PRECISION_PROTO,
+    "proto/acme/common/v1/money.proto": MONEY_PROTO,
+    # a drifted copy: a field of a nested message renumbered, and of an imported one
+    "shop/protos/acme/inventory/v1/inventory.proto": PRECISION_PROTO.replace(
+        "int32 quantity = 2", "int32 quantity = 3"
+    ),
+    "shop/protos/acme/common/v1/money.proto": MONEY_PROTO.replace("units = 1", "units = 2"),
+    "inventory/go.mod": "module example.com/inventory\n",
+    "inventory/main.go": """package main
+
+import (
+\thealthpb "google.golang.org/grpc/health/grpc_health_v1"
+\tpb "example.com/inventory/pb"
+)
+
+type server struct {
+\tpb.UnimplementedInventoryServer
+}
+
+func (s *server) Reserve(ctx context.Context, r *pb.ReserveRequest) (*pb.ReserveResponse, error) {
+\treturn nil, nil
+}
+
+func (s *server) Check(ctx context.Context, r *healthpb.HealthCheckRequest) (*healthpb.HealthCheckResponse, error) {
+\treturn nil, nil
+}
+
+func main() {
+\ts := grpc.NewServer()
+\tsrv := &server{}
+\tpb.RegisterInventoryServer(s, srv)
+\thealthpb.RegisterHealthServer(s, srv)
+}
+""",
+    "shop/pyproject.toml": project("shop"),
+    "shop/shop/base.py": """from acme.inventory.v1 import inventory_pb2_grpc
+
+
+class BaseInventory(inventory_pb2_grpc.InventoryServicer):
+    pass
+""",
+    "shop/shop/inventory.py": """from .base import BaseInventory
+
+
+class Inventory(BaseInventory):
+    def Release(self, request, context):
+        return None
+""",
+    "shop/shop/client.py": """import grpc
+
+from acme.inventory.v1 import inventory_pb2_grpc
+
+
+def main():
+    stub = inventory_pb2_grpc.InventoryStub(grpc.insecure_channel("localhost:1"))
+    stub.Release(None)
+    stub.Reserve(None)
+    stub.Reserve(None)
+""",
+}
+
+
+@pytest.fixture(scope="module")
+def precision(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Index]:
+    root = tmp_path_factory.mktemp("precision")
+    write(root, PRECISION)
+    index = Index(root, tmp_path_factory.mktemp("precision-cache"), workers=1)
+    assert index.refresh().failures == ()
+    yield index
+    index.close()
+
+
+def test_a_handler_through_an_intermediate_base_class_implements_the_method(precision: Index) -> None:
+    """`Inventory(BaseInventory)` where `BaseInventory(InventoryServicer)`: Release is implemented."""
+    with view_of(precision) as view:
+        text = trace_text(view, "Inventory/Release")
+    assert "- **shop** (python)\n  - `shop/shop/inventory.py:5` in `Inventory.Release`\n" in text
+    assert "UNIMPLEMENTED" not in text and "Called, never implemented" not in text
+
+
+def test_callers_are_the_call_sites_of_the_method_and_stubs_are_apart(precision: Index) -> None:
+    with view_of(precision) as view:
+        text = trace_text(view, "Inventory/Reserve")
+    callers = text.split("### Callers\n", 1)[1].split("\n### ", 1)[0]
+    assert callers == (
+        "\n- **shop** (python)\n  - `shop/shop/client.py:9` in `main`\n  - `shop/shop/client.py:10` in `main`\n"
+    )
+    stubs = text.split("### Stubs\n", 1)[1].split("\n### ", 1)[0]
+    assert stubs == "\n- **shop** (python)\n  - `shop/shop/client.py:7` in `main`\n"
+
+
+def test_health_methods_of_the_main_server_are_not_strays_of_its_service(precision: Index) -> None:
+    """`Check` on the struct registered for Inventory and Health is Health's, not "not in the proto"."""
+    with view_of(precision) as view:
+        inventory = trace_text(view, "acme.inventory.v1.Inventory")
+        health = trace_text(view, "Health")
+        check = trace_text(view, "grpc.health.v1.Health/Check")
+    assert "Not in the proto" not in inventory
+    assert health.startswith(
+        "## `grpc.health.v1.Health`\n\n3 methods of a standard service of the gRPC runtime (its `.proto` is not in"
+        " the workspace); 1 handler in 1 service; no call site; 2 servers and 0 stubs.\n"
+    )
+    assert "  - `Check`: `inventory/main.go:16` in `server.Check`\n" in health
+    assert "**Neither implemented nor called**: `Watch`, `List`." in health
+    assert "Request `HealthCheckRequest`: defined by the gRPC runtime (`grpc.health.v1`)." in check
+
+
+def test_a_misspelt_standard_service_is_suggested(view: View) -> None:
+    assert "Did you mean `grpc.health.v1.Health/Check`?" in failure(view, "Helth/Check")
+
+
+def test_drift_is_compared_over_every_message_the_rpc_reaches(precision: Index) -> None:
+    """A field renumbered in a nested message, and in an imported one, is drift of the RPC."""
+    with view_of(precision) as view:
+        text = trace_text(view, "Inventory/Reserve")
+    assert (
+        "- `shop/protos/acme/inventory/v1/inventory.proto:8` (shop): differs: message `acme.common.v1.Money` changes"
+        " `int64 units = 1` to `int64 units = 2`; message `ReserveRequest.Line` changes `int32 quantity = 2` to"
+        " `int32 quantity = 3`\n"
+    ) in text
+
+
+def test_a_standard_service_served_by_the_runtime_has_no_gap(view: View) -> None:
+    """The fixture registers `health.NewServer()`: the runtime implements Health, nothing is missing."""
+    text = trace_text(view, "Health")
+    assert text.startswith("## `grpc.health.v1.Health`\n")
+    assert text.endswith("### Gaps\n\nNone found.\n")
+    assert '  t -.->|"the runtime\'s implementation"| s1\n' in text
 
 
 # -- paging --------------------------------------------------------------------------------------

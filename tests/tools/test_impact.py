@@ -21,7 +21,7 @@ from mesh.tools._view import View
 
 from .conftest import FIXTURE, assert_golden, view_of
 
-VERDICT = re.compile(r"^(\d+) services impacted, (\d+) via gRPC$", re.MULTILINE)
+VERDICT = re.compile(r"^(\d+) services? impacted, (\d+) via gRPC$", re.MULTILINE)
 
 
 def ask(view: View, **arguments) -> str:
@@ -35,8 +35,9 @@ def verdict(text: str) -> tuple[int, int]:
 
 
 def row(text: str, service: str) -> list[str]:
-    """The cells of the table row of ``service``."""
-    match = re.search(rf"^\| `{re.escape(service)}` \| (.*) \|$", text, re.MULTILINE)
+    """The cells of the table row of ``service`` ("" for the row of the files of no service)."""
+    name = f"`{re.escape(service)}`" if service else re.escape("(no service: areas and root files)")
+    match = re.search(rf"^\| {name} \| (.*) \|$", text, re.MULTILINE)
     assert match, f"no row for {service}"
     return [cell.strip() for cell in match.group(1).split("|")]
 
@@ -90,7 +91,9 @@ def test_a_changed_rpc_impacts_its_callers_through_grpc(view: View) -> None:
     assert verdict(text) == (1, 1)
     assert row(text, "orders") == ["–", "–", "–", "1", "–", "–"]
     assert "- L1 `orders/orders/inventory.py:38` calls `acme.inventory.v1.Inventory/Release`" in text
-    assert row(text, "proto")[0] == "changed (1)"
+    # the changed proto is in the area proto/: a row of the table, but no service the verdict counts
+    assert row(text, "")[0] == "changed (1)"
+    assert text.index("| `orders` |") < text.index("| (no service: areas and root files) |")
 
 
 def test_a_changed_message_is_used_by_fields_imports_and_rpc_callers(view: View) -> None:
@@ -119,7 +122,7 @@ def test_the_table_has_the_columns_of_the_contract(view: View) -> None:
         "| service | changed | direct import | transitive import | calls a changed RPC | uses a changed message"
         " | tests touching it |" in text
     )
-    assert text.index("| service |") < text.index("### Evidence") < text.index("services impacted")
+    assert text.index("| service |") < text.index("### Evidence") < text.index(" impacted, ")
 
 
 def test_twenty_files_list_ten_and_count_the_rest(view: View) -> None:
@@ -133,7 +136,7 @@ def test_twenty_files_list_ten_and_count_the_rest(view: View) -> None:
     assert "- and 10 more" in text
     assert row(text, "notifications") == ["changed (2)", "–", "1", "–", "–", "1"]
     assert row(text, "inventory")[3] == "2" and row(text, "payments")[3] == "2"
-    assert verdict(text) == (8, 2)
+    assert verdict(text) == (6, 2)  # the six services; the changed files of docs/ and proto/ are in areas
 
 
 def test_duplicate_changes_count_once(view: View) -> None:

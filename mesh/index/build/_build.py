@@ -19,6 +19,7 @@ walk of the whole tree (a periodic full refresh catches what watchers drop).
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 import time
@@ -30,14 +31,15 @@ from typing import Final
 import attrs
 
 from ...workspace import cache_dir
-from ._enumerate import FileEntry, Walk, check_paths, walk
+from ._enumerate import GENERATED_RULE, FileEntry, Skipped, Walk, check_paths, walk
 from ..parse._kinds import kind_of
 from ._pool import DEFAULT_BUDGET_S, WORKER_MODULE, ParsePool, run_inline
 from ._progress import Progress
 from ._resolve import resolve
 from ..store._store import FileRecord, Store, Writer
 from ._work import Outcome, Task
-from ._workspace import Config, Workspace, discover_services, load_config, order_services
+from ._services import structural
+from ._workspace import Config, Workspace, discover_workspace, load_config, order_services
 from ..parse import language_of, manifest_kind
 
 __all__ = ["Index", "Progress", "Summary"]
@@ -147,6 +149,13 @@ class Index:
         failures: list[tuple[str, str]] = []
         with self.store.transaction() as writer:
             known = writer.known_files()
+            # Generated code found by its first bytes: an unchanged one is not read again, unless the
+            # rule (or include_vendored) changed since the last refresh: then every file is read once.
+            skip_generated = not workspace.config.include_vendored
+            rule = f"{GENERATED_RULE}:{'skip' if skip_generated else 'keep'}"
+            recheck = writer.db.execute("SELECT value FROM meta WHERE key = 'generated_rule'").fetchone() != (rule,)
+            generated = writer.skipped_stats("generated") if skip_generated and not recheck else {}
+            read_skipped: list[Skipped] = []
             if only is None:
                 paths = set(walked) | set(known)
             else:
@@ -164,19 +173,31 @@ class Index:
                         writer.delete([old[0]])
                         gone.append(path)
                         counts["deleted"] += 1
-                elif old is not None and (old[1], old[2]) == (entry.size, entry.mtime_ns):
+                elif path in generated and generated[path][:2] == (entry.size, entry.mtime_ns):
+                    read_skipped.append(Skipped(path, "generated", size=entry.size, mtime_ns=entry.mtime_ns,
+                                                marker=generated[path][2]))  # fmt: skip
+                elif not recheck and old is not None and (old[1], old[2]) == (entry.size, entry.mtime_ns):
                     counts["unchanged"] += 1
                 else:
-                    tasks.append(Task(path, old[3] if old is not None else None))
+                    tasks.append(Task(path, old[3] if old is not None else None, skip_generated))
             total = len(tasks)
             report(Progress("parsing", 0, total))
             written: list[int] = []
 
             def on_outcome(outcome: Outcome) -> None:
-                file_id = self._write(writer, workspace, known, walked, outcome, counts, failures)
-                if file_id is not None:
-                    written.append(file_id)
-                report(Progress("parsing", counts["parsed"] + counts["unchanged_content"] + counts["failed"], total))
+                if outcome.status == "skipped":  # generated code, known by its first bytes
+                    read_skipped.append(Skipped(outcome.path, outcome.reason, size=outcome.size,
+                                                mtime_ns=outcome.mtime_ns, marker=outcome.marker))  # fmt: skip
+                    if outcome.path in known:
+                        writer.delete([known[outcome.path][0]])
+                        gone.append(outcome.path)
+                    counts["skipped"] += 1
+                else:
+                    file_id = self._write(writer, workspace, known, walked, outcome, counts, failures)
+                    if file_id is not None:
+                        written.append(file_id)
+                done = counts["parsed"] + counts["unchanged_content"] + counts["failed"] + counts["skipped"]
+                report(Progress("parsing", done, total))
 
             bulk = len(tasks) > INLINE_MAX
             if bulk:
@@ -193,23 +214,26 @@ class Index:
             report(Progress("writing", total, total))
             added = sorted(path for path in walked if path not in known)
             quiet = not written and not gone and self._same_services(writer, workspace)
+            skipped_rows = [
+                (item.path, item.reason, workspace.service_of(item.path), item.folder, item.size, item.mtime_ns,
+                 item.marker)
+                for item in [*tree.skipped, *read_skipped]
+            ]  # fmt: skip
             if only is None and quiet:
-                writer.replace_skipped((item.path, item.reason) for item in tree.skipped)
+                writer.put_skipped(skipped_rows)
             elif only is None:
                 self._reassign(writer, workspace)
                 self._files = resolve(writer.db)
                 writer.replace_services(self._service_rows(writer, workspace))
-                writer.replace_skipped((item.path, item.reason) for item in tree.skipped)
+                writer.replace_workspace(workspace.areas, workspace.externals, workspace.warnings)
+                writer.put_skipped(skipped_rows)
             else:
                 protos = any(outcome_path.endswith(".proto") for outcome_path in only)
                 self._files = resolve(
                     writer.db, written=written, gone=gone, added=added, known=None if protos else self._files
                 )
-                writer.db.executemany("DELETE FROM skipped WHERE path = ?", [(path,) for path in only])
-                writer.db.executemany(
-                    "INSERT OR REPLACE INTO skipped VALUES (?, ?)", [(i.path, i.reason) for i in tree.skipped]
-                )
-            writer.set_meta(root=str(self.root), updated_at=f"{time.time():.3f}")
+                writer.put_skipped(skipped_rows, only=only)
+            writer.set_meta(root=str(self.root), updated_at=f"{time.time():.3f}", generated_rule=rule)
         self._workspace = workspace
         summary = self._summary(
             self.store.writer_connection(),
@@ -217,7 +241,7 @@ class Index:
             unchanged=counts["unchanged"] + counts["unchanged_content"],
             deleted=counts["deleted"],
             failures=failures,
-            skipped=len(tree.skipped),
+            skipped=len(tree.skipped) + len(read_skipped),
             elapsed_s=time.monotonic() - started,
         )
         report(Progress("done", total, total))
@@ -225,13 +249,14 @@ class Index:
 
     def _same_services(self, writer: Writer, workspace: Workspace) -> bool:
         """The services the index was last resolved with are these (nothing to reassign or resolve)."""
-        stored = writer.db.execute("SELECT name, path, origin FROM services ORDER BY name").fetchall()
-        return stored == sorted((s.name, s.path, s.origin) for s in workspace.services) and bool(stored)
+        stored = writer.db.execute("SELECT name, path, origin, extra FROM services ORDER BY name").fetchall()
+        mine = sorted((s.name, s.path, s.origin, json.dumps(list(s.extra))) for s in workspace.services)
+        return stored == mine and bool(stored)
 
     def _structural(self, path: str) -> bool:
         """A change to this path can change the rules or the services: only a full refresh will do."""
         name = path.rsplit("/", 1)[-1]
-        return name in STRUCTURAL_NAMES or manifest_kind(name) is not None or (self.root / path).is_dir()
+        return name in STRUCTURAL_NAMES or structural(name) or (self.root / path).is_dir()
 
     def _walk(self, config: Config) -> tuple[Walk, Workspace]:
         named = config.services
@@ -244,8 +269,9 @@ class Index:
             include_secrets=config.include_secrets,
             extra_ignores=workspace.ignore_patterns(),
         )
-        if named is None:
-            workspace = Workspace(self.root, config, discover_services(self.root, [f.path for f in tree.files]))
+        workspace = discover_workspace(self.root, config, [f.path for f in tree.files])
+        for warning in workspace.warnings:
+            log.warning("%s:%d: %s", warning.path, warning.line, warning.message)
         return tree, workspace
 
     def _write(
@@ -313,7 +339,8 @@ class Index:
             ranked = service.languages or tuple(
                 name for name, _ in sorted(found.items(), key=lambda kv: (-kv[1], kv[0]))
             )
-            rows.append((service.name, service.path, service.origin, ",".join(ranked), ""))
+            rows.append((service.name, service.path, service.origin, ",".join(ranked), "", service.kind,
+                         json.dumps(list(service.evidence)), json.dumps(list(service.extra))))  # fmt: skip
         return rows
 
     def summary(self) -> Summary:

@@ -8,27 +8,47 @@ same-named services of different packages, the one whose package shares the most
 namespace the code used, then the one defined in the same service folder), the method by
 comparing spellings with case and underscores removed (``GetOrder`` = ``getOrder`` =
 ``get_order``), also without C#'s ``Async`` suffix and C++'s ``Async``/``PrepareAsync`` prefixes.
-A fact that matches no proto keeps NULL keys: it is still evidence, just not tied to a method.
+A fact that matches no proto keeps NULL keys: it is still evidence, just not tied to a method;
+but the runtime's standard services (``Health``, ``ServerReflection``) are known by name without
+their ``.proto`` (``grpc.health.v1.Health``). Then :class:`_Derivation` adds what no single file
+shows: the handlers of subclasses and embedding structs of a server type, of a type's methods in
+other files, and of Node handlers imported from another file.
 
 Imports: each language says where a module path may live (relative to the importing file, or
 anywhere by path suffix, or in the service whose manifest declares that package name); the
 candidate in the importer's own service wins, then the shortest path, then the first by name.
-Both passes are recomputed on every refresh, inside its transaction.
+JavaScript and TypeScript names go through the project's tsconfig.json/jsconfig.json (``paths``,
+``baseUrl``, ``extends``) and package.json (``imports``, the packages of the workspace and their
+entry files), read from the index's stored text as go.mod is. Code generated from a ``.proto`` is
+tied to that ``.proto`` by the options protoc reads (``java_package``, ``java_outer_classname``,
+``java_multiple_files``, ``go_package``, ``csharp_namespace``), else by its package: a Go package
+whose ``.pb.go`` files are skipped or not in the workspace still resolves to its ``.proto``.
+Both passes are recomputed on every refresh, inside its transaction; a change to a ``.proto``, a
+project config or a manifest re-resolves every import.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import posixpath
 import re
 import sqlite3
 import zlib
 from collections import defaultdict
+from collections.abc import Iterable, Iterator
 from typing import Final
 
-from .._facts import method_spelling, method_variants
+import attrs
+
+from .._facts import WELL_KNOWN_SERVICES, method_spelling, method_variants, well_known_package
+from ..parse._ecmascript import ImportedHandler, imported_handlers
+from ..parse._heritage import LANGUAGE_FAMILY, Heritage, heritage
+from ..store._trigrams import indexed, trigrams
 
 __all__ = ["resolve"]
+
+log = logging.getLogger("mesh.index")
 
 _WORD: Final = re.compile(r"[A-Za-z][a-z0-9]*|[0-9]+")
 
@@ -56,10 +76,11 @@ def resolve(
     ``added`` file's stem or folder (they may now resolve to it, or to it rather than its package).
     gRPC keys are always recomputed (they are few).
     """
-    _resolve_grpc(db)
+    methods = _resolve_grpc(db)
     if written is None:
         files = _Files(db)
         _resolve_imports(db, files, "")
+        _Derivation(db, methods).run()  # after the imports: it follows them
         return files
     db.execute("CREATE TEMP TABLE IF NOT EXISTS touched(file_id INTEGER PRIMARY KEY)")
     db.execute("DELETE FROM touched")
@@ -79,12 +100,20 @@ def resolve(
         " WHERE i.file_id IN (SELECT file_id FROM touched) OR i.target_path IN (SELECT path FROM gone)"
         " OR EXISTS (SELECT 1 FROM stems WHERE instr(i.module, stems.stem) > 0)"
     )
-    files = known if known is not None and not gone and not added else _Files(db)
+    paths = [path for (path,) in db.execute("SELECT path FROM files WHERE id IN (SELECT file_id FROM touched)")]
+    paths += [*gone, *added]
+    reshaped = any(_reshapes_imports(path, known) for path in paths)
+    files = known if known is not None and not gone and not added and not reshaped else _Files(db)
+    if reshaped or any(_reshapes_imports(path, files) for path in paths):
+        where = ""
     _resolve_imports(db, files, where)
+    _Derivation(db, methods).run()  # after the imports: it follows them
     return files
 
 
-def _resolve_grpc(db: sqlite3.Connection) -> None:
+def _resolve_grpc(db: sqlite3.Connection) -> dict[tuple[str, str], dict[str, str]]:
+    """Key every extracted gRPC fact; the methods of each service, (package, service) -> spelling -> name."""
+    db.execute("DELETE FROM grpc WHERE via != ''")  # derived by the last resolve: derived again after the imports
     services: dict[str, list[tuple[str, str]]] = defaultdict(list)  # name -> [(package, service folder)]
     for package, name, owner in db.execute(
         "SELECT DISTINCT ps.package, ps.name, f.service FROM proto_services ps JOIN files f ON f.id = ps.file_id"
@@ -96,11 +125,14 @@ def _resolve_grpc(db: sqlite3.Connection) -> None:
         "SELECT DISTINCT package, service, name FROM proto_methods ORDER BY package, service, name"
     ):
         methods[package, service].setdefault(method_spelling(name), name)
+    for package, known in WELL_KNOWN_SERVICES.items():
+        if (package, known.name) not in methods:
+            methods[package, known.name] = {method_spelling(method.name): method.name for method in known.methods}
     updates = []
     for rowid, service, method, namespace, owner in db.execute(
         "SELECT g.rowid, g.service, g.method, g.namespace, f.service FROM grpc g JOIN files f ON f.id = g.file_id"
     ):
-        package = _choose_package(services.get(service, []), namespace, owner)
+        package = _choose_package(services.get(service, []), namespace, owner, service)
         if package is None:
             updates.append((None, None, rowid))
             continue
@@ -114,9 +146,13 @@ def _resolve_grpc(db: sqlite3.Connection) -> None:
                     break
         updates.append((service_key, method_key, rowid))
     db.executemany("UPDATE grpc SET service_key = ?, method_key = ? WHERE rowid = ?", updates)
+    return methods
 
 
-def _choose_package(candidates: list[tuple[str, str]], namespace: str, owner: str) -> str | None:
+def _choose_package(candidates: list[tuple[str, str]], namespace: str, owner: str, service: str = "") -> str | None:
+    standard = _standard_package(candidates, namespace, service)
+    if standard is not None:
+        return standard
     if not candidates:
         return None
     packages = sorted({package for package, _ in candidates})
@@ -132,9 +168,414 @@ def _choose_package(candidates: list[tuple[str, str]], namespace: str, owner: st
     return min(packages, key=score)
 
 
+def _standard_package(candidates: list[tuple[str, str]], namespace: str, service: str) -> str | None:
+    """The package of the runtime's standard service a fact names (``Health``, ``ServerReflection``):
+    when no ``.proto`` of the workspace defines a service of that name, or when the namespace names
+    the runtime's (``healthpb.RegisterHealthServer``) and no workspace package of that word does."""
+    standard = well_known_package(service, namespace)
+    if standard is None or not candidates:
+        return standard
+    word = _STANDARD_HINTS[service]
+    if word in namespace.lower() and not any(p == standard or word in _words(p) for p, _ in candidates):
+        return standard
+    return None
+
+
+#: The word a namespace holds when it names the runtime's own standard service.
+_STANDARD_HINTS: Final = {"Health": "health", "ServerReflection": "reflection"}
+
+# -- gRPC through inheritance, embedding and types spread over files ---------------------------
+
+#: Definition kinds that can implement a service.
+_TYPE_KINDS: Final = ("class", "struct", "type")
+#: How many candidate files one server type's subclasses are looked for in (a safety valve).
+_CANDIDATES_MAX: Final = 2000
+#: How long an inheritance chain is followed.
+_CHAIN_MAX: Final = 16
+#: Languages whose classes are in sight of each other without an import (namespaces, autoloading).
+_UNIMPORTED_LANGUAGES: Final = frozenset({"csharp", "ruby", "php"})
+
+
+@attrs.frozen
+class _ServerType:
+    """A class or struct that implements a service: found by an extractor, or derived here."""
+
+    file_id: int
+    path: str
+    language: str
+    owner: str
+    qualname: str
+    service: str
+    namespace: str
+    service_key: str
+    #: Found by an extractor (its handlers in its own file are facts already).
+    extracted: bool
+    #: What its derived facts come through: the base it inherits the service from (itself, when extracted).
+    via: str
+
+
+class _Derivation:
+    """gRPC facts an extractor cannot see from one file, derived from the resolved ones.
+
+    A type that implements a service (a SERVER fact on a class or struct) passes it on to:
+
+    * its subclasses and the structs embedding it, in any file of its language family (found by
+      their text, then by :func:`~mesh.index.parse._heritage.heritage`): each gets a SERVER fact,
+      and a HANDLER for each of its methods that the service declares;
+    * its own methods declared in other files: a Go type's methods in the other files of its
+      package, a C# partial class's other parts.
+
+    Among same-named server types, a base is the one in the subclass's own file, else the one its
+    file imports, else the one in its folder, else in its workspace service; a tie derives nothing.
+    An unqualified Go base is in the same package.
+
+    A JavaScript or TypeScript ``addService`` registration whose handlers are imported
+    (:func:`~mesh.index.parse._ecmascript.imported_handlers`) gets its HANDLERs where the functions
+    are defined, and the facts on its object's properties lose their keys.
+
+    Derived rows carry ``via``: the qualified name of the type they come through, or the path of
+    the registering file; the next resolve deletes and derives them again. Lists are sorted, so
+    the same index derives the same rows.
+    """
+
+    def __init__(self, db: sqlite3.Connection, methods: dict[tuple[str, str], dict[str, str]]) -> None:
+        self.db = db
+        self.methods = methods
+        self.rows: list[tuple] = []
+        #: (file_id, role, symbol or line, service_key, method_key) of every fact, to add none twice
+        self.known: set[tuple] = set()
+        for file_id, role, line, symbol, service_key, method_key in db.execute(
+            "SELECT file_id, role, line, symbol, service_key, method_key FROM grpc WHERE service_key IS NOT NULL"
+        ):
+            self.known.add((file_id, role, symbol if role == "server" else line, service_key, method_key))
+        self.heritages: dict[int, tuple] = {}
+        self.files: dict[int, tuple[str, str, str]] = {}
+
+    def run(self) -> None:
+        self.imported_handlers()
+        queue = self.seeds()
+        by_name: dict[tuple[str, str], list[_ServerType]] = defaultdict(list)
+        for found in queue:
+            by_name[LANGUAGE_FAMILY.get(found.language, ""), found.qualname.rsplit(".", 1)[-1]].append(found)
+        done: set[tuple[int, str, str]] = set()
+        for _ in range(_CHAIN_MAX):
+            following: list[_ServerType] = []
+            for server in queue:
+                key = (server.file_id, server.qualname, server.service_key)
+                if key in done:
+                    continue
+                done.add(key)
+                self.handlers(server)
+                for sub in self.subtypes(server, by_name):
+                    following.append(sub)
+                    by_name[LANGUAGE_FAMILY.get(sub.language, ""), sub.qualname.rsplit(".", 1)[-1]].append(sub)
+            if not following:
+                break
+            queue = following
+        self.write()
+
+    def write(self) -> None:
+        self.db.executemany(
+            "INSERT INTO grpc(file_id, role, service, method, line, symbol, namespace, service_key, method_key, via)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            sorted(self.rows, key=lambda row: (row[0], row[4], row[1], row[7], row[8] or "")),
+        )
+
+    def seeds(self) -> list[_ServerType]:
+        """The server types the extractors found: SERVER facts whose symbol is a class or struct."""
+        found = []
+        for file_id, path, language, owner, service, namespace, service_key, symbol in self.db.execute(
+            "SELECT g.file_id, f.path, f.language, f.service, g.service, g.namespace, g.service_key, g.symbol"
+            " FROM grpc g JOIN files f ON f.id = g.file_id WHERE g.role = 'server' AND g.service_key IS NOT NULL"
+            " AND g.symbol != '' ORDER BY f.path, g.line, g.service_key"
+        ):
+            container, _, name = symbol.rpartition(".")
+            typed = self.db.execute(
+                f"SELECT 1 FROM defs WHERE file_id = ? AND name = ? AND container = ?"
+                f" AND kind IN ({', '.join('?' * len(_TYPE_KINDS))}) LIMIT 1",
+                (file_id, name, container, *_TYPE_KINDS),
+            ).fetchone()
+            if typed is not None:
+                found.append(
+                    _ServerType(file_id, path, language, owner, symbol, service, namespace, service_key, True, symbol)
+                )
+        return found
+
+    # -- Node handlers defined in another file ------------------------------------------------------
+
+    def imported_handlers(self) -> None:
+        """The handlers a JavaScript or TypeScript ``addService`` registration imports: a HANDLER where
+        the function is defined, in place of the one on the registration's property (whose keys are
+        cleared: it stays a fact of its file, tied to nothing)."""
+        superseded = []
+        for file_id, path, language, data in self.db.execute(
+            "SELECT f.id, f.path, f.language, c.data FROM files f JOIN content c ON c.file_id = f.id"
+            " WHERE f.language IN ('javascript', 'typescript', 'tsx') AND EXISTS (SELECT 1 FROM grpc g"
+            " WHERE g.file_id = f.id AND g.role = 'server' AND g.service_key IS NOT NULL AND g.via = '')"
+            " ORDER BY f.path"
+        ).fetchall():
+            try:
+                found = imported_handlers(language, zlib.decompress(data))
+            except (zlib.error, ValueError):
+                continue
+            for item in found:
+                target = self.db.execute(
+                    "SELECT f.id, f.path FROM imports i JOIN files f ON f.path = i.target_path"
+                    " WHERE i.file_id = ? AND i.module = ? ORDER BY i.line LIMIT 1",
+                    (file_id, item.module),
+                ).fetchone()
+                if target is None:
+                    continue
+                if item.method:
+                    superseded += self.imported_handler(file_id, item, *target)
+                else:
+                    self.imported_implementation(file_id, item, *target)
+        self.db.executemany("UPDATE grpc SET service_key = NULL, method_key = NULL WHERE rowid = ?", superseded)
+
+    def imported_handler(self, file_id: int, item: ImportedHandler, target_id: int, target: str) -> list[tuple[int]]:
+        """The HANDLER of one imported function; the rowid of the fact it replaces."""
+        row = self.db.execute(
+            "SELECT rowid, service_key, method_key, namespace FROM grpc WHERE file_id = ? AND role = 'handler'"
+            " AND line = ? AND method = ? AND service = ? AND service_key IS NOT NULL AND via = ''",
+            (file_id, item.line, item.method, item.service),
+        ).fetchone()
+        if row is None or item.name in ("*", "default"):
+            return []
+        rowid, service_key, method_key, namespace = row
+        definition = self.db.execute(
+            "SELECT line, container FROM defs WHERE file_id = ? AND name = ? AND kind IN ('function', 'method')"
+            " ORDER BY container != '', line LIMIT 1",
+            (target_id, item.name),
+        ).fetchone()
+        if definition is None:
+            return []
+        line, container = definition
+        symbol = f"{container}.{item.name}" if container else item.name
+        self.rows.append((target_id, "handler", item.service, item.method, line, symbol, namespace, service_key,
+                          method_key, self.file(file_id)[0]))  # fmt: skip
+        return [(rowid,)]
+
+    def imported_implementation(self, file_id: int, item: ImportedHandler, target_id: int, target: str) -> None:
+        """HANDLERs for the functions of an imported implementation (a module, an object, a class) that
+        the service declares."""
+        row = self.db.execute(
+            "SELECT service_key, namespace FROM grpc WHERE file_id = ? AND role = 'server' AND line = ?"
+            " AND service = ? AND service_key IS NOT NULL AND via = '' LIMIT 1",
+            (file_id, item.line, item.service),
+        ).fetchone()
+        if row is None:
+            return
+        service_key, namespace = row
+        package, _, name = service_key.rpartition(".")
+        spellings = self.methods.get((package, name), {})
+        container = "" if item.name in ("*", "default") else item.name
+        for line, method, owner in self.db.execute(
+            "SELECT line, name, container FROM defs WHERE file_id = ? AND container = ?"
+            " AND kind IN ('function', 'method') ORDER BY line",
+            (target_id, container),
+        ).fetchall():
+            for variant in method_variants(method):
+                if variant in spellings:
+                    symbol = f"{owner}.{method}" if owner else method
+                    key = (target_id, "handler", line, service_key, f"{service_key}/{spellings[variant]}")
+                    if key not in self.known:
+                        self.known.add(key)
+                        self.rows.append((target_id, "handler", item.service, method, line, symbol, namespace,
+                                          service_key, key[4], self.file(file_id)[0]))  # fmt: skip
+                    break
+
+    # -- handlers ----------------------------------------------------------------------------------
+
+    def handlers(self, server: _ServerType) -> None:
+        """HANDLERs for the methods of ``server`` that its service declares (those no extractor saw)."""
+        package, _, name = server.service_key.rpartition(".")
+        spellings = self.methods.get((package, name), {})
+        if not spellings:
+            return
+        for file_id, line, method, container in self.members(server):
+            if server.extracted and file_id == server.file_id:
+                continue
+            for variant in method_variants(method):
+                if variant in spellings:
+                    method_key = f"{server.service_key}/{spellings[variant]}"
+                    self.add(file_id, "handler", server, method, line, f"{container}.{method}", method_key, server.via)
+                    break
+
+    def members(self, server: _ServerType) -> list[tuple[int, int, str, str]]:
+        """(file_id, line, name, container) of each method of ``server``, wherever the language puts them."""
+        sql = "SELECT d.file_id, d.line, d.name, d.container FROM defs d"
+        if server.language == "go":  # methods of a type live in any file of its package (folder)
+            folder = posixpath.dirname(server.path)
+            rows = self.db.execute(
+                "SELECT d.file_id, d.line, d.name, d.container, f.path FROM defs d JOIN files f ON f.id = d.file_id"
+                " WHERE d.kind = 'method' AND d.container = ? AND f.language = 'go' AND f.path LIKE ? ESCAPE '\\'"
+                " ORDER BY f.path, d.line",
+                (server.qualname, _like_prefix(f"{folder}/" if folder else "")),
+            ).fetchall()
+            return [row[:4] for row in rows if posixpath.dirname(row[4]) == folder]
+        if server.language == "csharp":  # a partial class's parts share its qualified name
+            container, _, name = server.qualname.rpartition(".")
+            return self.db.execute(
+                sql + " JOIN files f ON f.id = d.file_id WHERE d.kind = 'method' AND d.container = ?"
+                " AND f.service = ? AND f.language = 'csharp' AND EXISTS (SELECT 1 FROM defs p WHERE"
+                " p.file_id = d.file_id AND p.name = ? AND p.container = ? AND p.kind IN ('class', 'struct'))"
+                " ORDER BY f.path, d.line",
+                (server.qualname, server.owner, name, container),
+            ).fetchall()
+        return self.db.execute(
+            sql + " WHERE d.file_id = ? AND d.container = ? AND d.kind IN ('method', 'function') ORDER BY d.line",
+            (server.file_id, server.qualname),
+        ).fetchall()
+
+    def file(self, file_id: int) -> tuple[str, str, str]:
+        """(path, language, workspace service) of a file."""
+        found = self.files.get(file_id)
+        if found is None:
+            found = self.files[file_id] = self.db.execute(
+                "SELECT path, language, service FROM files WHERE id = ?", (file_id,)
+            ).fetchone()
+        return found
+
+    def add(
+        self,
+        file_id: int,
+        role: str,
+        server: _ServerType,
+        method: str,
+        line: int,
+        symbol: str,
+        method_key: str | None,
+        via: str,
+    ) -> bool:
+        key = (file_id, role, symbol if role == "server" else line, server.service_key, method_key)
+        if key in self.known:
+            return False
+        self.known.add(key)
+        self.rows.append((file_id, role, server.service, method, line, symbol, server.namespace, server.service_key,
+                          method_key, via))  # fmt: skip
+        return True
+
+    # -- subtypes ----------------------------------------------------------------------------------
+
+    def subtypes(self, server: _ServerType, by_name: dict[tuple[str, str], list[_ServerType]]) -> list[_ServerType]:
+        """The classes deriving from ``server`` and the structs embedding it, as new server types."""
+        family = LANGUAGE_FAMILY.get(server.language)
+        name = server.qualname.rsplit(".", 1)[-1]
+        if family is None:
+            return []
+        found = []
+        for file_id in self.candidates(family, name):
+            path, language, owner = self.file(file_id)
+            for heritage in self.heritage(file_id, language):
+                bases = [base for base in heritage.bases if base.rsplit(".", 1)[-1] == name]
+                if not bases or self.base_of(file_id, path, language, bases[0], by_name[family, name]) != server:
+                    continue
+                qualname, line = self.definition(file_id, heritage)
+                if not qualname:
+                    continue
+                sub = _ServerType(file_id, path, language, owner, qualname, server.service, server.namespace,
+                                  server.service_key, False, server.qualname)  # fmt: skip
+                if self.add(file_id, "server", server, "", line, qualname, None, server.qualname):
+                    found.append(sub)
+        return found
+
+    def candidates(self, family: str, name: str) -> list[int]:
+        """Files of the language family whose text names ``name``, by path."""
+        languages = sorted(language for language, of in LANGUAGE_FAMILY.items() if of == family)
+        marks = ", ".join("?" * len(languages))
+        grams = sorted(trigrams(indexed(name)))
+        if grams:
+            match = " AND ".join('"' + gram.replace('"', '""') + '"' for gram in grams)
+            rows = self.db.execute(
+                "SELECT f.id FROM text JOIN files f ON f.id = text.rowid WHERE text MATCH ?"
+                f" AND f.language IN ({marks}) ORDER BY f.path LIMIT ?",
+                (match, *languages, _CANDIDATES_MAX),
+            )
+        else:
+            rows = self.db.execute(
+                f"SELECT id FROM files WHERE language IN ({marks}) ORDER BY path LIMIT ?", (*languages, _CANDIDATES_MAX)
+            )
+        return [file_id for (file_id,) in rows]
+
+    def heritage(self, file_id: int, language: str) -> tuple:
+        found = self.heritages.get(file_id)
+        if found is None:
+            row = self.db.execute("SELECT data FROM content WHERE file_id = ?", (file_id,)).fetchone()
+            found = ()
+            if row is not None:
+                try:
+                    found = heritage(language, zlib.decompress(row[0]))
+                except (zlib.error, ValueError):
+                    found = ()
+            self.heritages[file_id] = found
+        return found
+
+    def base_of(
+        self, file_id: int, path: str, language: str, base: str, named: list[_ServerType]
+    ) -> _ServerType | None:
+        """The server type a base written as ``base`` in the file at ``path`` names (None: none, or no telling).
+
+        The type must be in sight of the file: in it, in its folder, in a file or folder it imports
+        (``from .base import Base``, ``import com.acme.Base``, ``#include "base.h"``), or, where
+        classes are found without imports (C# namespaces, Ruby's autoloading), in its workspace
+        service. An unqualified Go type is in the same package.
+        """
+        folder = posixpath.dirname(path)
+        if language == "go" and "." not in base:
+            named = [server for server in named if posixpath.dirname(server.path) == folder]
+        imported = {
+            target
+            for (target,) in self.db.execute(
+                "SELECT target_path FROM imports WHERE file_id = ? AND target_path IS NOT NULL", (file_id,)
+            )
+        }
+        owner = self.file(file_id)[2]
+
+        def rank(server: _ServerType) -> tuple[bool, bool, bool, bool]:
+            return (
+                server.file_id != file_id,
+                server.path not in imported and posixpath.dirname(server.path) not in imported,
+                posixpath.dirname(server.path) != folder,
+                server.owner != owner or language not in _UNIMPORTED_LANGUAGES,
+            )
+
+        ranked = sorted(
+            (server for server in named if not all(rank(server))),
+            key=lambda server: (rank(server), server.path, server.qualname, server.service_key),
+        )
+        if not ranked:
+            return None
+        tied = [server for server in ranked if rank(server) == rank(ranked[0])]
+        return ranked[0] if len({(server.path, server.qualname) for server in tied}) == 1 else None
+
+    def definition(self, file_id: int, heritage: Heritage) -> tuple[str, int]:
+        """(qualified name, line) of the definition the extractor made of ``heritage`` ("" when none)."""
+        marks = ", ".join("?" * len(_TYPE_KINDS))
+        row = self.db.execute(
+            f"SELECT container, line FROM defs WHERE file_id = ? AND name = ? AND kind IN ({marks})"
+            " AND line BETWEEN ? AND ? ORDER BY line LIMIT 1",
+            (file_id, heritage.name, *_TYPE_KINDS, heritage.line, heritage.end_line),
+        ).fetchone()
+        if row is None:
+            return "", 0
+        container, line = row
+        return (f"{container}.{heritage.name}" if container else heritage.name), line
+
+
+def _like_prefix(prefix: str) -> str:
+    """A LIKE pattern for the paths starting with ``prefix`` (``%`` and ``_`` escaped)."""
+    return prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+
+
 # -- imports ------------------------------------------------------------------------------------
 
-_JS_SUFFIXES: Final = (".ts", ".tsx", ".js", ".mjs", ".cjs", ".jsx", ".d.ts")
+_JS_SUFFIXES: Final = (".ts", ".tsx", ".js", ".mjs", ".cjs", ".jsx", ".d.ts", ".mts", ".cts")
+#: an emitted JavaScript name -> the TypeScript sources it is compiled from (``./api.js`` is ``./api.ts``)
+_JS_EMITTED: Final = {".js": (".ts", ".tsx"), ".mjs": (".mts",), ".cjs": (".cts",), ".jsx": (".tsx",)}
+#: the project configs TypeScript looks for in each folder up from a file, in this order
+_JS_CONFIGS: Final = ("tsconfig.json", "jsconfig.json")
+#: how deep an ``extends`` chain or a nest of package.json conditions is followed
+_JS_DEPTH_MAX: Final = 16
 
 
 class _Files:
@@ -151,6 +592,8 @@ class _Files:
         for path in sorted(self.service):
             self.folder_service.setdefault(posixpath.dirname(path), self.service[path])
         self.folders = set(self.folder_service)
+        #: folders holding Go source (a generated package whose .pb.go files were skipped holds none)
+        self.go_folders = {posixpath.dirname(path) for path, language in self.language.items() if language == "go"}
         self.by_suffix: dict[str, list[str]] = defaultdict(list)
         for path in sorted(self.service):
             parts = path.split("/")
@@ -164,17 +607,40 @@ class _Files:
         self.packages = _declared_packages(db)
         #: proto package (as dotted parts) -> the proto files declaring it
         self.proto_packages: dict[tuple[str, ...], list[str]] = defaultdict(list)
+        #: proto file -> its package; folder -> its proto files
+        self.proto_package: dict[str, str] = {}
+        self.protos_in: dict[str, list[str]] = defaultdict(list)
         for path, package in db.execute(
-            "SELECT f.path, p.package FROM proto_files p JOIN files f ON f.id = p.file_id WHERE p.package != ''"
-            " ORDER BY f.path"
+            "SELECT f.path, p.package FROM proto_files p JOIN files f ON f.id = p.file_id ORDER BY f.path"
         ):
-            self.proto_packages[tuple(package.split("."))].append(path)
+            self.proto_package[path] = package
+            self.protos_in[posixpath.dirname(path)].append(path)
+            if package:
+                self.proto_packages[tuple(package.split("."))].append(path)
+        self.generated = _Generated(db, self.proto_package)
+        self.ecmascript = _EcmaScript(db, self)
 
     def best(self, candidates: list[str], importer: str) -> str | None:
         if not candidates:
             return None
         own = self.service.get(importer)
         return min(candidates, key=lambda path: (self.service.get(path) != own, path.count("/"), len(path), path))
+
+    def best_proto(self, candidates: Iterable[str], importer: str, hint: str = "") -> str | None:
+        """Among the ``.proto`` files generated code may come from: the one whose name is a word of
+        ``hint`` (a Go package generated from several), then the importer's own copy, then one laid
+        out as protoc expects (``acme/orders/v1/orders.proto`` for ``package acme.orders.v1``), then
+        the shortest path."""
+        own = self.service.get(importer)
+        words = {word.lower() for word in re.findall(r"[A-Za-z0-9]+", hint)}
+
+        def rank(path: str) -> tuple[bool, bool, bool, int, str]:
+            layout = self.proto_package.get(path, "").replace(".", "/")
+            laid_out = bool(layout) and posixpath.dirname(path).endswith(layout)
+            named = re.sub(r"[^a-z0-9]", "", posixpath.basename(path).removesuffix(".proto").lower()) in words
+            return (not named, self.service.get(path) != own, not laid_out, len(path), path)
+
+        return min(candidates, key=rank, default=None)
 
     def exact(self, *paths: str) -> str | None:
         for path in paths:
@@ -228,6 +694,17 @@ def _declared_packages(db: sqlite3.Connection) -> dict[str, tuple[str, str]]:
     return found
 
 
+def _stored_text(db: sqlite3.Connection, where: str, params: tuple = ()) -> Iterator[tuple[str, str]]:
+    """(path, text) of the indexed files matching ``where`` (over ``f``), from the index's stored copy."""
+    for path, data in db.execute(
+        f"SELECT f.path, c.data FROM files f JOIN content c ON c.file_id = f.id WHERE {where} ORDER BY f.path", params
+    ):
+        try:
+            yield path, zlib.decompress(data).decode("utf-8", "replace")
+        except zlib.error:
+            continue
+
+
 def _resolve_imports(db: sqlite3.Connection, files: _Files, where: str) -> None:
     updates = []
     for rowid, module, names, path, language in db.execute(
@@ -241,10 +718,25 @@ def _resolve_imports(db: sqlite3.Connection, files: _Files, where: str) -> None:
     db.executemany("UPDATE imports SET target_path = ?, target_service = ? WHERE rowid = ?", updates)
 
 
+def _reshapes_imports(path: str, known: _Files | None) -> bool:
+    """A change to this file may change where other files' imports lead: a ``.proto`` (packages and
+    options), a project config or manifest, or a file some tsconfig ``extends``."""
+    name = posixpath.basename(path)
+    if path.endswith(".proto") or name in ("package.json", "go.mod"):
+        return True
+    if name.endswith(".json") and name.startswith(("tsconfig", "jsconfig")):
+        return True
+    return known is not None and path in known.ecmascript.read
+
+
 def _target(files: _Files, language: str, module: str, names: str, importer: str) -> str | None:
     found = _in_source(files, language, module, names, importer)
     if found is None and language not in ("proto", "markdown") and not module.startswith("."):
-        found = _generated(files, module, importer)
+        found = files.generated.lookup(files, language, module, importer)
+        if found is None and not files.generated.decides(language, module):
+            found = _generated(files, module, importer)
+        if found is None and language == "go":
+            found = _go_absent(files, module, importer)
     return found
 
 
@@ -256,7 +748,7 @@ def _generated(files: _Files, module: str, importer: str) -> str | None:
     ``com.acme.orders.v1.OrdersGrpc``): the proto file declaring that package."""
     # Case-insensitively: C# and PHP namespaces are the package in PascalCase (Acme.Orders.V1).
     parts = tuple(part.lower() for part in _SEPARATORS.split(module) if part)
-    candidates: list[tuple[str, str]] = []
+    candidates: list[str] = []
     for package, paths in files.proto_packages.items():
         width = len(package)
         folded = tuple(part.lower() for part in package)
@@ -264,18 +756,144 @@ def _generated(files: _Files, module: str, importer: str) -> str | None:
             if parts[start : start + width] == folded:
                 trailing = len(parts) - start - width
                 if width >= 2 or trailing <= 1:
-                    candidates += [(path, "/".join(package)) for path in paths]
+                    candidates += paths
                 break
-    if not candidates:
+    return files.best_proto(candidates, importer)
+
+
+class _Generated:
+    """Where protoc puts the code it generates from each ``.proto``, by the file's options.
+
+    - Java and Kotlin: the outer class ``java_package.OuterClass`` (``java_outer_classname``, else the
+      file name in CamelCase, with ``OuterClass`` added when a message, enum or service has that
+      name), and with ``java_multiple_files`` each top-level message, enum and service as a class
+      of its own; gRPC's ``<Service>Grpc``/``<Service>GrpcKt`` and Kotlin's ``<Message>Kt`` always.
+      Without ``java_package``, the proto package.
+    - Go: the import path of ``go_package`` (before any ``;name``).
+    - C#: the ``csharp_namespace``.
+    """
+
+    def __init__(self, db: sqlite3.Connection, packages: dict[str, str]) -> None:
+        options: dict[str, dict[str, str]] = defaultdict(dict)
+        try:
+            for path, name, value in db.execute(
+                "SELECT f.path, o.name, o.value FROM proto_options o JOIN files f ON f.id = o.file_id ORDER BY f.path"
+            ):
+                options[path].setdefault(name, value)
+        except sqlite3.OperationalError:  # an index written before options were kept
+            pass
+        types: dict[str, list[tuple[str, str]]] = defaultdict(list)  # proto file -> [(dotted name, kind)]
+        for path, name, kind in db.execute(
+            "SELECT f.path, m.name, m.kind FROM proto_messages m JOIN files f ON f.id = m.file_id"
+            " ORDER BY f.path, m.line"
+        ):
+            types[path].append((name, kind))
+        for path, name in db.execute(
+            "SELECT f.path, s.name FROM proto_services s JOIN files f ON f.id = s.file_id ORDER BY f.path, s.line"
+        ):
+            types[path].append((name, "service"))
+        #: Java/Kotlin class (a prefix of an import) -> the .proto files generating it
+        self.java_classes: dict[str, list[str]] = defaultdict(list)
+        #: Java/Kotlin names only ever imported whole (Kotlin's DSL builder ``order``) -> .proto files
+        self.java_names: dict[str, list[str]] = defaultdict(list)
+        #: Java package (``import pkg.*``) -> .proto files
+        self.java_packages: dict[str, list[str]] = defaultdict(list)
+        #: Go import path -> .proto files
+        self.go_packages: dict[str, list[str]] = defaultdict(list)
+        #: C# namespace -> .proto files
+        self.csharp_namespaces: dict[str, list[str]] = defaultdict(list)
+        #: Go package name (``;name``, else the last element of go_package, else of the proto's
+        #: folder) -> (import path or folder, .proto file)
+        self.go_names: dict[str, list[tuple[str, str]]] = defaultdict(list)
+        for path, package in sorted(packages.items()):
+            own = options.get(path, {})
+            self._java(path, package, own, types.get(path, []))
+            go_package = own.get("go_package", "")
+            import_path, _, go_name = go_package.partition(";")
+            if import_path:
+                self.go_packages[import_path].append(path)
+            where = import_path or posixpath.dirname(path)
+            for name in dict.fromkeys((go_name, where.rsplit("/", 1)[-1])):
+                if name:
+                    self.go_names[name].append((where, path))
+            if own.get("csharp_namespace"):
+                self.csharp_namespaces[own["csharp_namespace"]].append(path)
+
+    def _java(self, path: str, package: str, options: dict[str, str], types: list[tuple[str, str]]) -> None:
+        java_package = options.get("java_package", package)
+        prefix = f"{java_package}." if java_package else ""
+        if java_package:
+            self.java_packages[java_package].append(path)
+        outer = options.get("java_outer_classname", "")
+        if not outer:
+            outer = _camel(posixpath.basename(path).removesuffix(".proto"))
+            if outer in {name.rsplit(".", 1)[-1] for name, _ in types}:
+                outer += "OuterClass"
+        classes = [outer] if outer else []
+        multiple = options.get("java_multiple_files") == "true"
+        for name, kind in types:
+            if "." in name:
+                continue
+            if kind == "service":
+                classes += [f"{name}Grpc", f"{name}GrpcKt"]
+                continue
+            if multiple:
+                classes += [name, f"{name}OrBuilder"] if kind == "message" else [name]
+            if kind == "message":
+                classes.append(f"{name}Kt")
+                self.java_names[prefix + name[:1].lower() + name[1:]].append(path)
+        for name in dict.fromkeys(classes):
+            self.java_classes[prefix + name].append(path)
+
+    def lookup(self, files: _Files, language: str, module: str, importer: str) -> str | None:
+        if language in ("java", "kotlin"):
+            module = module.removeprefix("static ").strip()
+            if module in self.java_names:
+                return files.best_proto(self.java_names[module], importer)
+            parts = module.split(".")
+            if parts[-1] == "*":
+                parts.pop()
+                if ".".join(parts) in self.java_packages:
+                    return files.best_proto(self.java_packages[".".join(parts)], importer)
+            for end in range(len(parts), 0, -1):
+                found = self.java_classes.get(".".join(parts[:end]))
+                if found:
+                    return files.best_proto(found, importer)
+        elif language == "csharp":
+            module = module.removeprefix("static ").strip()
+            parts = module.rsplit("=", 1)[-1].strip().split(".")
+            for end in range(len(parts), 0, -1):
+                found = self.csharp_namespaces.get(".".join(parts[:end]))
+                if found:
+                    return files.best_proto(found, importer)
         return None
-    own = files.service.get(importer)
 
-    def rank(candidate: tuple[str, str]) -> tuple[bool, bool, int, str]:
-        # the importer's own copy, else one laid out as protoc expects (acme/orders/v1/x.proto)
-        path, layout = candidate
-        return (files.service.get(path) != own, posixpath.dirname(path).endswith(layout) is False, len(path), path)
+    def decides(self, language: str, module: str) -> bool:
+        """Whether :meth:`lookup` knows every class of the Java package ``module`` is in, so that a
+        miss is a miss (``com.acme.orders.v1.Order`` of a file without ``java_multiple_files``)."""
+        if language not in ("java", "kotlin"):
+            return False
+        parts = module.removeprefix("static ").strip().split(".")
+        return any(".".join(parts[:end]) in self.java_packages for end in range(1, len(parts)))
 
-    return min(candidates, key=rank)[0]
+
+def _camel(name: str) -> str:
+    """A ``.proto`` file name as protoc's Java generator names its outer class (``orders_api`` -> ``OrdersApi``)."""
+    out = []
+    upper = True
+    for char in name:
+        if "a" <= char <= "z":
+            out.append(char.upper() if upper else char)
+            upper = False
+        elif "A" <= char <= "Z":
+            out.append(char)
+            upper = False
+        elif "0" <= char <= "9":
+            out.append(char)
+            upper = True
+        else:
+            upper = True
+    return "".join(out)
 
 
 def _in_source(files: _Files, language: str, module: str, names: str, importer: str) -> str | None:
@@ -310,6 +928,16 @@ def _join(folder: str, relative: str) -> str:
     return "" if joined.startswith("..") or joined == "." else joined
 
 
+def _within(folder: str, relative: str) -> str | None:
+    """``relative`` (to ``folder``) as a workspace path: "" for the root, None when it leaves the workspace."""
+    if relative.startswith("/"):
+        return None
+    joined = posixpath.normpath(posixpath.join(folder, relative))
+    if joined == ".":
+        return ""
+    return None if joined == ".." or joined.startswith("../") else joined
+
+
 def _python(files: _Files, module: str, names: str, here: str, importer: str) -> str | None:
     level = len(module) - len(module.lstrip("."))
     dotted = module[level:]
@@ -339,7 +967,8 @@ def _python(files: _Files, module: str, names: str, here: str, importer: str) ->
     return None
 
 
-def _go(files: _Files, module: str, importer: str) -> str | None:
+def _go_folder(files: _Files, module: str) -> str | None:
+    """The workspace folder of a Go import path inside a module some ``go.mod`` declares (maybe absent)."""
     best = None
     for declared, (folder, manifest) in files.packages.items():
         inside = module == declared or module.startswith(declared + "/")
@@ -348,26 +977,435 @@ def _go(files: _Files, module: str, importer: str) -> str | None:
     if best is None:
         return None
     rest = module[len(best[0]) :].strip("/")
-    folder = "/".join(part for part in (best[1], rest) if part)
-    return folder if folder in files.folders else None
+    return "/".join(part for part in (best[1], rest) if part)
+
+
+def _go(files: _Files, module: str, importer: str) -> str | None:
+    """A package of the workspace's Go modules: its folder; a generated one (no Go source there): its
+    ``.proto``, by ``go_package``, else the ``.proto`` in that folder."""
+    folder = _go_folder(files, module)
+    if folder is not None and folder in files.go_folders:
+        return folder
+    by_option = files.generated.go_packages.get(module)
+    if by_option:
+        return files.best_proto(by_option, importer, f"{module} {importer}")
+    if folder is None or folder not in files.folders:
+        return None
+    return files.best_proto(files.protos_in.get(folder, ()), importer, f"{module} {importer}") or folder
+
+
+def _go_absent(files: _Files, module: str, importer: str) -> str | None:
+    """A package of a workspace module that is not in the workspace at all (generated at build time,
+    ``protoc --go_out=gen/proto``): the ``.proto`` files whose Go package has its name, those sharing
+    the most trailing path elements first."""
+    folder = _go_folder(files, module)
+    if folder is None or folder in files.folders:
+        return None
+    parts = module.split("/")
+    best: list[str] = []
+    most = 0
+    for where, path in files.generated.go_names.get(parts[-1], ()):
+        theirs = where.split("/")
+        shared = 0
+        while shared < min(len(parts), len(theirs)) and parts[-1 - shared] == theirs[-1 - shared]:
+            shared += 1
+        shared = max(shared, 1)  # a `;name` suffix names the package whatever the path ends with
+        if shared > most:
+            best, most = [path], shared
+        elif shared == most:
+            best.append(path)
+    return files.best_proto(best, importer, f"{module} {importer}")
+
+
+# -- JavaScript and TypeScript ---------------------------------------------------------------------
+
+
+class _TsConfig:
+    """What one tsconfig.json/jsconfig.json says about module names, its ``extends`` applied."""
+
+    __slots__ = ("base_url", "covers", "paths", "paths_base", "references")
+
+    def __init__(self) -> None:
+        #: the folder non-relative names are also looked up in (None: no baseUrl)
+        self.base_url: str | None = None
+        #: ``compilerOptions.paths`` as written, and the folder its substitutions are relative to
+        self.paths: dict[str, list[str]] = {}
+        self.paths_base = ""
+        #: the project's files: folders (include patterns up to their first wildcard) and files;
+        #: None for everything under the config's folder
+        self.covers: tuple[str, ...] | None = None
+        #: the configs named by ``references`` (a solution-style tsconfig.json names its projects)
+        self.references: tuple[str, ...] = ()
+
+    def holds(self, path: str) -> bool:
+        return self.covers is None or any(path == c or path.startswith(c + "/") or not c for c in self.covers)
+
+
+class _EcmaScript:
+    """Module names as TypeScript and Node resolve them, from the tsconfig.json, jsconfig.json and
+    package.json files of the index (their stored text, as go.mod is read).
+
+    TypeScript: the nearest tsconfig.json (else jsconfig.json) up from the importing file, or when
+    it sets neither ``paths`` nor ``baseUrl`` the first project it ``references`` that holds the file;
+    ``extends`` is followed through relative files (a package's config is not looked for). Node:
+    ``#name`` through the ``imports`` of the nearest package.json; a package's name through the
+    package.json declaring it (a workspace member first), then its ``exports``, ``types``,
+    ``module``, ``main``, else ``src/index`` or ``index``. A config that cannot be read is a
+    warning in the log and is ignored: resolution goes on without it.
+    """
+
+    def __init__(self, db: sqlite3.Connection, files: _Files) -> None:
+        self.files = files
+        #: the text of every tsconfig*.json, jsconfig*.json and package.json (None: not in the index)
+        self.texts: dict[str, str | None] = {}
+        for path, text in _stored_text(
+            db,
+            "f.path LIKE '%.json' AND (f.path LIKE '%tsconfig%' OR f.path LIKE '%jsconfig%'"
+            " OR f.path LIKE '%package.json')",
+        ):
+            name = posixpath.basename(path)
+            if name.startswith(("tsconfig", "jsconfig")) or name == "package.json":
+                self.texts[path] = text
+        #: every file read to resolve imports: a change to one of them re-resolves them all
+        self.read: set[str] = set()
+        #: package.json by folder, the folders declaring each name, and the workspace members
+        self.manifests: dict[str, dict] = {}
+        self.npm: dict[str, list[str]] = defaultdict(list)
+        workspaces: list[tuple[str, list[str]]] = []
+        for path, text in sorted(self.texts.items()):
+            if posixpath.basename(path) != "package.json" or text is None:
+                continue
+            self.read.add(path)
+            try:
+                manifest = json.loads(text)
+            except (ValueError, RecursionError):
+                continue  # a manifest that does not parse is reported where manifests are read
+            if not isinstance(manifest, dict):
+                continue
+            folder = posixpath.dirname(path)
+            self.manifests[folder] = manifest
+            if isinstance(manifest.get("name"), str) and manifest["name"]:
+                self.npm[manifest["name"]].append(folder)
+            globs = manifest.get("workspaces")
+            if isinstance(globs, dict):
+                globs = globs.get("packages")
+            if isinstance(globs, list):
+                workspaces.append((folder, [glob for glob in globs if isinstance(glob, str)]))
+        self.members = {
+            folder for folder in self.manifests if any(_member(root, globs, folder) for root, globs in workspaces)
+        }
+        #: every project config, its extends applied (None: it cannot be read); read now, while the
+        #: snapshot being resolved is open
+        self.configs: dict[str, _TsConfig | None] = {}
+        self._db = db
+        for path in sorted(self.texts):
+            if posixpath.basename(path) in _JS_CONFIGS:
+                config = self.config(path)
+                for reference in config.references if config is not None else ():
+                    if self._text(reference) is not None:
+                        self.config(reference)
+        self._db = None
+        #: folder -> the config of the nearest project up from it
+        self.nearest: dict[str, _TsConfig | None] = {}
+
+    # -- tsconfig -------------------------------------------------------------------------------
+
+    def _text(self, path: str) -> str | None:
+        if path not in self.texts and self._db is not None:
+            rows = list(_stored_text(self._db, "f.path = ?", (path,)))
+            self.texts[path] = rows[0][1] if rows else None
+        return self.texts.get(path)
+
+    def config(self, path: str, chain: tuple[str, ...] = ()) -> _TsConfig | None:
+        """The config at ``path`` with its ``extends`` applied; None when it cannot be read."""
+        if path in self.configs:
+            return self.configs[path]
+        self.read.add(path)
+        found = None
+        try:
+            data = _jsonc(self._text(path) or "")
+        except ValueError as exc:
+            log.warning("%s: not valid JSON (%s); its paths and baseUrl are ignored", path, exc)
+        else:
+            if isinstance(data, dict):
+                found = self._apply(path, data, chain)
+            else:
+                log.warning("%s: not a JSON object; it is ignored", path)
+        self.configs[path] = found
+        return found
+
+    def _apply(self, path: str, data: dict, chain: tuple[str, ...]) -> _TsConfig:
+        folder = posixpath.dirname(path)
+        merged = _TsConfig()
+        extends = data.get("extends")
+        for base in [extends] if isinstance(extends, str) else extends if isinstance(extends, list) else []:
+            if not isinstance(base, str) or not base.startswith("."):
+                continue  # a package's config (node_modules) is not looked for
+            target = _within(folder, base)
+            if target is not None and self._text(target) is None and not target.endswith(".json"):
+                self.read.add(target)  # may appear later
+                target += ".json"
+            if target is None or self._text(target) is None:
+                self.read.update([target] if target is not None else [])
+                log.warning("%s: extends %r, which is not in the workspace's index; it is ignored", path, base)
+                continue
+            if target == path or target in chain or len(chain) >= _JS_DEPTH_MAX:
+                log.warning("%s: extends %r, which extends it in turn; the loop is cut there", path, base)
+                continue
+            parent = self.config(target, (*chain, path))
+            if parent is None:
+                continue
+            if parent.base_url is not None:
+                merged.base_url = parent.base_url
+            if parent.paths:
+                merged.paths, merged.paths_base = parent.paths, parent.paths_base
+            if parent.covers is not None:
+                merged.covers = parent.covers
+        options = data.get("compilerOptions")
+        if isinstance(options, dict):
+            paths = options.get("paths")
+            if isinstance(paths, dict):
+                merged.paths = {
+                    key: [value] if isinstance(value, str) else [v for v in value if isinstance(v, str)]
+                    for key, value in paths.items()
+                    if isinstance(value, (str, list))
+                }
+                merged.paths_base = folder
+            if isinstance(options.get("baseUrl"), str):
+                merged.base_url = _within(folder, options["baseUrl"] or ".")
+                if merged.base_url is None:
+                    base_url = options["baseUrl"]
+                    log.warning("%s: baseUrl %r leaves the workspace; it and paths are ignored", path, base_url)
+                    merged.paths = {}
+        include, listed = data.get("include"), data.get("files")
+        if isinstance(include, list) or isinstance(listed, list):
+            covers = []
+            for pattern in include if isinstance(include, list) else []:
+                if isinstance(pattern, str):
+                    static = re.split(r"[*?\[{]", pattern, maxsplit=1)[0]
+                    static = static if static == pattern else static.rpartition("/")[0]
+                    covers.append(_within(folder, static or "."))
+            for name in listed if isinstance(listed, list) else []:
+                if isinstance(name, str):
+                    covers.append(_within(folder, name))
+            merged.covers = tuple(c for c in covers if c is not None)
+        references = data.get("references")
+        found = []
+        for reference in references if isinstance(references, list) else []:
+            where = reference.get("path") if isinstance(reference, dict) else None
+            target = _within(folder, where) if isinstance(where, str) else None
+            if target is not None:
+                found.append(target if target.endswith(".json") else posixpath.join(target, "tsconfig.json"))
+        merged.references = tuple(found)
+        return merged
+
+    def project(self, importer: str) -> _TsConfig | None:
+        """The config TypeScript applies to ``importer``."""
+        folder = posixpath.dirname(importer)
+        climbed = []
+        while folder not in self.nearest:
+            climbed.append(folder)
+            here = [self.configs[p] for p in (posixpath.join(folder, n) for n in _JS_CONFIGS) if p in self.configs]
+            if here:
+                self.nearest[folder] = here[0]
+            elif not folder:
+                self.nearest[folder] = None
+            else:
+                folder = posixpath.dirname(folder)
+        for seen in climbed:
+            self.nearest[seen] = self.nearest[folder]
+        config = self.nearest[folder]
+        if config is not None and not config.paths and config.base_url is None:
+            for reference in config.references:
+                project = self.configs.get(reference)
+                if project is not None and (project.paths or project.base_url is not None) and project.holds(importer):
+                    return project
+        return config
+
+    def aliased(self, module: str, importer: str) -> str | None:
+        """``paths`` and ``baseUrl`` of the importer's project."""
+        config = self.project(importer)
+        if config is None:
+            return None
+        match = _best_key(config.paths, module)
+        if match is not None:
+            key, star = match
+            base = config.base_url if config.base_url is not None else config.paths_base
+            for target in config.paths[key]:
+                found = _js_file(self.files, _within(base, target.replace("*", star, 1)))
+                if found is not None:
+                    return found
+        if config.base_url is not None:
+            return _js_file(self.files, _within(config.base_url, module))
+        return None
+
+    # -- package.json ---------------------------------------------------------------------------
+
+    def subpath_import(self, module: str, importer: str) -> str | None:
+        """``#name`` through the ``imports`` of the nearest package.json."""
+        folder = posixpath.dirname(importer)
+        while folder not in self.manifests:
+            if not folder:
+                return None
+            folder = posixpath.dirname(folder)
+        imports = self.manifests[folder].get("imports")
+        match = _best_key(imports, module) if isinstance(imports, dict) else None
+        if match is None:
+            return None
+        key, star = match
+        for target in _targets(imports[key]):
+            target = target.replace("*", star)
+            if target.startswith("./"):
+                found = _js_file(self.files, _within(folder, target))
+            else:
+                found = self.package(target, importer) if not target.startswith((".", "/", "#")) else None
+            if found is not None:
+                return found
+        return None
+
+    def package(self, module: str, importer: str) -> str | None:
+        """A package of the workspace by its name (``@acme/ui``, ``@acme/ui/button``): its entry or that file."""
+        parts = module.split("/")
+        width = 2 if module.startswith("@") else 1
+        name, subpath = "/".join(parts[:width]), "/".join(parts[width:])
+        folders = self.npm.get(name)
+        if not folders:
+            return None
+        own = self.files.service.get(importer)
+        folder = min(
+            folders,
+            key=lambda f: (f not in self.members, self.files.service.get(_manifest(f)) != own, f.count("/"), f),
+        )
+        exports = self.manifests[folder].get("exports")
+        conditions = isinstance(exports, dict) and not any(key.startswith(".") for key in exports)
+        if conditions or isinstance(exports, (str, list)):
+            exports = {".": exports}  # the package's entry alone
+        match = _best_key(exports, f"./{subpath}" if subpath else ".") if isinstance(exports, dict) else None
+        if match is not None:
+            key, star = match
+            for target in _targets(exports[key]):
+                found = _js_file(self.files, _within(folder, target.replace("*", star)))
+                if found is not None:
+                    return found
+        if subpath:
+            found = _js_file(self.files, _within(folder, subpath)) or _js_file(
+                self.files, _within(folder, f"src/{subpath}")
+            )
+        else:
+            manifest = self.manifests[folder]
+            entries = [manifest.get(field) for field in ("types", "typings", "module", "main")]
+            found = None
+            for entry in [e for e in entries if isinstance(e, str) and e] + ["src/index", "index"]:
+                found = _js_file(self.files, _within(folder, entry))
+                if found is not None:
+                    break
+        return found or self.files.exact(_manifest(folder))
+
+
+def _manifest(folder: str) -> str:
+    return f"{folder}/package.json" if folder else "package.json"
+
+
+def _member(root: str, globs: list[str], folder: str) -> bool:
+    """Whether ``folder`` is a member of the npm/yarn workspace at ``root`` with these ``workspaces`` globs."""
+    if folder == root or not (folder.startswith(root + "/") or not root):
+        return False
+    relative = folder[len(root) + 1 :] if root else folder
+    inside = False
+    for glob in globs:
+        negated = glob.startswith("!")
+        if _glob(glob.lstrip("!")).fullmatch(relative):
+            inside = not negated
+    return inside
+
+
+def _glob(pattern: str) -> re.Pattern[str]:
+    pattern = pattern.strip().removeprefix("./").strip("/")
+    out = []
+    for part in re.split(r"(\*\*/?|\*|\?)", pattern):
+        if part.startswith("**"):
+            out.append("(?:.*/)?" if part.endswith("/") else ".*")
+        elif part == "*":
+            out.append("[^/]*")
+        elif part == "?":
+            out.append("[^/]")
+        else:
+            out.append(re.escape(part))
+    return re.compile("".join(out))
+
+
+_JSONC_NOISE: Final = re.compile(r'("(?:[^"\\\n]|\\.)*")|//[^\n]*|/\*.*?\*/', re.DOTALL)
+_JSONC_TRAILING_COMMA: Final = re.compile(r'("(?:[^"\\\n]|\\.)*")|,(\s*[}\]])')
+
+
+def _jsonc(text: str) -> object:
+    """JSON with comments and trailing commas, as tsconfig.json allows; ValueError when it is not."""
+    text = _JSONC_NOISE.sub(lambda m: m.group(1) or " ", text.removeprefix("\ufeff"))
+    text = _JSONC_TRAILING_COMMA.sub(lambda m: m.group(1) or m.group(2), text)
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise ValueError("nested too deeply") from None
+
+
+def _best_key(mapping: object, name: str) -> tuple[str, str] | None:
+    """The key of a ``paths``/``imports``/``exports`` map that ``name`` matches, and what its ``*``
+    stands for: an exact key, else the pattern with the longest text before its one ``*``."""
+    if not isinstance(mapping, dict):
+        return None
+    if name in mapping and "*" not in name:
+        return name, ""
+    best: tuple[tuple[int, int], str, str] | None = None
+    for key in mapping:
+        if not isinstance(key, str) or key.count("*") != 1:
+            continue
+        prefix, suffix = key.split("*")
+        if len(name) >= len(prefix) + len(suffix) and name.startswith(prefix) and name.endswith(suffix):
+            rank = (len(prefix), len(key))
+            if best is None or rank > best[0]:
+                best = (rank, key, name[len(prefix) : len(name) - len(suffix)])
+    return None if best is None else (best[1], best[2])
+
+
+def _targets(value: object, depth: int = 0) -> Iterator[str]:
+    """The paths of a package.json ``exports``/``imports`` value in the order Node tries them, every
+    condition (``types``, ``import``, ``require``, ``default``...) taken in turn."""
+    if depth > _JS_DEPTH_MAX:
+        return
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, list):
+        for item in value:
+            yield from _targets(item, depth + 1)
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _targets(item, depth + 1)
+
+
+def _js_file(files: _Files, stem: str | None) -> str | None:
+    """The file a module path names, as TypeScript and bundlers complete it: as written, with an
+    extension, as a folder's ``index``, or an emitted ``.js`` name as its TypeScript source."""
+    if stem is None:
+        return None
+    if not stem:
+        return files.exact(*(f"index{suffix}" for suffix in _JS_SUFFIXES))
+    candidates = [stem, *(stem + suffix for suffix in _JS_SUFFIXES)]
+    candidates += [f"{stem}/index{suffix}" for suffix in _JS_SUFFIXES]
+    base, extension = posixpath.splitext(stem)
+    candidates += [base + source for source in _JS_EMITTED.get(extension, ())]
+    return files.exact(*candidates)
 
 
 def _ecmascript(files: _Files, module: str, here: str, importer: str) -> str | None:
     if module.startswith("."):
         stem = _join(here, module)
-        if not stem:
-            return None
-        candidates = [stem, *(stem + suffix for suffix in _JS_SUFFIXES)]
-        candidates += [f"{stem}/index{suffix}" for suffix in _JS_SUFFIXES]
-        if stem.endswith(".js"):  # TypeScript sources imported by their emitted name
-            candidates += [stem[:-3] + ".ts", stem[:-3] + ".tsx"]
-        return files.exact(*candidates)
-    parts = module.split("/")
-    name = "/".join(parts[:2]) if module.startswith("@") else parts[0]
-    declared = files.packages.get(name)
-    if declared is None or declared[1] != "package.json":
+        return _js_file(files, stem) if stem else None
+    if module.startswith("/") or ":" in module.split("/", 1)[0]:  # absolute, or node:fs, https://...
         return None
-    return files.exact(f"{declared[0]}/package.json" if declared[0] else "package.json")
+    found = files.ecmascript.aliased(module, importer)  # TypeScript's paths come before Node's rules
+    if found is None and module.startswith("#"):
+        return files.ecmascript.subpath_import(module, importer)
+    return found or files.ecmascript.package(module, importer)
 
 
 def _jvm(files: _Files, module: str, importer: str) -> str | None:

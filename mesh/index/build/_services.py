@@ -136,6 +136,7 @@ class _Unit:
     extra: list[str] = attrs.field(factory=list)
     member: bool = False
     git: bool = False
+    folder_only: bool = False
 
 
 def _parent(path: str) -> str:
@@ -216,7 +217,7 @@ class _Discoverer:
         return unit
 
     def _has_code(self, folder: str) -> bool:
-        return any(language_of(name) not in (None, "markdown", "proto") for name in self.files_in.get(folder, ()))
+        return any(_is_code(name) for name in self.files_in.get(folder, ()))
 
     def _build_units(self) -> None:
         aggregators: set[str] = set()
@@ -520,6 +521,15 @@ class _Discoverer:
                 unit.git = True
                 unit.evidence.append(f"{folder}/.git: a git repository")
 
+    def _top_level_code_folders(self) -> None:
+        """With no evidence of any unit, each top-level folder holding code is a service (a workspace
+        of plain folders of scripts); folders of docs, protos or config alone stay areas."""
+        tops = sorted({p.split("/", 1)[0] for p in self.paths if "/" in p and _is_code(p) and not p.startswith(".")})
+        for top in tops:
+            unit = self._unit(top)
+            unit.folder_only = True
+            unit.evidence.append(f"{top}: a top-level folder holding code (no build or deployment manifest anywhere)")
+
     def _prune(self) -> None:
         for folder in list(self.units):
             if folder.startswith(".") or "/." in folder:
@@ -573,12 +583,17 @@ class _Discoverer:
         self._attach_tests()
         self._add_git_repositories()
         self._prune()
+        if not self.units:
+            self._top_level_code_folders()
         names = self._names()
         units = []
         for folder, unit in sorted(self.units.items()):
             kind = "deployed" if unit.deployed else unit.kind
             evidence = tuple(sorted(dict.fromkeys(unit.evidence), key=_evidence_rank))
-            origin = "git" if unit.git else "root" if not folder else "deployment" if unit.deployed else "manifest"
+            origin = (
+                "git" if unit.git else "folder" if unit.folder_only else "root" if not folder
+                else "deployment" if unit.deployed else "manifest"
+            )  # fmt: skip
             units.append((names[folder], folder, origin, kind, evidence, tuple(sorted(unit.extra))))
         built = {folder for _, folder, *_ in units}
         externals = [e for e in self.externals.values() if e.name not in {name for name, *_ in units} or not built]
@@ -601,6 +616,10 @@ def _evidence_rank(evidence: str) -> int:
     if any(word in evidence for word in ("Compose service", "Kubernetes workload", "skaffold artifact", "Aspire")):
         return 0
     return 1 if "Dockerfile" in evidence else 2
+
+
+def _is_code(path: str) -> bool:
+    return language_of(path) not in (None, "markdown", "proto")
 
 
 def _is_test(folder: str) -> bool:

@@ -3,6 +3,10 @@
 Everything a file can do wrong ends here as a message in the result, never as an exception: it
 cannot be read, it is binary under a source name, it is not UTF-8, it is minified, it breaks the
 parser or the time budget. The text is still indexed for search whenever it is text.
+
+Generated code is decided here, where the bytes are in hand: a marker in the first
+:data:`~._enumerate.GENERATED_HEAD_BYTES` (:func:`~._enumerate.generated_marker`) makes the outcome
+``skipped`` (reason "generated"), like the stubs the walk leaves out by name.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import attrs
 from .._facts import FileFacts
 from ..store._trigrams import indexed
 from ..parse import extract, language_of
+from ._enumerate import GENERATED_HEAD_BYTES, generated_marker
 
 __all__ = ["Outcome", "Task", "process"]
 
@@ -32,6 +37,8 @@ class Task:
     path: str
     #: The content hash already indexed for this path; equal content is not parsed again.
     known_hash: bytes | None = None
+    #: Leave generated code out (the workspace does not include vendored and generated code).
+    skip_generated: bool = True
 
 
 @attrs.frozen
@@ -40,13 +47,17 @@ class Outcome:
     size: int
     mtime_ns: int
     hash: bytes
-    #: "parsed", "unchanged" (same hash as known: nothing else is filled) or "failed" (see facts.error).
+    #: "parsed", "unchanged" (same hash as known: nothing else is filled), "failed" (see facts.error)
+    #: or "skipped" (left out of the index: see ``reason`` and ``marker``).
     status: str
     lines: int = 0
     #: The text as the trigram index holds it (:func:`~mesh.index.store._trigrams.indexed`).
     searchable: str = ""
     compressed: bytes = b""
     facts: FileFacts = attrs.field(factory=lambda: FileFacts(language=""))
+    #: Why a skipped file is left out ("generated") and the line that said so.
+    reason: str = ""
+    marker: str = ""
 
 
 def content_hash(data: bytes) -> bytes:
@@ -62,6 +73,10 @@ def process(root: Path, task: Task) -> Outcome:
             data = handle.read()
     except OSError as exc:
         return Outcome(path, 0, 0, b"", "failed", facts=FileFacts(language="", error=f"unreadable: {exc.strerror}"))
+    if task.skip_generated:
+        marker = generated_marker(path, data[:GENERATED_HEAD_BYTES])
+        if marker is not None:
+            return Outcome(path, status.st_size, status.st_mtime_ns, b"", "skipped", reason="generated", marker=marker)
     digest = content_hash(data)
     if task.known_hash == digest:
         return Outcome(path, status.st_size, status.st_mtime_ns, digest, "unchanged")

@@ -4,12 +4,9 @@ Theory of operation
 -------------------
 ``mesh.toml`` at the workspace root is optional. It may set how the walk behaves (``[index]``) and
 name the services (``[[services]]`` with ``name``, ``path``, ``languages``, ``exclude``); named
-services are the services, whatever the deployments say. Without them, services are discovered:
-:func:`discover_workspace` decides them from what deploys and builds them (:mod:`._services`:
-Compose, Kubernetes, skaffold, Aspire, Dockerfiles, build manifests and multi-project builds, Go
-programs, test projects) and is measured on real workspaces (``tests/corpus``); the index still
-uses :func:`discover_services` (folders with build manifests, then git repositories, then
-top-level folders) until its answers, golden files and seeds move to the new model.
+services are the services, whatever the deployments say. Without them, services are discovered
+from what deploys and builds them (:mod:`._services`: Compose, Kubernetes, skaffold, Aspire,
+Dockerfiles, build manifests and multi-project builds, Go programs, test projects).
 
 Each file belongs to the service with the longest folder (its own or one of its test folders)
 that contains it; a file in no service's folder belongs to an *area* or the root (``""``) and no
@@ -26,7 +23,6 @@ from typing import Final
 
 import attrs
 
-from ..parse import manifest_kind
 from ._services import Area, External, Warning, areas_of, discover
 
 __all__ = [
@@ -248,59 +244,8 @@ def _service(entry: dict, number: int, path: Path, root: Path) -> Service:
 
 
 def discover_services(root: Path, paths: list[str]) -> tuple[Service, ...]:
-    """The services of a workspace without named services, from its walked file ``paths``: the
-    index's rule until it moves to :func:`discover_workspace` (folders with build manifests, git
-    repositories, top-level folders)."""
-    folders = sorted({path.rsplit("/", 1)[0] if "/" in path else "" for path in paths})
-    manifests = sorted({_parent(path) for path in paths if manifest_kind(path.rsplit("/", 1)[-1]) is not None})
-    chosen: list[tuple[str, str]] = [(folder, "manifest") for folder in _outermost(f for f in manifests if f)]
-    repos = [folder for folder in _ancestors_of(folders) if folder and (root / folder / ".git").exists()]
-    for folder in _outermost(repos):
-        if not any(_within(folder, other) or _within(other, folder) for other, _ in chosen):
-            chosen.append((folder, "git"))
-    unclaimed = [path for path in paths if not any(_within(_parent(path), folder) for folder, _ in chosen)]
-    if "" in manifests:
-        if unclaimed:
-            chosen.append(("", "root"))
-    else:
-        tops = sorted({path.split("/", 1)[0] for path in unclaimed if "/" in path})
-        chosen.extend((top, "folder") for top in tops)
-    return _named(chosen, root.name or "workspace")
-
-
-def _parent(path: str) -> str:
-    return path.rsplit("/", 1)[0] if "/" in path else ""
-
-
-def _within(path: str, folder: str) -> bool:
-    return not folder or path == folder or path.startswith(folder + "/")
-
-
-def _outermost(folders) -> list[str]:
-    kept: list[str] = []
-    for folder in sorted(folders):  # a parent sorts before its children
-        if not any(_within(folder, outer) for outer in kept):
-            kept.append(folder)
-    return kept
-
-
-def _ancestors_of(folders: list[str]) -> list[str]:
-    seen = set()
-    for folder in folders:
-        parts = folder.split("/") if folder else []
-        for end in range(1, len(parts) + 1):
-            seen.add("/".join(parts[:end]))
-    return sorted(seen)
-
-
-def _named(chosen: list[tuple[str, str]], root_name: str) -> tuple[Service, ...]:
-    base = [folder.rsplit("/", 1)[-1] if folder else root_name for folder, _ in chosen]
-    services = []
-    for (folder, origin), name in zip(chosen, base, strict=True):
-        if base.count(name) > 1 and folder:
-            name = folder
-        services.append(Service(name=name, path=folder, origin=origin))
-    return order_services(services)
+    """The services of a workspace without named services, from its walked file ``paths``."""
+    return discover_workspace(root, Config(), paths).services
 
 
 def discover_workspace(
@@ -342,6 +287,10 @@ def _disk_reader(root: Path) -> Callable[[str], bytes | None]:
             return None
 
     return read
+
+
+def _within(path: str, folder: str) -> bool:
+    return not folder or path == folder or path.startswith(folder + "/")
 
 
 def order_services(services) -> tuple[Service, ...]:

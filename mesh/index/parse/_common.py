@@ -22,6 +22,7 @@ from ._ts import syntax_error
 
 __all__ = [
     "JVM_IMPL_BASE_SUFFIXES",
+    "JVM_GRPC_HINTS",
     "JVM_OBJECT_METHODS",
     "JVM_STUB_CONFIG",
     "JVM_STUB_FACTORIES",
@@ -33,6 +34,7 @@ __all__ = [
     "JvmImports",
     "Stub",
     "captures",
+    "jvm_standard_service",
     "matches",
     "query",
     "squash",
@@ -274,6 +276,25 @@ JVM_STUB_METHODS: Final = frozenset({"getChannel", "getCallOptions", "build"})
 JVM_STUB_CONFIG: Final = re.compile(r"with[A-Z]")
 #: Public methods of a service class that are never RPC handlers.
 JVM_OBJECT_METHODS: Final = frozenset({"toString", "equals", "hashCode", "finalize", "bindService"})
+
+
+#: Bytes without any of these cannot hold grpc-java or grpc-kotlin evidence.
+JVM_GRPC_HINTS: Final = (b"Grpc", b"Stub", b"ImplBase", b"ProtoReflectionService", b"getHealthService")
+
+#: The runtime's standard services as grpc-java's own classes make them: (receiver, method) ->
+#: (service, namespace); a receiver of "" stands for any.
+_JVM_STANDARD: Final = {
+    ("ProtoReflectionService", "newInstance"): ("ServerReflection", "io.grpc.reflection.v1alpha"),
+    ("ProtoReflectionServiceV1", "newInstance"): ("ServerReflection", "io.grpc.reflection.v1"),
+    ("", "getHealthService"): ("Health", "io.grpc.health.v1"),
+}
+
+
+def jvm_standard_service(receiver: str, method: str) -> Stub | None:
+    """(service, namespace) of the standard service ``receiver.method(...)`` makes for a server
+    (``ProtoReflectionService.newInstance()``, ``healthStatusManager.getHealthService()``), or None."""
+    owner = receiver.rsplit(".", 1)[-1]
+    return _JVM_STANDARD.get((owner, method)) or _JVM_STANDARD.get(("", method))
 
 
 def _jvm_owners(service: str) -> tuple[str, str]:

@@ -11,7 +11,9 @@ container; ``namespace a::b {`` is the module ``a.b``. A template's definition s
 class or function does, after ``template<>``.
 
 gRPC work runs only when the bytes mention a generated name (``::NewStub``, ``::Stub``,
-``::Service``...). Generated names are recognised by shape; the qualifier written before the
+``::Service``...) or a switch of a standard service (``grpc::EnableDefaultHealthCheckService(true)``
+and ``InitProtoReflectionServerBuilderPlugin()`` are SERVERs of the runtime's ``Health`` and
+``ServerReflection``). Generated names are recognised by shape; the qualifier written before the
 service is the namespace (``acme::orders``, "" when none):
 
 * a class deriving from ``[ns::]Svc::Service`` (or ``CallbackService``, ``AsyncService``, a
@@ -74,8 +76,13 @@ _GRPC: Final = """
 
 _GRPC_HINT: Final = re.compile(
     rb"::(?:NewStub|Stub|StubInterface|Service|CallbackService|AsyncService|ExperimentalCallbackService)\b"
-    rb"|::With\w+Method_"
+    rb"|::With\w+Method_|EnableDefaultHealthCheckService|InitProtoReflectionServerBuilderPlugin"
 )
+#: grpc++'s switches for the runtime's standard services: function -> (service, namespace)
+_STANDARD_SWITCHES: Final = {
+    "EnableDefaultHealthCheckService": ("Health", "grpc.health.v1"),
+    "InitProtoReflectionServerBuilderPlugin": ("ServerReflection", "grpc.reflection.v1alpha"),
+}
 _SERVICE_BASES: Final = frozenset(
     {"Service", "CallbackService", "AsyncService", "ExperimentalCallbackService", "StreamedUnaryService",
      "SplitStreamedService", "StreamedService"}
@@ -550,6 +557,13 @@ class _Extraction:
     def _call(self, node: tree_sitter.Node) -> None:
         function = node.child_by_field_name("function")
         if function is None:
+            return
+        name = function
+        while name is not None and name.type == "qualified_identifier":
+            name = name.child_by_field_name("name")
+        standard = _STANDARD_SWITCHES.get(self.text(name)) if name is not None else None
+        if standard is not None:  # grpc::EnableDefaultHealthCheckService(true)
+            self._fact(node.start_byte, GrpcRole.SERVER, standard, "", _ts.line(node))
             return
         if function.type != "field_expression":
             created = self._created(node)

@@ -14,7 +14,8 @@ recognised by shape, the qualifier written before them being the namespace ("" w
 
 * a class whose base list names ``[Ns.]Svc.SvcBase`` is a SERVER, with a HANDLER per ``public
   override`` method; ``app.MapGrpcService<X>()`` is a SERVER of X's service when X is such a class
-  of this file (else no fact);
+  of this file (else no fact); ``MapGrpcHealthChecksService()`` and ``MapGrpcReflectionService()``
+  are SERVERs of the runtime's standard ``Health`` and ``ServerReflection``;
 * ``new [Ns.]Svc.SvcClient(channel)``, a target-typed ``new(channel)`` whose target is declared
   with that type, ``AddGrpcClient<Svc.SvcClient>`` and ``CreateClient<Svc.SvcClient>`` are CLIENTs;
 * a local, field, property, parameter or primary-constructor parameter declared with the client
@@ -81,8 +82,13 @@ _KINDS: Final = {
     "function": "function",
 }
 _GRPC_HINT: Final = re.compile(
-    rb"\b(\w+)\.\1(?:Client|Base)\b|MapGrpcService|AddGrpcClient|CreateClient|using\s+static\b"
+    rb"\b(\w+)\.\1(?:Client|Base)\b|MapGrpc|AddGrpcClient|CreateClient|using\s+static\b"
 )
+#: ASP.NET Core's registrations of the runtime's standard services: method -> (service, namespace)
+_STANDARD_REGISTRATIONS: Final = {
+    "MapGrpcHealthChecksService": ("Health", "Grpc.Health.V1"),
+    "MapGrpcReflectionService": ("ServerReflection", "Grpc.Reflection.V1Alpha"),
+}
 #: ``object``'s methods: calling them on a client is no RPC
 _OBJECT_METHODS: Final = frozenset({"Equals", "GetHashCode", "ToString", "GetType"})
 _WRAPPERS: Final = frozenset({"parenthesized_expression", "await_expression", "postfix_unary_expression"})
@@ -493,6 +499,9 @@ class _Extraction:
             return
         method = self.text(name)
         if method in _OBJECT_METHODS:
+            return
+        if method in _STANDARD_REGISTRATIONS:
+            self._fact(name.start_byte, GrpcRole.SERVER, _STANDARD_REGISTRATIONS[method], "", _ts.line(name))
             return
         client = self._client(holder, 0)
         if client is not None:

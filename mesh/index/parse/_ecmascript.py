@@ -3,10 +3,22 @@
 Theory of operation. One compiled query per grammar finds every definition and import in a single
 pass over the tree. Its nodes come back grouped by capture name; they are merged in document order
 and a stack of the definitions still open gives each one its container. Class members are read from
-the class bodies the query finds, so object-literal methods never count.
+the class bodies the query finds: methods, and fields holding a function (``handle = async () =>
+{}``, ``static make = () => {}``).
+
+Functions held by named objects are definitions too, contained by the object's name (nested objects
+add their keys): the methods and function-valued properties of an object literal bound to a
+variable or a class field (``const gateway = { getInvoice(id) {}, list: async () => {} }``:
+``gateway.getInvoice``, ``gateway.list``), and functions or objects assigned to a member chain
+(``Foo.prototype.bar = function () {}``: ``Foo.bar``). ``module.exports`` and ``exports`` add no
+name (``exports.f = () => {}`` and ``module.exports = { f() {} }`` define ``f``, a function). Other
+member assignments count only as statements of the program itself (``obj.onload = ...`` inside a
+function wires a callback, it defines nothing), and ``this.x = ...`` never does. An object literal
+that is not named (an argument, a returned value) holds no definitions.
 
 gRPC evidence is looked for only when the bytes can hold some: an ``addService`` call, a
-``loadPackageDefinition`` call, or an import of generated code. A second query then collects the
+``loadPackageDefinition`` call, a client constructor factory, a ``make...Request`` call, channel
+credentials, an ``addToServer`` call, or an import of generated code. A second query then collects the
 file's bindings (imports, declarations, parameters, class fields, assignments) into scopes: the
 program and every function, nested by their byte ranges (never by walking parents, which costs a
 walk from the root each time). Small resolvers follow those bindings, depth-limited and memoised:
@@ -22,6 +34,12 @@ Client heuristic (there is no type checker, so names and origins decide):
 * ``new X.SvcClient(...)`` is a client when ``X`` traces back to a generated module; ``new
   SvcClient(...)`` when ``SvcClient`` is imported or destructured from one. ``new X.Svc`` on a
   generated module is not (``new messages.GetOrderRequest()`` builds a message).
+* ``new C(...)`` is a client when ``C`` holds ``[grpc.]makeClientConstructor(definition, 'Svc')``
+  (or ``makeGenericClientConstructor``): the service comes from the definition it is given
+  (``def['acme.orders.v1.Orders']``: namespace ``acme.orders.v1``), else from the name.
+* Out of sight of its origin (a package definition loaded in another file), ``new X.Svc(address,
+  credentials)`` or ``new SvcClient(address, credentials)`` is a client when its second argument is
+  channel credentials (an expression naming ``credentials``, or a name bound to one).
 * A generated module is one whose last path segment ends in ``_pb``, ``_grpc_pb``, ``_grpc``,
   ``-grpc`` or ``.grpc`` (extensions aside), or whose path has a segment ``generated``,
   ``__generated__``, ``gen``, ``proto``, ``protos``, ``pb``, ``grpc`` or ``stubs``; the ``@grpc/*``
@@ -30,11 +48,19 @@ Client heuristic (there is no type checker, so names and origins decide):
   (TypeScript) with a generated client type. Any method named on a holder is a call (also
   ``promisify(holder.m)`` and ``holder.m.bind(...)``), bar the ``grpc.Client`` base methods
   (``close``, ``waitForReady``...).
+* A reflection-free dynamic stub calls a method by its path:
+  ``client.makeUnaryRequest('/acme.orders.v1.Orders/GetOrder', ...)`` (and the stream variants) is a
+  CALL of that method, whatever the receiver.
 
 Servers are ``addService``/``addProtoService`` registrations whose service argument reads
 ``X.Svc.service`` or ``[X.]SvcService``, and TypeScript classes implementing a generated
 ``ISvcServer``/``SvcServer`` interface. Handlers are the keys of the implementation object, or the
-public methods of the implementing class; a handler is reported once per service, method and line.
+public methods of the implementing class; a handler is reported once per service, method and line,
+at the function's definition when the file has it (a function, a method of an object literal or a
+class). A handler imported from another module is reported on its property, and
+:func:`imported_handlers` tells the resolver where to find it. ``new ReflectionService(def)
+.addToServer(server)`` (``@grpc/reflection``), grpc-health-check's ``HealthImplementation`` and its
+``health.service`` are SERVERs of the runtime's standard ``ServerReflection`` and ``Health``.
 Facts are in source order: by the position of what each one is about (a handler: its definition).
 """
 
@@ -65,6 +91,10 @@ _DEFINITION_PATTERNS: Final = f"""
 (class_body) @class_body
 (variable_declarator name: (identifier) value: {_FUNCTION_VALUES}) @var_function
 (variable_declarator name: (identifier) value: (class) @class_value) @var_class
+(variable_declarator name: (identifier) value: [(object) (parenthesized_expression)]) @var_object
+(assignment_expression
+  left: (member_expression)
+  right: [{_FUNCTION_VALUES[1:-1]} (object) (parenthesized_expression)]) @assign_member
 (import_statement) @import
 (export_statement source: (_)) @export
 (call_expression
@@ -81,6 +111,7 @@ _TS_DEFINITION_PATTERNS: Final = """
 (enum_declaration name: (_)) @enum
 (internal_module name: [(identifier) (nested_identifier)]) @module
 (module name: [(identifier) (nested_identifier)]) @module
+(variable_declarator name: (identifier) value: [(as_expression) (satisfies_expression)]) @var_object
 """
 
 _GRPC_PATTERNS: Final = """
@@ -135,11 +166,39 @@ _CLIENT_BASE_METHODS: Final = frozenset(
         "constructor",
     }
 )
+#: Bytes without any of these (nor an import of generated code) cannot hold grpc-js evidence.
+_GRPC_HINTS: Final = (
+    b"addService", b"addProtoService", b"loadPackageDefinition", b"ClientConstructor", b"Request(", b"addToServer",
+    b"redentials",
+)  # fmt: skip
+#: ``grpc.Client`` methods that call a method named by its path (``'/acme.orders.v1.Orders/Get'``)
+_DYNAMIC_CALLS: Final = frozenset(
+    {"makeUnaryRequest", "makeClientStreamRequest", "makeServerStreamRequest", "makeBidiStreamRequest"}
+)
+_METHOD_PATH: Final = re.compile(r"/?(?:([A-Za-z_][\w.]*)\.)?([A-Za-z_]\w*)/([A-Za-z_]\w*)")
+#: Classes built with credentials that are no generated client.
+_NOT_CLIENTS: Final = frozenset({"Client", "Server", "Channel", "Metadata", "Error", "URL", "Map", "Set", "Promise"})
+#: grpc-js's client constructor factories: ``makeClientConstructor(methods, 'Orders')``
+_CONSTRUCTOR_FACTORIES: Final = frozenset({"makeClientConstructor", "makeGenericClientConstructor"})
+#: The runtime's standard services as their npm packages serve them: module -> class -> (service, namespace)
+_STANDARD_CLASSES: Final = {
+    "@grpc/reflection": {"ReflectionService": ("ServerReflection", "grpc.reflection.v1alpha")},
+    "grpc-health-check": {"HealthImplementation": ("Health", "grpc.health.v1")},
+}
 _GENERATED_SEGMENTS: Final = frozenset({"generated", "__generated__", "gen", "proto", "protos", "pb", "grpc", "stubs"})
 _GENERATED_STEM: Final = re.compile(r"(?:_pb|_grpc_pb|_grpc|-grpc|\.grpc)$")
 _SOURCE_SUFFIX: Final = re.compile(r"(?:\.d)?\.[cm]?[jt]sx?$")
 _JSX_HINT: Final = re.compile(rb"<[A-Za-z]")
 _DEPTH_MAX: Final = 24
+#: how deep objects nested in a named object are read for definitions (``api.orders.v1.get``)
+_OBJECT_DEPTH_MAX: Final = 8
+#: the module objects of CommonJS: assigning to them names nothing (``exports.f`` defines ``f``)
+_EXPORT_CHAINS: Final = (("module", "exports"), ("exports",))
+
+#: A definition found by the query, before its container is known: (start byte, minus end byte,
+#: kind, node, name, the names between its enclosing definition and itself ("" for none), whether
+#: it is a member function of a class)
+_Found = tuple[int, int, str, tree_sitter.Node, str, str, bool]
 
 _queries: dict[tuple[str, str], tree_sitter.Query] = {}
 
@@ -164,12 +223,41 @@ def extract(grammar: str, source: bytes) -> FileFacts:
     look like JSX, it is parsed again as TSX and the tree with fewer errors wins.
     """
     language = "javascript" if grammar == "javascript" else "typescript"
+    return _extraction(grammar, source).facts(language)
+
+
+def _extraction(grammar: str, source: bytes) -> _Extraction:
     tree = _ts.parse(grammar, source)
     if grammar == "typescript" and tree.root_node.has_error and _JSX_HINT.search(source):
         tsx = _ts.parse("tsx", source)
         if error_count(tsx.root_node) < error_count(tree.root_node):
             tree, grammar = tsx, "tsx"
-    return _Extraction(source, grammar, tree.root_node).facts(language)
+    return _Extraction(source, grammar, tree.root_node)
+
+
+@attrs.frozen
+class ImportedHandler:
+    """A handler registered with ``addService`` whose function another file defines."""
+
+    #: The line of the HANDLER fact this file holds (the property naming it), or of the SERVER
+    #: fact when the whole implementation is imported (``method`` is then "").
+    line: int
+    service: str
+    namespace: str
+    #: The RPC as the implementation object spells it ("" for a whole implementation).
+    method: str
+    #: The import as written, and the name it brings (``default``, or ``*`` for the module itself).
+    module: str
+    name: str
+
+
+def imported_handlers(grammar: str, source: bytes) -> tuple[ImportedHandler, ...]:
+    """The handlers of ``addService`` registrations that the file imports, to be found where they
+    are defined (``{ reserve }`` after ``const { reserve } = require('./handlers')``,
+    ``addService(svc, handlers)``, ``addService(svc, new InventoryService())``)."""
+    extraction = _extraction(grammar, source)
+    extraction.facts("javascript" if grammar == "javascript" else "typescript")
+    return tuple(extraction.imported)
 
 
 # -- tree helpers (grammar-independent) ------------------------------------------------------------
@@ -309,15 +397,13 @@ class _Extraction:
     client_names: dict[str, bool] = attrs.field(factory=dict)
     grpc: list[tuple[int, int, GrpcFact]] = attrs.field(factory=list)
     handler_keys: set[tuple[str, str, int]] = attrs.field(factory=set)
+    #: position of an implementation's property -> (module, name) of the function it imports
+    imported_values: dict[int, tuple[str, str]] = attrs.field(factory=dict)
+    imported: list[ImportedHandler] = attrs.field(factory=list)
 
     def facts(self, language: str) -> FileFacts:
         self._definitions_and_imports()
-        if (
-            b"addService" in self.source
-            or b"addProtoService" in self.source
-            or b"loadPackageDefinition" in self.source
-            or any(generated_module(i.module) for i in self.imports)
-        ):
+        if any(hint in self.source for hint in _GRPC_HINTS) or any(generated_module(i.module) for i in self.imports):
             self._grpc()
             self.grpc.sort(key=lambda item: (item[0], item[1]))
         error = f"syntax error at line {first_error_line(self.root)}" if self.root.has_error else ""
@@ -337,26 +423,32 @@ class _Extraction:
     def _definitions_and_imports(self) -> None:
         captures = safe_captures(_query(self.grammar, "definitions"), self.root)
         bound_classes = {node.id for node in captures.get("class_value", ())}
-        found: list[tuple[int, int, str, tree_sitter.Node, tree_sitter.Node | None]] = []
+        found: list[_Found] = []
         for capture, nodes in captures.items():
             if capture in _DEF_KINDS:
                 for node in nodes:
                     if capture == "class_expr" and node.id in bound_classes:
                         continue
-                    name = node.child_by_field_name("name")
-                    found.append((node.start_byte, -node.end_byte, _DEF_KINDS[capture], node, name))
+                    name = self.text(node.child_by_field_name("name"))
+                    found.append((node.start_byte, -node.end_byte, _DEF_KINDS[capture], node, name, "", False))
         for body in captures.get("class_body", ()):
             found.extend(self._members(body))
+        for node in captures.get("var_object", ()):
+            name = self.text(node.child_by_field_name("name"))
+            found.extend(self._object_members(node.child_by_field_name("value"), name, 0))
+        for node in captures.get("assign_member", ()):
+            found.extend(self._assigned(node))
         found.sort(key=lambda item: (item[0], item[1]))
         stack: list[tuple[int, str]] = []
         nodes: list[tree_sitter.Node] = []
-        for start, _, kind, node, name_node in found:
-            name = self.text(name_node)
+        for start, _, kind, node, name, prefix, member in found:
             if node.type in ("function_signature", "method_signature") and self._overloaded(node, name):
                 continue
             while stack and stack[-1][0] <= start:
                 stack.pop()
             container = stack[-1][1] if stack else ""
+            if prefix:
+                container = f"{container}.{prefix}" if container else prefix
             path = f"{container}.{name}" if container else name
             stack.append((node.end_byte, path))
             self.definitions.append(Definition(name, kind, container, _ts.line(node), _ts.end_line(node)))
@@ -366,7 +458,7 @@ class _Extraction:
                 value = node.child_by_field_name("value") if node.type == "variable_declarator" else node
                 if value is not None:
                     self.class_paths[value.id] = path
-            elif kind == "method":
+            elif member:
                 self.methods.setdefault(container, []).append((name, _ts.line(node), node.start_byte, node))
         self.def_ranges = Ranges(nodes)
         imports: list[tuple[int, Import]] = []
@@ -380,19 +472,86 @@ class _Extraction:
         imports.sort(key=lambda item: item[0])
         self.imports = [imported for _, imported in imports if imported is not None]
 
-    def _members(self, body: tree_sitter.Node) -> Iterator[tuple[int, int, str, tree_sitter.Node, tree_sitter.Node]]:
-        """The member functions of a class body: methods, abstract methods, fields holding functions."""
+    def _members(self, body: tree_sitter.Node) -> Iterator[_Found]:
+        """The member functions of a class body: methods, abstract methods, fields holding functions;
+        and the functions of an object a field holds (``handlers = { onClose() {} }``)."""
         for member in body.named_children:
             kind = member.type
             name = None
             if kind in ("method_definition", "abstract_method_signature", "method_signature"):
                 name = member.child_by_field_name("name")
             elif kind in _FIELDS:
+                field = member.child_by_field_name("property") or member.child_by_field_name("name")
                 value = member.child_by_field_name("value")
                 if value is not None and value.type in _FUNCTION_TYPES:
-                    name = member.child_by_field_name("property") or member.child_by_field_name("name")
+                    name = field
+                elif field is not None:
+                    yield from self._object_members(value, self.text(field), 0)
             if name is not None:
-                yield member.start_byte, -member.end_byte, "method", member, name
+                yield member.start_byte, -member.end_byte, "method", member, self.text(name), "", True
+
+    def _object_members(self, value: tree_sitter.Node | None, prefix: str, depth: int) -> Iterator[_Found]:
+        """The functions an object literal holds as methods or property values, and those of the
+        objects it nests, each named under ``prefix`` (the object's name; "" for the module's exports)."""
+        obj = _unwrap(value)
+        if obj is None or obj.type != "object" or depth > _OBJECT_DEPTH_MAX:
+            return
+        kind = "method" if prefix else "function"
+        for member in obj.named_children:
+            if member.type == "method_definition":
+                name = _key_text(member.child_by_field_name("name"), self.source)
+                if name:
+                    yield member.start_byte, -member.end_byte, kind, member, name, prefix, False
+            elif member.type == "pair":
+                name = _key_text(member.child_by_field_name("key"), self.source)
+                inner = _unwrap(member.child_by_field_name("value"))
+                if not name or inner is None:
+                    continue
+                if inner.type in _FUNCTION_TYPES:
+                    yield member.start_byte, -member.end_byte, kind, member, name, prefix, False
+                elif inner.type == "object":
+                    yield from self._object_members(inner, f"{prefix}.{name}" if prefix else name, depth + 1)
+
+    def _assigned(self, node: tree_sitter.Node) -> Iterator[_Found]:
+        """The definitions of an assignment to a member chain (see the module docstring)."""
+        chain = self._member_chain(node.child_by_field_name("left"))
+        value = _unwrap(node.child_by_field_name("right"))
+        if not chain or value is None:
+            return
+        for exported in _EXPORT_CHAINS:
+            if tuple(chain[: len(exported)]) == exported:
+                chain = chain[len(exported) :]
+                break
+        else:
+            statement = node.parent
+            if statement is None or statement.type != "expression_statement" or statement.parent is None:
+                return
+            if statement.parent.type != "program":
+                return
+        chain = [part for part in chain if part != "prototype"]
+        if value.type in _FUNCTION_TYPES and chain:
+            prefix = ".".join(chain[:-1])
+            yield node.start_byte, -node.end_byte, "method" if prefix else "function", node, chain[-1], prefix, False
+        elif value.type == "object":
+            yield from self._object_members(value, ".".join(chain), 0)
+
+    def _member_chain(self, node: tree_sitter.Node | None) -> list[str]:
+        """``["Foo", "prototype", "bar"]`` for ``Foo.prototype.bar``; [] unless every part is a plain name."""
+        parts: list[str] = []
+        for _ in range(_DEPTH_MAX):
+            if node is None:
+                return []
+            if node.type == "identifier":
+                parts.append(self.text(node))
+                return parts[::-1]
+            if node.type != "member_expression":
+                return []
+            prop = node.child_by_field_name("property")
+            if prop is None or prop.type != "property_identifier":
+                return []
+            parts.append(self.text(prop))
+            node = node.child_by_field_name("object")
+        return []
 
     def _overloaded(self, node: tree_sitter.Node, name: str) -> bool:
         """Whether a signature is an overload followed by more of the same name (only the last counts)."""
@@ -469,8 +628,13 @@ class _Extraction:
             self._implementation(node)
         for node in captures.get("member_call", ()):
             function = node.child_by_field_name("function")
-            if self.text(function.child_by_field_name("property")) in ("addService", "addProtoService"):
+            prop = self.text(function.child_by_field_name("property"))
+            if prop in ("addService", "addProtoService"):
                 self._registration(node, function)
+            elif prop in _DYNAMIC_CALLS:
+                self._dynamic_call(node)
+            elif prop == "addToServer":
+                self._standard_registration(function)
         for node in captures.get("new", ()):
             client = self._client(node, 0)
             if client is not None:
@@ -662,7 +826,11 @@ class _Extraction:
     def _client_of(self, node: tree_sitter.Node, depth: int) -> tuple[str, str] | None:
         kind = node.type
         if kind == "new_expression":
-            return self._constructed(node.child_by_field_name("constructor"), depth)
+            constructor = node.child_by_field_name("constructor")
+            client = self._constructed(constructor, depth)
+            if client is None and self._credentials(_named(node.child_by_field_name("arguments"), 1), depth):
+                client = self._named_client(constructor)
+            return client
         if kind == "identifier":
             if not self._maybe_client_name(self.text(node)):
                 return None
@@ -724,7 +892,102 @@ class _Extraction:
                     client = self._constructed(value, depth + 1)
                     if client is not None:
                         return client
+                elif value is not None and value.type == "call_expression":
+                    client = self._client_constructor(value)
+                    if client is not None:
+                        return client
         return None
+
+    def _client_constructor(self, call: tree_sitter.Node) -> tuple[str, str] | None:
+        """(service, namespace) of the class ``[grpc.]makeClientConstructor(methods, 'Svc')`` makes:
+        from the definition it is given (``def['acme.orders.v1.Orders']``, ``pkg.acme.orders.v1.Orders``),
+        else from the service name."""
+        function = _unwrap(call.child_by_field_name("function"))
+        if function is not None and function.type == "member_expression":
+            function = function.child_by_field_name("property")
+        if function is None or self.text(function) not in _CONSTRUCTOR_FACTORIES:
+            return None
+        arguments = call.child_by_field_name("arguments")
+        first = _unwrap(_named(arguments, 0))
+        full = ""
+        if first is not None and first.type == "subscript_expression":
+            full = _string_value(_unwrap(first.child_by_field_name("index")), self.source) or ""
+        elif first is not None and first.type == "member_expression" and self._origin(first, 1) is _PKGDEF:
+            full = self.text(first).removesuffix(".service")
+            full = full.split(").", 1)[1] if ")." in full else full.split(".", 1)[-1]
+        if not full:
+            full = _string_value(_unwrap(_named(arguments, 1)), self.source) or ""
+        namespace, _, service = full.rpartition(".")
+        return (service, namespace) if re.fullmatch(r"[A-Za-z_]\w*", service) else None
+
+    def _named_client(self, constructor: tree_sitter.Node | None) -> tuple[str, str] | None:
+        """(service, namespace) a ``new X.Svc(address, credentials)`` or ``new SvcClient(...)`` names when
+        its origin is out of sight (a package definition loaded in another file)."""
+        constructor = _unwrap(constructor)
+        if constructor is None:
+            return None
+        namespace = ""
+        if constructor.type == "member_expression":
+            namespace = self.text(constructor.child_by_field_name("object"))
+            constructor = constructor.child_by_field_name("property")
+        elif constructor.type != "identifier":
+            return None
+        name = self.text(constructor)
+        if not name[:1].isupper() or name in _NOT_CLIENTS:
+            return None
+        return _strip_suffix(name, "Client") or name, namespace
+
+    def _credentials(self, node: tree_sitter.Node | None, depth: int) -> bool:
+        """Whether a constructor argument is channel credentials (``grpc.credentials.createInsecure()``)."""
+        node = _unwrap(node)
+        if node is None or depth > _DEPTH_MAX:
+            return False
+        if b"redentials" in self.source[node.start_byte : node.end_byte]:
+            return True
+        if node.type == "identifier":
+            return any(
+                binding.value is not None and not binding.key and self._credentials(binding.value, depth + 1)
+                for binding in self._lookup(node, self.text(node))
+            )
+        return False
+
+    def _dynamic_call(self, call: tree_sitter.Node) -> None:
+        """``client.makeUnaryRequest('/acme.orders.v1.Orders/Get', ...)``: a CALL of the method the path names."""
+        argument = _named(call.child_by_field_name("arguments"), 0)
+        path = _string_value(argument, self.source)
+        found = _METHOD_PATH.fullmatch(path) if path else None
+        if found is not None:
+            namespace, service, method = found.group(1) or "", found.group(2), found.group(3)
+            self._fact(argument.start_byte, GrpcRole.CALL, service, method, _ts.line(argument), namespace)
+
+    def _standard_registration(self, function: tree_sitter.Node) -> None:
+        """``new ReflectionService(pkgDef).addToServer(server)`` and grpc-health-check's
+        ``HealthImplementation``: a SERVER of the runtime's standard service."""
+        holder = _unwrap(function.child_by_field_name("object"))
+        if holder is not None and holder.type == "identifier":
+            values = [b.value for b in self._lookup(holder, self.text(holder)) if b.value is not None and not b.key]
+            holder = _unwrap(values[0]) if values else None
+        if holder is None or holder.type != "new_expression":
+            return
+        constructor = _unwrap(holder.child_by_field_name("constructor"))
+        found = None
+        if constructor is not None and constructor.type == "member_expression":
+            origin = self._origin(constructor.child_by_field_name("object"), 1)
+            if origin is not None and origin.kind == "module":
+                name = self.text(constructor.child_by_field_name("property"))
+                found = _STANDARD_CLASSES.get(origin.module, {}).get(name)
+        elif constructor is not None and constructor.type == "identifier":
+            name = self.text(constructor)
+            for binding in self._lookup(constructor, name):
+                module = binding.module
+                if module is None and binding.key:
+                    origin = self._origin(binding.value, 1)
+                    module = origin.module if origin is not None and origin.kind == "module" else None
+                key = name if binding.key in ("", "default", "*") else binding.key
+                found = found or _STANDARD_CLASSES.get(module or "", {}).get(key)
+        if found is not None:
+            prop = function.child_by_field_name("property")
+            self._fact(prop.start_byte, GrpcRole.SERVER, found[0], "", _ts.line(prop), found[1])
 
     def _client_type(self, node: tree_sitter.Node | None, at: tree_sitter.Node, depth: int) -> tuple[str, str] | None:
         """(service, namespace) when a TypeScript type annotation names a generated client."""
@@ -793,6 +1056,9 @@ class _Extraction:
             if name == "service" and obj is not None:
                 if obj.type == "member_expression":
                     return self.text(obj.child_by_field_name("property")), self.text(obj.child_by_field_name("object"))
+                origin = self._origin(obj, depth + 1) if obj.type == "identifier" else None
+                if origin is not None and origin.kind == "module" and origin.module == "grpc-health-check":
+                    return "Health", "grpc.health.v1"  # the package's own ``service`` definition
                 return (self.text(obj), "") if obj.type == "identifier" else None
             service = _strip_suffix(name, "Service")
             return (service, self.text(obj)) if service else None
@@ -817,8 +1083,47 @@ class _Extraction:
         prop = function.child_by_field_name("property")
         self._fact(prop.start_byte, GrpcRole.SERVER, service[0], "", _ts.line(prop), service[1])
         if arguments.named_child_count > 1:
-            for method, line, position in self._handlers(_named(arguments, 1), 0) or ():
+            implementation = _named(arguments, 1)
+            handlers = self._handlers(implementation, 0)
+            for method, line, position in handlers or ():
                 self._handler(service, method, line, position)
+                if position in self.imported_values:
+                    module, name = self.imported_values[position]
+                    self.imported.append(ImportedHandler(line, service[0], service[1], method, module, name))
+            whole = self._imported(implementation) if handlers is None else None
+            if whole is not None:
+                self.imported.append(ImportedHandler(_ts.line(prop), service[0], service[1], "", *whole))
+
+    def _imported(self, node: tree_sitter.Node | None) -> tuple[str, str] | None:
+        """(module, name) when ``node`` is a binding imported from another module, a member of an imported
+        module, or a ``new`` of an imported class."""
+        node = _unwrap(node)
+        if node is None:
+            return None
+        if node.type == "new_expression":
+            return self._imported(node.child_by_field_name("constructor"))
+        if node.type == "member_expression":
+            origin = self._origin(node.child_by_field_name("object"), 1)
+            obj = _unwrap(node.child_by_field_name("object"))
+            if origin is not None and origin.kind == "module" and obj is not None and obj.type == "identifier":
+                return origin.module, self.text(node.child_by_field_name("property"))
+            return None
+        if node.type not in ("identifier", "shorthand_property_identifier"):
+            return None
+        for binding in self._lookup(node, self.text(node)):
+            if binding.module is not None:
+                return binding.module, binding.key or "*"
+            if binding.key:
+                origin = self._origin(binding.value, 1)
+                if origin is not None and origin.kind == "module":
+                    return origin.module, binding.key
+            elif binding.value is not None:
+                value = _unwrap(binding.value)
+                if value is not None and value.type == "call_expression":
+                    origin = self._origin(value, 1)
+                    if origin is not None and origin.kind == "module":
+                        return origin.module, "*"
+        return None
 
     def _handler(self, service: tuple[str, str], method: str, line: int, position: int) -> None:
         key = (service[0], method, line)
@@ -920,6 +1225,11 @@ class _Extraction:
         for name, line, start in self._class_methods(path) if path else ():
             if name == method:
                 return line, start
+        if holder.type == "identifier":  # a function of an object literal (``impl.reserve``)
+            container = self.text(holder)
+            for index, definition in enumerate(self.definitions):
+                if definition.name == method and definition.container == container:
+                    return definition.line, self.def_ranges.starts[index]
         return None
 
     def _handlers(self, node: tree_sitter.Node | None, depth: int) -> list[tuple[str, int, int]] | None:
@@ -953,6 +1263,8 @@ class _Extraction:
         if kind == "shorthand_property_identifier":
             name = self.text(node)
             found = self._function(name)
+            if not found:
+                self._note_imported(node, node)
             return (name, *found) if found else (name, _ts.line(node), node.start_byte)
         if kind != "pair":
             return None
@@ -972,4 +1284,11 @@ class _Extraction:
             found = self._function(self.text(value))
         elif value is not None and value.type == "member_expression":
             found = self._method(value.child_by_field_name("object"), self.text(value.child_by_field_name("property")))
+        if not found and value is not None:
+            self._note_imported(node, value)
         return (name, *found) if found else (name, _ts.line(node), node.start_byte)
+
+    def _note_imported(self, prop: tree_sitter.Node, value: tree_sitter.Node) -> None:
+        imported = self._imported(value)
+        if imported is not None:
+            self.imported_values[prop.start_byte] = imported

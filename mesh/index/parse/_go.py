@@ -17,8 +17,12 @@ parameter or variable of a struct type declared here), else conservatively by fi
 ``c.M(ctx, ...)`` of an exported method with arguments on a client is a CALL of ``M``.
 Implementing types are structs embedding ``<ns>.Unimplemented<Svc>Server``/``Unsafe<Svc>Server``
 and the types of the values passed to ``Register<Svc>Server`` (``&T{}``, ``T{}``, a local ``newT()``
-declared returning ``*T``, a variable holding one); each gets a SERVER fact and one HANDLER per
-exported method with that receiver.
+declared returning ``*T``, a variable holding one); each gets a SERVER fact per service it serves
+and one HANDLER per exported method with that receiver: a type serving a standard service too
+(``healthpb.RegisterHealthServer(s, srv)`` with the main server) gives the methods that service
+declares (``Check``, ``Watch``) to it alone, the others to the rest. ``reflection.Register(s)`` of
+grpc-go's reflection package is a SERVER of the runtime's ``ServerReflection``. Methods in other
+files of the package and structs embedding a server type are the resolver's.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from typing import Final
 
 import tree_sitter
 
-from .._facts import FileFacts, GrpcRole, Import
+from .._facts import FileFacts, GrpcRole, Import, method_spelling, well_known_methods
 from . import _ts
 from ._common import Definitions, GrpcFacts, captures, query, strip_affixes, syntax_error, too_broken
 
@@ -69,6 +73,10 @@ _PASSES_MAX: Final = 6
 #: A client's service and namespace.
 _Client = tuple[str, str]
 
+#: grpc-go's reflection package, and its registration functions with the namespace each implies.
+_REFLECTION_PACKAGE: Final = "google.golang.org/grpc/reflection"
+_REFLECTION_REGISTERS: Final = {"Register": "reflection", "RegisterV1": "reflection.v1"}
+
 
 def extract(source: bytes) -> FileFacts:
     """Definitions, imports and gRPC facts of a Go file (a bug raises; ``parse.extract`` records it as the file's error)."""
@@ -104,7 +112,7 @@ def extract(source: bytes) -> FileFacts:
         _import(node, source, imports)
     grpc = ()
     if grpc_hint:
-        grpc = _Grpc(source, definitions).run(found.get("node", []))
+        grpc = _Grpc(source, definitions, imports).run(found.get("node", []))
     return FileFacts(
         language=_LANGUAGE,
         definitions=tuple(definitions.facts),
@@ -163,10 +171,14 @@ def _arguments(call: tree_sitter.Node) -> list[tree_sitter.Node]:
 class _Grpc:
     """The gRPC pass over one file (see the module docstring)."""
 
-    def __init__(self, source: bytes, definitions: Definitions) -> None:
+    def __init__(self, source: bytes, definitions: Definitions, imports: list[Import] = ()) -> None:
         self.source = source
         self.defs = definitions
         self.facts = GrpcFacts(definitions)
+        #: the local names of grpc-go's reflection package (``reflection.Register(s)``)
+        self.reflection = {
+            (i.names[0] if i.names else "reflection") for i in imports if i.module == _REFLECTION_PACKAGE
+        }
         #: type name -> definition index (structs and other types declared in the file)
         self.types: dict[str, int] = {}
         #: receiver type -> method definition indices
@@ -181,8 +193,8 @@ class _Grpc:
         self.vars: dict[tuple[int, str], list[tuple[int, _Client | None]]] = {}
         #: (scope, name) -> the struct type a variable holds (receivers, parameters, variables)
         self.var_types: dict[tuple[int, str], str] = {}
-        #: implementing type -> (service, namespace)
-        self.servers: dict[str, _Client] = {}
+        #: implementing type -> the (service, namespace) it serves, in the order found
+        self.servers: dict[str, list[_Client]] = {}
         #: whether the file calls ``<ns>.New<Svc>Client``
         self.generated_clients = False
         #: (value passed as the implementation, service, namespace) of each registration
@@ -241,23 +253,37 @@ class _Grpc:
         for value, service, namespace in self.registered:
             implementation = self.type_of(value)
             if implementation:
-                self.servers.setdefault(implementation, (service, namespace))
+                self.serve(implementation, service, namespace)
         for call, obj, method in calls:
             if not _arguments(call):
                 continue
             client = self.client_of(obj)
             if client is not None:
                 self.facts.add(GrpcRole.CALL, client[0], self.text(method), method, client[1])
-        for type_name, (service, namespace) in self.servers.items():
+        for type_name, services in self.servers.items():
             index = self.types.get(type_name)
             if index is None:
                 continue
-            self.facts.add(GrpcRole.SERVER, service, "", self.defs.nodes[index], namespace)
+            standard = {service: well_known_methods(service) for service, _ in services}
+            for service, namespace in services:
+                self.facts.add(GrpcRole.SERVER, service, "", self.defs.nodes[index], namespace)
             for method in self.methods.get(type_name, ()):
                 name = self.defs.facts[method].name
-                if name[:1].isupper():
+                if not name[:1].isupper():
+                    continue
+                # a type serving a standard service too (health on the main server) gives it its methods
+                spelling = method_spelling(name)
+                owners = [item for item in services if spelling in standard[item[0]]]
+                if not owners and len(services) > 1:
+                    owners = [item for item in services if not standard[item[0]]]
+                for service, namespace in owners or services:
                     self.facts.add(GrpcRole.HANDLER, service, name, self.defs.nodes[method], namespace)
         return self.facts.done()
+
+    def serve(self, type_name: str, service: str, namespace: str) -> None:
+        services = self.servers.setdefault(type_name, [])
+        if all(known != service for known, _ in services):
+            services.append((service, namespace))
 
     # -- declarations ----------------------------------------------------------------------------
 
@@ -277,7 +303,7 @@ class _Grpc:
                 name = self.text(kind.child_by_field_name("name"))
                 service = strip_affixes(name, "Unimplemented", "Server") or strip_affixes(name, "Unsafe", "Server")
                 if service and struct:
-                    self.servers.setdefault(struct, (service, self.text(kind.child_by_field_name("package"))))
+                    self.serve(struct, service, self.text(kind.child_by_field_name("package")))
             return
         client = self.client_type(kind)
         for name in names:
@@ -305,6 +331,10 @@ class _Grpc:
         function = self.text(name)
         ns = self.text(namespace)
         arguments = _arguments(call)
+        if ns in self.reflection and function in _REFLECTION_REGISTERS and len(arguments) == 1:
+            # the runtime's reflection service, registered by its library
+            self.facts.add(GrpcRole.SERVER, "ServerReflection", "", name, _REFLECTION_REGISTERS[function])
+            return
         service = strip_affixes(function, "New", "Client")
         if service and len(arguments) == 1 and self.text(arguments[0]) not in _CONTEXTS:
             self.facts.add(GrpcRole.CLIENT, service, "", name, ns)

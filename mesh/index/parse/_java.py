@@ -12,7 +12,8 @@ then also captures method invocations, field/local declarations, parameters and 
 Generated names are recognised by shape (:class:`~._common.JvmImports`): a class extending
 ``<Svc>Grpc.<Svc>ImplBase`` (or implementing ``<Svc>Grpc.AsyncService``) is a SERVER with a
 HANDLER per public non-static method it defines; ``<Svc>Grpc.new[Blocking|Future]Stub(ch)`` is a
-CLIENT. Stubs are followed by a flow-insensitive data flow run to a fixed point over scopes
+CLIENT; ``ProtoReflectionService.newInstance()`` and ``healthStatusManager.getHealthService()`` are
+SERVERs of the runtime's standard ``ServerReflection`` and ``Health``. Stubs are followed by a flow-insensitive data flow run to a fixed point over scopes
 (methods, classes; :class:`~._common.Bindings`): a field, local or parameter holds a stub when
 declared with a generated stub type (``<Svc>Grpc.<Svc>BlockingStub``...) or assigned one; a
 ``with...(...)`` call on a stub gives the stub back; a name declared in an inner scope with another
@@ -36,6 +37,7 @@ import tree_sitter
 from .._facts import FileFacts, GrpcRole, Import
 from . import _ts
 from ._common import (
+    JVM_GRPC_HINTS,
     JVM_OBJECT_METHODS,
     JVM_STUB_CONFIG,
     JVM_STUB_FACTORIES,
@@ -46,6 +48,7 @@ from ._common import (
     GrpcFacts,
     JvmImports,
     Stub,
+    jvm_standard_service,
     matches,
     query,
     squash,
@@ -81,7 +84,7 @@ _GRPC: Final = """
 _OUTLINE_AND_GRPC: Final = _OUTLINE + _GRPC
 
 #: Bytes without any of these cannot hold grpc-java evidence.
-_GRPC_HINTS: Final = (b"Grpc", b"Stub", b"ImplBase")
+_GRPC_HINTS: Final = JVM_GRPC_HINTS
 
 _KINDS: Final = {
     "class_declaration": "class",
@@ -354,6 +357,10 @@ class _Grpc:
     def call(self, call: tree_sitter.Node, name_node: tree_sitter.Node) -> None:
         method = self.text(name_node)
         receiver = call.child_by_field_name("object")
+        standard = jvm_standard_service(self.text(receiver) if receiver is not None else "", method)
+        if standard is not None:
+            self.facts.add(GrpcRole.SERVER, standard[0], "", name_node, standard[1])
+            return
         if method in JVM_STUB_FACTORIES or receiver is None:
             stub = self.created(call)
             if stub is not None:

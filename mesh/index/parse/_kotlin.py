@@ -16,7 +16,8 @@ then also captures calls, properties, parameters and assignments. Generated name
 by shape (:class:`~._common.JvmImports`): ``<Svc>Grpc.<Svc>ImplBase`` /
 ``<Svc>GrpcKt.<Svc>CoroutineImplBase`` supertypes (SERVER, and a HANDLER per ``override fun``
 of the class), ``<Svc>Grpc.new[Blocking|Future]Stub(ch)`` and ``<Svc>GrpcKt.<Svc>CoroutineStub(ch)``
-(CLIENT). Stubs are followed by a flow-insensitive data flow run to a fixed point over scopes
+(CLIENT), ``ProtoReflectionService.newInstance()`` and ``health.getHealthService()`` (SERVER of the
+runtime's standard ``ServerReflection`` and ``Health``). Stubs are followed by a flow-insensitive data flow run to a fixed point over scopes
 (functions, classes, objects; :class:`~._common.Bindings`): a property, constructor property,
 parameter or local holds a stub when its declared type is a generated stub type or a stub is
 assigned to it (``by lazy { ... }`` included); ``with...(...)`` calls on a stub give the stub
@@ -40,6 +41,7 @@ import tree_sitter
 from .._facts import FileFacts, GrpcRole, Import
 from . import _ts
 from ._common import (
+    JVM_GRPC_HINTS,
     JVM_IMPL_BASE_SUFFIXES,
     JVM_OBJECT_METHODS,
     JVM_STUB_CONFIG,
@@ -51,6 +53,7 @@ from ._common import (
     GrpcFacts,
     JvmImports,
     Stub,
+    jvm_standard_service,
     matches,
     query,
     syntax_error,
@@ -82,7 +85,7 @@ _GRPC: Final = """
 _OUTLINE_AND_GRPC: Final = _OUTLINE + _GRPC
 
 #: Bytes without any of these cannot hold grpc-java or grpc-kotlin evidence.
-_GRPC_HINTS: Final = (b"Grpc", b"Stub", b"ImplBase")
+_GRPC_HINTS: Final = JVM_GRPC_HINTS
 
 #: A blank before a closing brace: the spot the one-line-body retry turns into ``;``.
 _BLANK_BEFORE_BRACE: Final = re.compile(rb"[ \t]\}")
@@ -429,6 +432,11 @@ class _Grpc:
         elif callee.type == "navigation_expression" and callee.named_child_count == 2:
             name = self.text(callee.named_children[1])
         else:
+            return
+        owner_text = self.text(callee.named_children[0]) if callee.type == "navigation_expression" else ""
+        standard = jvm_standard_service(owner_text, name)
+        if standard is not None:
+            self.facts.add(GrpcRole.SERVER, standard[0], "", callee.named_children[-1], standard[1])
             return
         if name in JVM_STUB_FACTORIES or name.endswith("Stub") or callee.type == "identifier":
             created = self.created(call)

@@ -7,7 +7,9 @@ numbers, strings and single punctuation characters, each with its line; whitespa
 ``/* */`` comments are dropped. A recursive-descent parser walks the tokens. Only real nesting
 (messages, enums and groups inside messages) recurses, at most :data:`MAX_DEPTH` levels; what is
 merely skipped (options and their aggregate values, field options, ``extend`` blocks, ``reserved``
-and ``extensions`` ranges, rpc option bodies) is skipped by counting brackets, without recursion.
+and ``extensions`` ranges, rpc option bodies) is skipped by counting brackets, without recursion;
+a file-level option with a plain value (``option go_package = "...";``) is kept, as resolution ties
+generated code to its ``.proto`` by ``go_package``, ``java_package`` and the like.
 
 A block (message, enum, service, rpc) is recorded when its body opens, so messages and definitions
 come out in source order, outer before inner, and it gets its ``end_line`` when its ``}`` (or the
@@ -186,6 +188,8 @@ class _Parser:
         self.i = 0
         self.package = ""
         self.imports: list[Import] = []
+        #: file-level options with a plain value, the first of each name
+        self.options: dict[str, str] = {}
         #: every block in the order it opened
         self.blocks: list[_Block] = []
         #: blocks whose ``{`` was read and ``}`` not yet (None for a oneof)
@@ -372,7 +376,7 @@ class _Parser:
                 self.expect(";")
             elif text == "option":
                 self.advance()
-                self.skip_statement()
+                self.option()
             elif text == "extend":
                 self.advance()
                 self.extend()
@@ -380,6 +384,21 @@ class _Parser:
                 self.advance()
             else:
                 raise self.fail("'message', 'enum', 'service' or another top-level declaration")
+
+    def option(self) -> None:
+        """``option name = value;`` with a string, identifier or number: kept; anything else skipped."""
+        kind, name, _ = self.peek()
+        value_kind = self.peek(2)[0]
+        plain = value_kind == "string" or (value_kind in ("ident", "number") and self.peek(3)[1] == ";")
+        if kind == "ident" and self.peek(1)[1] == "=" and self.peek(1)[0] == "punct" and plain:
+            self.advance()
+            self.advance()
+            value = self.string("a value") if value_kind == "string" else self.advance()[1]
+            if self.peek()[1] == ";" and self.peek()[0] == "punct":
+                self.advance()
+                self.options.setdefault(name, value)
+                return
+        self.skip_statement()
 
     def extend(self) -> None:
         self.type_name("the extended message")
@@ -601,6 +620,7 @@ class _Parser:
             services=services,
             messages=messages,
             errors=errors,
+            options=tuple(self.options.items()),
         )
         return FileFacts(
             language="proto",

@@ -11,7 +11,10 @@ Generated code is recognised by shape: ``<ns>.<Svc>Stub(...)`` (CLIENT),
 HANDLER per method not starting with ``_``). A bare ``<Svc>Stub``/``<Svc>Servicer``/``add_...``
 counts only when imported from a module whose last part mentions ``grpc``
 (``from x_pb2_grpc import OrdersStub``). The namespace is the qualifier written at the use site
-("" for a bare name).
+("" for a bare name). A class of the file registered with ``add_<Svc>Servicer_to_server(X(), s)``
+(or a name assigned ``X()`` in the same scope) serves ``Svc`` too; a class serving several services
+gives the methods a standard service declares (``Check``, ``Watch`` of ``Health``) to that service
+alone, the others to the rest. Handlers through a base class of another file are the resolver's.
 
 Stubs are followed by a flow-insensitive data flow run to a fixed point: a name holds a stub when
 it is assigned one or annotated ``<ns>.<Svc>Stub`` (also ``Optional[...]``, ``| None``, quoted),
@@ -30,7 +33,7 @@ from typing import Final
 
 import tree_sitter
 
-from .._facts import FileFacts, GrpcRole, Import
+from .._facts import FileFacts, GrpcRole, Import, method_spelling, well_known_methods
 from . import _ts
 from ._common import Definitions, GrpcFacts, captures, query, squash, strip_affixes, syntax_error, too_broken
 
@@ -179,6 +182,10 @@ class _Grpc:
         #: names and attribute names that hold a stub somewhere (a quick first test for lookups)
         self.stub_names: set[str] = set()
         self.stub_members: set[str] = set()
+        #: class index -> the (service, namespace) it serves, by its bases or by a registration
+        self.served: dict[int, list[_Stub]] = {}
+        #: (service, namespace, servicer argument) of each ``add_<Svc>Servicer_to_server(servicer, server)``
+        self.registered: list[tuple[str, str, tree_sitter.Node]] = []
 
     def text(self, node: tree_sitter.Node | None) -> str:
         return _ts.text(node, self.source)
@@ -218,6 +225,11 @@ class _Grpc:
         for index, definition in enumerate(self.defs.nodes):
             if self.defs.kinds[index] == "class":
                 self.servicer(index, definition)
+        for service, namespace, servicer in self.registered:
+            klass = self.instance_of(servicer, assigns)
+            if klass >= 0 and (service, namespace) not in self.served.setdefault(klass, []):
+                self.served[klass].append((service, namespace))
+        self.handlers()
         if self.flow(assigns, params, returns):
             for obj, method in calls:
                 self.call(obj, method)
@@ -252,9 +264,13 @@ class _Grpc:
         found = self.generated(function, "Servicer_to_server", "add_")
         if found is not None:
             self.facts.add(GrpcRole.SERVER, found[0], "", name, found[1])
+            arguments = function.parent.child_by_field_name("arguments") if function.parent is not None else None
+            servicer = arguments.named_child(0) if arguments is not None and arguments.named_child_count else None
+            if servicer is not None:
+                self.registered.append((found[0], found[1], servicer))
 
     def servicer(self, index: int, klass: tree_sitter.Node) -> None:
-        """SERVER and HANDLERs for a class deriving from ``<ns>.<Svc>Servicer``."""
+        """SERVER for a class deriving from ``<ns>.<Svc>Servicer`` (its HANDLERs come with :meth:`handlers`)."""
         bases = klass.child_by_field_name("superclasses")
         if bases is None:
             return
@@ -262,12 +278,51 @@ class _Grpc:
             found = self.generated(base, "Servicer") if base.type in ("identifier", "attribute") else None
             if found is None:
                 continue
-            service, namespace = found
-            self.facts.add(GrpcRole.SERVER, service, "", klass, namespace)
+            self.facts.add(GrpcRole.SERVER, found[0], "", klass, found[1])
+            if found not in self.served.setdefault(index, []):
+                self.served[index].append(found)
+
+    def handlers(self) -> None:
+        """A HANDLER per public method of each class that serves a service. A class serving several
+        (``OrdersServicer`` and ``health_pb2_grpc.HealthServicer``, or registered as both) gives the
+        methods a standard service declares (``Check``, ``Watch``) to that service alone."""
+        for index, services in self.served.items():
+            standard = {service: well_known_methods(service) for service, _ in services}
             for child in self.defs.children(index):
                 name = self.defs.facts[child].name
-                if self.defs.kinds[child] == "method" and not name.startswith("_"):
+                if self.defs.kinds[child] != "method" or name.startswith("_"):
+                    continue
+                spelling = method_spelling(name)
+                owners = [item for item in services if spelling in standard[item[0]]]
+                if not owners and len(services) > 1:
+                    owners = [item for item in services if not standard[item[0]]]
+                for service, namespace in owners or services:
                     self.facts.add(GrpcRole.HANDLER, service, name, self.defs.nodes[child], namespace)
+
+    def instance_of(
+        self, node: tree_sitter.Node, assigns: list[tuple[tree_sitter.Node, tree_sitter.Node]], depth: int = 0
+    ) -> int:
+        """The class of this file that ``node`` is an instance of (``Svc()``, ``mod.Svc()``, a name
+        assigned one in the same scope), or -1."""
+        if node.type == "call":
+            function = node.child_by_field_name("function")
+            if function is not None and function.type == "attribute":
+                function = function.child_by_field_name("attribute")
+            if function is None or function.type != "identifier":
+                return -1
+            name = self.text(function)
+            return next(
+                (i for i, fact in enumerate(self.defs.facts) if fact.name == name and self.defs.kinds[i] == "class"), -1
+            )
+        if node.type == "identifier" and depth < _DEPTH_MAX:
+            scope = self.defs.enclosing(node.start_byte)
+            name = self.text(node)
+            for assign, left in reversed(assigns):
+                if left.type == "identifier" and self.text(left) == name and left.start_byte < node.start_byte:
+                    if self.defs.enclosing(left.start_byte) == scope:
+                        right = assign.child_by_field_name("right")
+                        return self.instance_of(right, assigns, depth + 1) if right is not None else -1
+        return -1
 
     # -- data flow -----------------------------------------------------------------------------
 

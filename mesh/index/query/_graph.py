@@ -59,13 +59,15 @@ A service is impacted when it holds a dependent (the changed service too, then),
 when one of its dependents was reached through a gRPC fact, at any level. The changed files'
 services are rows even when nothing in them depends on the change.
 
-Everything returned is sorted (services by name, then level, then path), never in set order.
+Everything returned is sorted (services by name, the files of no service last, then level, then
+path), never in set order.
 """
 
 from __future__ import annotations
 
 import posixpath
 import re
+import json
 import sqlite3
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Sequence
@@ -161,8 +163,8 @@ class Dependent:
     #: Every edge of its level, by line (on one line, a message use first): the first is the one to show.
     edges: tuple[Edge, ...]
 
-    def order(self) -> tuple[str, int, str]:
-        return (self.service, self.level, self.path)
+    def order(self) -> tuple[bool, str, int, str]:
+        return (not self.service, self.service, self.level, self.path)  # areas and root files last
 
 
 @attrs.frozen(order=True)
@@ -197,6 +199,8 @@ class Target:
     folders: tuple[str, ...] = ()
     #: A workspace service whose files are the target (with its folder in ``folders``).
     service: str = ""
+    #: The area (a folder holding no service: docs, CI, shared protos...) holding the target, if any.
+    area: str = ""
     #: Modules imported but resolved to no file: their importers are dependents.
     modules: tuple[str, ...] = ()
     #: Proto services (``package.Service``) whose clients, calls, servers and handlers are dependents.
@@ -212,7 +216,7 @@ class Target:
 class Found:
     targets: tuple[Target, ...]
     depth: int
-    #: Sorted by service, level, path.
+    #: Sorted by service (files of no service last), level, path.
     dependents: tuple[Dependent, ...]
 
 
@@ -658,11 +662,20 @@ def resolve_file(db: sqlite3.Connection, path: str) -> Target | None:
         name=path,
         defined=(Location(path, 0, service),),
         owners=((service, 1),),
+        area="" if service else area_of(db, path),
         detail=kind,
         files=(path,),
         messages=messages,
         message_files=(path,) if messages else (),
     )
+
+
+def area_of(db: sqlite3.Connection, path: str) -> str:
+    """The area (a folder of the workspace holding no service) that holds ``path``, "" when none."""
+    for (area,) in db.execute("SELECT path FROM areas ORDER BY length(path) DESC"):
+        if path == area or path.startswith(area + "/"):
+            return area
+    return ""
 
 
 def _owners(db: sqlite3.Connection, folder: str, service: str = "") -> tuple[tuple[str, int], ...]:
@@ -675,10 +688,10 @@ def _owners(db: sqlite3.Connection, folder: str, service: str = "") -> tuple[tup
 
 
 def _service_target(db: sqlite3.Connection, text: str) -> Target | None:
-    row = db.execute("SELECT name, path FROM services WHERE name = ?", (text,)).fetchone()
+    row = db.execute("SELECT name, path, extra FROM services WHERE name = ?", (text,)).fetchone()
     if row is None:
         return None
-    name, folder = row
+    name, folder, extra = row
     owners = _owners(db, folder, name) or ((name, 0),)
     return Target(
         kind="service",
@@ -686,7 +699,7 @@ def _service_target(db: sqlite3.Connection, text: str) -> Target | None:
         defined=(Location(folder, 0, name),),
         owners=owners,
         detail=f"folder `{folder or '.'}`, {sum(count for _, count in owners)} files",
-        folders=(folder,),
+        folders=(folder, *json.loads(extra)),
         service=name,
     )
 
@@ -700,6 +713,7 @@ def _folder_target(db: sqlite3.Connection, path: str) -> Target | None:
         name=path,
         defined=(Location(path),),
         owners=owners,
+        area=area_of(db, path),
         detail=f"{sum(count for _, count in owners)} files",
         folders=(path,),
     )
@@ -995,7 +1009,7 @@ class ImpactRow:
 class Impact:
     #: One row per service that changed or holds a dependent, by name.
     rows: tuple[ImpactRow, ...]
-    #: The dependents in scope, sorted by service, level, path.
+    #: The dependents in scope, sorted by service (no service last), level, path.
     dependents: tuple[Dependent, ...]
     #: Services holding a dependent; those reached through gRPC.
     impacted: int
@@ -1034,10 +1048,11 @@ def impact_of(found: Found, scope: Scope | None = None) -> Impact:
             tests=columns[service]["tests"],
             grpc=columns[service]["grpc"] > 0,
         )
-        for service in sorted(set(changed) | set(columns))
+        for service in sorted(set(changed) | set(columns), key=lambda name: (not name, name))  # no service last
     )
-    impacted = sum(1 for service in columns if columns[service]["any"])
-    return Impact(rows, dependents, impacted, sum(1 for row in rows if row.grpc))
+    # areas and root files (service "") are rows of the table, but no verdict counts them
+    impacted = sum(1 for service in columns if service and columns[service]["any"])
+    return Impact(rows, dependents, impacted, sum(1 for row in rows if row.grpc and row.service))
 
 
 def _changed_in_scope(target: Target, service: str, scope: Scope) -> bool:

@@ -29,13 +29,13 @@ import difflib
 import posixpath
 import re
 import sqlite3
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Iterable, Sequence
 from typing import Final
 
 import attrs
 
-from .._facts import method_spelling, method_variants
+from .._facts import WELL_KNOWN_SERVICES, method_spelling, method_variants
 
 __all__ = [
     "Copy",
@@ -196,6 +196,9 @@ class MethodTrace:
     servers: tuple[Site, ...]
     calls: tuple[Site, ...]
     clients: tuple[Site, ...]
+    #: A standard service of the gRPC runtime (health, reflection) that no ``.proto`` of the
+    #: workspace defines: its methods come from the runtime, ``copies`` is empty.
+    standard: bool = False
 
     @property
     def service_key(self) -> str:
@@ -221,6 +224,8 @@ class ServiceTrace:
     clients: tuple[Site, ...]
     #: Handlers and calls of the service whose method no copy of the ``.proto`` declares.
     strays: tuple[Site, ...] = ()
+    #: As :attr:`MethodTrace.standard`.
+    standard: bool = False
 
     @property
     def key(self) -> str:
@@ -330,19 +335,45 @@ def trace(db: sqlite3.Connection, target: str) -> Trace:
 
 
 def _services(db: sqlite3.Connection, reading: Reading, *, exact: bool) -> list[tuple[str, str]]:
-    """(package, name) of the services the reading may name, sorted."""
+    """(package, name) of the services the reading may name, sorted; a standard service of the gRPC
+    runtime counts when the code names it and no ``.proto`` of the workspace defines it."""
     if exact:
         rows = db.execute(
             "SELECT DISTINCT package, name FROM proto_services WHERE name = ? ORDER BY package, name",
             (reading.service,),
         ).fetchall()
-        return [(package, name) for package, name in rows if reading.package is None or package == reading.package]
+        rows += [(package, name) for package, name in _standard_services(db) if name == reading.service]
+        return sorted(
+            (package, name) for package, name in rows if reading.package is None or package == reading.package
+        )
     wanted_package = None if reading.package is None else reading.package.lower()
     return [
         (package, name)
-        for package, name in _all_services(db)
+        for package, name in sorted([*_all_services(db), *_standard_services(db)])
         if name.lower() == reading.service.lower() and (wanted_package is None or package.lower() == wanted_package)
     ]
+
+
+def _standard_services(db: sqlite3.Connection) -> list[tuple[str, str]]:
+    """(package, name) of the runtime's standard services that the code names and no ``.proto`` defines."""
+    found = []
+    for package, service in WELL_KNOWN_SERVICES.items():
+        defined = db.execute(
+            "SELECT 1 FROM proto_services WHERE name = ? AND package = ? LIMIT 1", (service.name, package)
+        ).fetchone()
+        named = db.execute("SELECT 1 FROM grpc WHERE service_key = ? LIMIT 1", (_key(package, service.name),))
+        if defined is None and named.fetchone() is not None:
+            found.append((package, service.name))
+    return sorted(found)
+
+
+def _standard(db: sqlite3.Connection, package: str, service: str) -> bool:
+    """Whether ``package.service`` is a standard service that no ``.proto`` of the workspace defines."""
+    known = WELL_KNOWN_SERVICES.get(package)
+    if known is None or known.name != service:
+        return False
+    defined = db.execute("SELECT 1 FROM proto_services WHERE name = ? AND package = ? LIMIT 1", (service, package))
+    return defined.fetchone() is None
 
 
 def _all_services(db: sqlite3.Connection) -> list[tuple[str, str]]:
@@ -358,7 +389,10 @@ def _methods(db: sqlite3.Connection, package: str, service: str) -> list[str]:
     rows = db.execute(
         "SELECT DISTINCT name FROM proto_methods WHERE service = ? AND package = ? ORDER BY name", (service, package)
     )
-    return [name for (name,) in rows]
+    names = [name for (name,) in rows]
+    if not names and _standard(db, package, service):
+        names = sorted(method.name for method in WELL_KNOWN_SERVICES[package].methods)
+    return names
 
 
 def _match_method(names: list[str], wanted: str) -> list[str]:
@@ -450,15 +484,16 @@ def _unknown_service(db: sqlite3.Connection, text: str, readings: tuple[Reading,
             f" {_plural(len(suggestions), 'service')}: give the service too.",
             suggestions[:SUGGESTIONS_MAX],
         )
+    named = [*services, *_standard_services(db)]
     for reading in readings:  # services of a like name (with the method, when they declare it)
-        for near in _nearest(reading.service, [name for _, name in services]):
-            for package, name in services:
+        for near in _nearest(reading.service, [name for _, name in named]):
+            for package, name in named:
                 if name != near:
                     continue
                 matched = _match_method(_methods(db, package, name), reading.method) if reading.method else []
                 add(_key(package, name, matched[0]) if len(matched) == 1 else _key(package, name))
     unresolved = [name for (name,) in db.execute(
-        "SELECT DISTINCT service FROM grpc WHERE service_key IS NULL ORDER BY service"
+        _UNRESOLVED_SERVICES
     )]  # fmt: skip
     for reading in readings:  # services the code names but no .proto defines
         for near in _nearest(reading.service, unresolved):
@@ -489,16 +524,14 @@ class _Declared:
     row: MethodRow
     request: Message | None
     response: Message | None
+    #: The other messages the request and response reach through their fields, nested and
+    #: imported, at any depth, by full name (None: named by a field, not defined in the workspace).
+    reached: tuple[tuple[str, Message | None], ...] = ()
+    #: What copies are compared on (signature, and the fields of every message reached), computed once.
+    shape: tuple = ()
 
     def identity(self) -> tuple:
-        return (
-            self.row.request,
-            self.row.response,
-            self.row.client_streaming,
-            self.row.server_streaming,
-            None if self.request is None else self.request.identity(),
-            None if self.response is None else self.response.identity(),
-        )
+        return self.shape
 
 
 def _declarations(db: sqlite3.Connection, package: str, service: str, method: str | None) -> list[_Declared]:
@@ -522,50 +555,156 @@ def _declarations(db: sqlite3.Connection, package: str, service: str, method: st
         kept.append((file_id, path, owner, line, MethodRow(name, request, response, bool(client_streaming),
                                                            bool(server_streaming))))  # fmt: skip
     messages = _Messages(db, package, [(row.request, row.response) for *_, row in kept])
-    return [
-        _Declared(file_id, path, owner, line, row, messages.resolve(row.request, file_id, path, owner),
-                  messages.resolve(row.response, file_id, path, owner))
-        for file_id, path, owner, line, row in kept
-    ]  # fmt: skip
+    declared = []
+    for file_id, path, owner, line, row in kept:
+        request = messages.resolve(row.request, file_id, path, owner)
+        response = messages.resolve(row.response, file_id, path, owner)
+        reached = messages.reach([m for m in (request, response) if m is not None], file_id, path, owner)
+        shape = (
+            row.request,
+            row.response,
+            row.client_streaming,
+            row.server_streaming,
+            messages.identity(request),
+            messages.identity(response),
+            tuple((full, messages.identity(message)) for full, message in reached),
+        )
+        declared.append(_Declared(file_id, path, owner, line, row, request, response, reached, shape))
+    return declared
+
+
+#: Field types that are no message.
+_SCALARS: Final = frozenset({
+    "double", "float", "int32", "int64", "uint32", "uint64", "sint32", "sint64", "fixed32", "fixed64",
+    "sfixed32", "sfixed64", "bool", "string", "bytes",
+})  # fmt: skip
+#: How many messages one rpc's reach is followed to (a safety valve on huge schemas).
+REACHED_MAX: Final = 500
 
 
 class _Messages:
-    """The message definitions the types of some rpcs may name, fetched in one indexed query."""
+    """The message definitions the types of some rpcs may name, fetched by name as they are needed."""
 
     def __init__(self, db: sqlite3.Connection, package: str, types: Iterable[tuple[str, str]]) -> None:
+        self.db = db
         self.package = package
-        names: set[str] = set()
-        for pair in types:
-            for written in pair:
-                for full in _full_names(written, package):
-                    parts = full.split(".")
-                    names.update(".".join(parts[start:]) for start in range(len(parts)))
-        ordered = sorted(names)
         self.rows: dict[str, list[tuple]] = {}
+        self.fetched: set[str] = set()
+        self.resolved: dict[tuple[str, str | None, int], Message | None] = {}
+        self.reached: dict[tuple[str, int], dict[str, Message | None]] = {}
+        self.identities: dict[tuple[str, int, str], tuple] = {}
+        self.edges: dict[tuple[str, int], list[tuple[str, Message | None]]] = {}
+        self.fetch([full for pair in types for written in pair for full in _full_names(written, package)])
+
+    def fetch(self, fulls: Iterable[str]) -> None:
+        """Read the definitions of these full names (by every dotted suffix, as the table keys them)."""
+        names: set[str] = set()
+        for full in fulls:
+            if full in self.fetched:  # and so are its suffixes
+                continue
+            parts = full.split(".")
+            names.update(".".join(parts[start:]) for start in range(len(parts)))
+        ordered = sorted(names - self.fetched)
+        self.fetched.update(ordered)
         for start in range(0, len(ordered), _SQL_PARAMS_MAX):
             chunk = ordered[start : start + _SQL_PARAMS_MAX]
-            for row in db.execute(
+            for row in self.db.execute(
                 "SELECT m.file_id, f.path, f.service, m.package, m.name, m.kind, m.line, m.fields"
                 f" FROM proto_messages m JOIN files f ON f.id = m.file_id WHERE m.name IN ({', '.join('?' * len(chunk))})"
                 " ORDER BY f.path, m.line, m.name",
                 chunk,
             ):
                 full = f"{row[3]}.{row[4]}" if row[3] else row[4]
-                self.rows.setdefault(full, []).append(row)
+                self.rows.setdefault(full, []).append((*row, posixpath.dirname(row[1])))
 
-    def resolve(self, written: str, file_id: int, path: str, owner: str) -> Message | None:
+    def resolve(self, written: str, file_id: int, path: str, owner: str, scope: str | None = None) -> Message | None:
+        """The definition ``written`` names from the file at ``path``, inside ``scope`` (the package, or a
+        message's full name for its fields): the file's own first, then its folder's, its service's."""
+        key = (written, scope, file_id)
+        if key not in self.resolved:
+            self.resolved[key] = self._resolve(written, file_id, path, owner, scope)
+        return self.resolved[key]
+
+    def _resolve(self, written: str, file_id: int, path: str, owner: str, scope: str | None) -> Message | None:
         folder = posixpath.dirname(path)
-        for full in _full_names(written, self.package):
+        fulls = _full_names(written, self.package if scope is None else scope)
+        self.fetch(fulls)
+        for full in fulls:
             rows = self.rows.get(full)
             if not rows:
                 continue
-            best = min(
-                rows,
-                key=lambda r: (r[0] != file_id, posixpath.dirname(r[1]) != folder, r[2] != owner, r[1], r[6]),
-            )
-            _, where, _, package, name, kind, line, fields = best
+            best = min(rows, key=lambda r: (r[0] != file_id, r[8] != folder, r[2] != owner, r[1], r[6]))
+            _, where, _, package, name, kind, line, fields, _ = best
             return Message(written, package, name, kind, where, line, _parse_fields(fields))
         return None
+
+    def identity(self, message: Message | None) -> tuple | None:
+        """``message.identity()``, computed once per definition."""
+        if message is None:
+            return None
+        key = (message.path, message.line, message.name)
+        if key not in self.identities:
+            self.identities[key] = message.identity()
+        return self.identities[key]
+
+    def reach(
+        self, roots: list[Message], file_id: int, path: str, owner: str
+    ) -> tuple[tuple[str, Message | None], ...]:
+        """The messages the fields of ``roots`` reach, at any depth, by full name; the roots left out."""
+        found: dict[str, Message | None] = {}
+        for root in roots:
+            key = (_full(root), file_id)
+            if key not in self.reached:
+                self.reached[key] = self._reach(root, file_id, path, owner)
+            found.update(self.reached[key])
+        for root in roots:
+            found.pop(_full(root), None)
+        return tuple(sorted(found.items(), key=lambda item: item[0]))
+
+    def _reach(self, root: Message, file_id: int, path: str, owner: str) -> dict[str, Message | None]:
+        seen = {_full(root)}
+        found: dict[str, Message | None] = {}
+        queue = deque([root])
+        while queue and len(found) < REACHED_MAX:
+            for full, target in self._edges(queue.popleft(), file_id, path, owner):
+                if full in seen:
+                    continue
+                seen.add(full)
+                found[full] = target
+                if target is not None:
+                    queue.append(target)
+        return found
+
+    def _edges(self, message: Message, file_id: int, path: str, owner: str) -> list[tuple[str, Message | None]]:
+        """(full name, definition or None) of the message each field of ``message`` names, once per file."""
+        scope = _full(message)
+        key = (scope, file_id)
+        found = self.edges.get(key)
+        if found is None:
+            found = self.edges[key] = []
+            for field in message.fields:
+                written = _field_message(field)
+                if written:
+                    target = self.resolve(written, file_id, path, owner, scope)
+                    found.append((_full(target) if target is not None else _absolute(written, scope), target))
+        return found
+
+
+def _full(message: Message) -> str:
+    return f"{message.package}.{message.name}" if message.package else message.name
+
+
+def _field_message(field: Field) -> str:
+    """The message type a field names ("" for a scalar or an enum value): a map's value type."""
+    written = field.type
+    if written.startswith("map<") and written.endswith(">"):
+        written = written[4:-1].partition(",")[2].strip()
+    return "" if not written or written in _SCALARS else written
+
+
+def _absolute(written: str, scope: str) -> str:
+    """How to name a type no definition was found for: as written when qualified, else in ``scope``'s package."""
+    return written.lstrip(".") if "." in written else f"{scope}.{written}" if scope else written
 
 
 def _full_names(written: str, package: str) -> list[str]:
@@ -616,7 +755,29 @@ def _method_differences(copy: _Declared, reference: _Declared) -> tuple[str, ...
             found.append(f"{what} `{written}` is defined (`{a.path}:{a.line}`)")
         elif a is not None and b is not None and a.identity() != b.identity():
             found.append(f"{what} `{written}` {_field_differences(a, b)}")
+    found += _reached_differences(copy, reference)
     return tuple(found)
+
+
+def _reached_differences(copy: _Declared, reference: _Declared) -> list[str]:
+    """How the messages both copies reach through fields differ (a message only one copy reaches
+    comes from a field that differs, which its own message already says)."""
+    mine, theirs = dict(copy.reached), dict(reference.reached)
+    root = reference.request or reference.response
+    package = root.package if root is not None else ""
+    found = []
+    for full in sorted(mine.keys() & theirs.keys()):
+        a, b = mine[full], theirs[full]
+        name = full.removeprefix(f"{package}.") if package else full
+        if a is None and b is not None:
+            found.append(f"message `{name}` is not defined in the workspace")
+        elif a is not None and b is None:
+            found.append(f"message `{name}` is defined (`{a.path}:{a.line}`)")
+        elif a is not None and b is not None and a.identity() != b.identity():
+            found.append(f"message `{name}` {_field_differences(a, b)}")
+    if len(found) > LISTED_DIFFERENCES_MAX:
+        found[LISTED_DIFFERENCES_MAX:] = [f"{len(found) - LISTED_DIFFERENCES_MAX} more messages differ"]
+    return found
 
 
 def _field_differences(mine: Message, theirs: Message) -> str:
@@ -651,6 +812,8 @@ def _few(phrases: Iterable[str]) -> str:
 
 def _method_trace(db: sqlite3.Connection, package: str, service: str, method: str) -> MethodTrace:
     declared = _declarations(db, package, service, method)
+    if not declared and _standard(db, package, service):
+        return _standard_method_trace(db, package, service, method)
     by_path: dict[str, _Declared] = {}
     for item in declared:
         by_path.setdefault(item.path, item)
@@ -700,6 +863,8 @@ def _service_copies(db: sqlite3.Connection, package: str, service: str) -> dict[
 
 def _service_trace(db: sqlite3.Connection, package: str, service: str) -> ServiceTrace:
     declared = _declarations(db, package, service, None)
+    if not declared and _standard(db, package, service):
+        return _standard_service_trace(db, package, service)
     files: dict[str, dict[str, _Declared]] = {}
     for item in declared:
         files.setdefault(item.path, {}).setdefault(item.row.name, item)
@@ -743,8 +908,68 @@ def _service_trace(db: sqlite3.Connection, package: str, service: str) -> Servic
         servers=_of_role(tied, "server"),
         calls=_of_role(tied, "call"),
         clients=_of_role(tied, "client"),
-        strays=tuple(site for site in sites if site not in tied),
+        strays=_strays(db, package, service, [site for site in sites if site not in tied]),
     )
+
+
+def _standard_row(package: str, method: str) -> MethodRow:
+    found = next(m for m in WELL_KNOWN_SERVICES[package].methods if m.name == method)
+    return MethodRow(found.name, found.request, found.response, found.client_streaming, found.server_streaming)
+
+
+def _standard_method_trace(db: sqlite3.Connection, package: str, service: str, method: str) -> MethodTrace:
+    service_key = _key(package, service)
+    method_sites = _sites(db, "g.method_key = ?", (f"{service_key}/{method}",))
+    service_sites = _sites(db, "g.service_key = ? AND g.role IN ('server', 'client')", (service_key,))
+    return MethodTrace(
+        package=package,
+        service=service,
+        method=_standard_row(package, method),
+        copies=(),
+        request=None,
+        response=None,
+        handlers=_of_role(method_sites, "handler"),
+        servers=_of_role(service_sites, "server"),
+        calls=_of_role(method_sites, "call"),
+        clients=_of_role(service_sites, "client"),
+        standard=True,
+    )
+
+
+def _standard_service_trace(db: sqlite3.Connection, package: str, service: str) -> ServiceTrace:
+    methods = tuple(_standard_row(package, method.name) for method in WELL_KNOWN_SERVICES[package].methods)
+    sites = _sites(db, "g.service_key = ?", (_key(package, service),))
+    known = {row.name for row in methods}
+    tied = tuple(site for site in sites if site.role in ("server", "client") or site.method in known)
+    return ServiceTrace(
+        package=package,
+        service=service,
+        copies=(),
+        methods=methods,
+        handlers=_of_role(tied, "handler"),
+        servers=_of_role(tied, "server"),
+        calls=_of_role(tied, "call"),
+        clients=_of_role(tied, "client"),
+        strays=_strays(db, package, service, [site for site in sites if site not in tied]),
+        standard=True,
+    )
+
+
+def _strays(db: sqlite3.Connection, package: str, service: str, sites: list[Site]) -> tuple[Site, ...]:
+    """The ``sites`` that no other service claims: a handler that implements a method of another
+    service (a struct serving ``Inventory`` and ``grpc.health.v1.Health``) is not a stray of this one."""
+    handlers = sorted({site.path for site in sites if site.role == "handler"})
+    claimed: set[tuple[str, int]] = set()
+    for start in range(0, len(handlers), _SQL_PARAMS_MAX):
+        chunk = handlers[start : start + _SQL_PARAMS_MAX]
+        claimed.update(
+            db.execute(
+                "SELECT f.path, g.line FROM grpc g JOIN files f ON f.id = g.file_id WHERE g.role = 'handler'"
+                f" AND g.method_key IS NOT NULL AND g.service_key != ? AND f.path IN ({', '.join('?' * len(chunk))})",
+                (_key(package, service), *chunk),
+            ).fetchall()
+        )
+    return tuple(site for site in sites if site.role != "handler" or (site.path, site.line) not in claimed)
 
 
 def _service_differences(mine: dict[str, _Declared], reference: dict[str, _Declared]) -> tuple[str, ...]:
@@ -789,10 +1014,17 @@ def _of_role(sites: Iterable[Site], role: str) -> tuple[Site, ...]:
 
 # -- named by the code only ----------------------------------------------------------------------
 
+#: The services the code names that no ``.proto`` defines (a fact of a defined service without keys
+#: is one the resolver replaced: a Node handler found in the file defining it).
+_UNRESOLVED_SERVICES: Final = (
+    "SELECT DISTINCT service FROM grpc WHERE service_key IS NULL"
+    " AND service NOT IN (SELECT name FROM proto_services) ORDER BY service"
+)
+
 
 def _unresolved(db: sqlite3.Connection, reading: Reading) -> UnresolvedTrace | None:
     names = [name for (name,) in db.execute(
-        "SELECT DISTINCT service FROM grpc WHERE service_key IS NULL ORDER BY service"
+        _UNRESOLVED_SERVICES
     )]  # fmt: skip
     matched = [name for name in names if name == reading.service] or [
         name for name in names if name.lower() == reading.service.lower()

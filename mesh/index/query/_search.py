@@ -20,6 +20,12 @@ has no back-references or lookaround) is a :class:`SearchError` that says why. T
 reads the pattern with Python's parser, which agrees with RE2 on the common syntax; a pattern
 Python cannot read, or one with a POSIX class (``[[:alpha:]]``, which Python reads differently),
 is planned as "any file" (slower, never wrong). Literal queries are escaped and use ``re``.
+
+What a search cannot have read is told by :func:`not_searched`: the paths left out of the index
+in the same scope (``skipped``, with its ``skipped_detail``: the service, folder or file, stat) and
+the indexed files that keep no text, counted by reason. Generated files are the one kind read at
+query time, and only while unchanged since the snapshot and within a read budget, to count the
+lines that would have matched; secret-looking files are counted, never read.
 """
 
 from __future__ import annotations
@@ -38,15 +44,40 @@ from typing import Any, Final
 import attrs
 import re2
 
+from ..parse import language_of
+from ..parse._kinds import kind_of
 from ..store._trigrams import ALL, Query, fold, plan, plan_literal
 
-__all__ = ["Found", "Match", "SearchError", "compile_query", "file_text", "search", "symbols"]
+__all__ = ["Found", "LeftOut", "Match", "NotSearched", "SearchError", "compile_query", "file_text", "left_out_under",
+           "not_searched", "search", "symbols"]  # fmt: skip
 
 #: Rank of each kind of file: lower first.
 KIND_RANK: Final = {"code": 0, "proto": 1, "test": 2, "config": 3, "docs": 4, "other": 5}
 MAX_MATCHES: Final = 10_000
 #: RE2's memory for one compiled pattern (a larger one is an error, not a slow search).
 RE2_MEMORY_BYTES: Final = 32 << 20
+#: Reading generated files to count their matches stops past this many files or bytes, and skips
+#: a file larger than GENERATED_READ_FILE_BYTES_MAX.
+GENERATED_READ_FILES_MAX: Final = 200
+GENERATED_READ_BYTES_MAX: Final = 16 << 20
+GENERATED_READ_FILE_BYTES_MAX: Final = 2 << 20
+#: Example paths kept per reason (and files with matches kept) in :class:`NotSearched`.
+EXAMPLES_MAX: Final = 3
+MATCHED_MAX: Final = 5
+#: Why a path was left out, as the walk and the workers say it -> the reason :class:`LeftOut` reports.
+#: Paths left out for being outside the workspace or aliases of walked ones are not reported: their
+#: text is searched under another path, or is not the workspace's.
+_REASONS: Final = (
+    ("generated", "generated"),
+    ("vendored or generated folder", "vendored"),
+    ("may hold secrets", "secrets"),
+    ("larger than ", "too large"),
+    ("binary", "binary"),
+    ("ignored", "ignored"),
+    ("unreadable", "unreadable"),
+)
+#: The order reasons are reported in.
+LEFT_OUT_REASONS: Final = ("generated", "vendored", "secrets", "too large", "binary", "ignored", "unreadable")
 
 #: A compiled pattern: ``re`` for literals, RE2 for regular expressions (both have ``search``).
 Pattern = Any
@@ -149,6 +180,212 @@ def search(
             break
     matches.sort(key=Match.rank)
     return Found(tuple(matches), files, capped)
+
+
+@attrs.frozen
+class LeftOut:
+    """Paths of one reason that a search in some scope could not read."""
+
+    #: One of :data:`LEFT_OUT_REASONS`.
+    reason: str
+    files: int
+    folders: int
+    #: A few of the paths (none for secret-looking files), sorted.
+    examples: tuple[str, ...]
+    #: The walk's own words when they say more than the reason ("larger than 1048576 bytes").
+    detail: str = ""
+
+
+@attrs.frozen
+class NotSearched:
+    """What a search could not read in its scope, by reason, and what generated files hold."""
+
+    left_out: tuple[LeftOut, ...] = ()
+    #: Lines of the generated files left out that the query matches (files that were read).
+    generated_matches: int = 0
+    #: (path, matching lines) of the generated files with a match, most first (at most MATCHED_MAX).
+    generated_matched: tuple[tuple[str, int], ...] = ()
+    #: How many generated files have a match, and how many could not be read to count (changed since
+    #: the snapshot, or past the read budget).
+    generated_files_matched: int = 0
+    generated_uncounted: int = 0
+
+
+def not_searched(
+    db: sqlite3.Connection,
+    query: str = "",
+    *,
+    regex: bool = False,
+    case_sensitive: bool = False,
+    services: tuple[str, ...] = (),
+    path_prefix: str = "",
+    path_glob: str = "",
+    language: str = "",
+    kind: str = "",
+    root: Path | None = None,
+    cancelled: threading.Event | None = None,
+) -> NotSearched:
+    """What a search with these filters could not read, by reason; with ``query`` (and ``root``),
+    the lines it matches in the generated files left out, counted while they are as the snapshot
+    saw them. Secret-looking files are never opened."""
+    prefix = path_prefix.strip("/")
+    rows = _skipped_rows(db)
+    found: dict[str, list[tuple[str, bool]]] = {}
+    details: dict[str, str] = {}
+    generated: list[tuple[str, int, int]] = []
+    for path, raw_reason, service, folder, size, mtime_ns in rows:
+        reason = next((mine for said, mine in _REASONS if raw_reason.startswith(said)), None)
+        if reason is None or not _in_scope(path, bool(folder), service, services, prefix, path_glob, language, kind):
+            continue
+        found.setdefault(reason, []).append((path, bool(folder)))
+        if reason == "too large":
+            details[reason] = raw_reason
+        if reason == "generated" and not folder:
+            generated.append((path, size, mtime_ns))
+    # Indexed files that keep no text (binary content, unreadable, over the parse budget).
+    where, params = _filters(services, prefix, language, kind)
+    for path, error in db.execute(
+        "SELECT f.path, f.error FROM files f WHERE NOT EXISTS (SELECT 1 FROM content c WHERE c.file_id = f.id)"
+        f" {where} ORDER BY f.path",
+        params,
+    ):
+        if path_glob and not fnmatch.fnmatchcase(path, path_glob):
+            continue
+        found.setdefault("binary" if error.startswith("binary") else "unreadable", []).append((path, False))
+    left_out = []
+    for reason in LEFT_OUT_REASONS:
+        paths = sorted(found.get(reason, ()))
+        if not paths:
+            continue
+        folders = sum(1 for _, is_folder in paths if is_folder)
+        examples = () if reason == "secrets" else tuple(path for path, _ in paths[:EXAMPLES_MAX])
+        left_out.append(LeftOut(reason, len(paths) - folders, folders, examples, details.get(reason, "")))
+    counted = NotSearched(tuple(left_out))
+    if query and generated:
+        counted = _count_generated(counted, sorted(generated), query, regex, case_sensitive, root, cancelled)
+    return counted
+
+
+def left_out_under(db: sqlite3.Connection, path: str) -> bool:
+    """Whether anything at, under or above ``path`` (a folder holding it) was left out of the index."""
+    path = path.strip("/")
+    if not path:
+        return db.execute("SELECT 1 FROM skipped LIMIT 1").fetchone() is not None
+    under = db.execute(
+        "SELECT 1 FROM skipped WHERE path = ? OR (path >= ? AND path < ?) LIMIT 1", (path, path + "/", path + "0")
+    ).fetchone()
+    if under is not None:
+        return True
+    parts = path.split("/")
+    above = ["/".join(parts[:n]) for n in range(1, len(parts))]
+    if not above:
+        return False
+    marks = ", ".join("?" * len(above))
+    return db.execute(f"SELECT 1 FROM skipped WHERE path IN ({marks}) LIMIT 1", above).fetchone() is not None
+
+
+def _skipped_rows(db: sqlite3.Connection) -> list[tuple[str, str, str | None, int, int, int]]:
+    """(path, reason, service, folder, size, mtime_ns) of every path left out, by path."""
+    try:
+        return db.execute(
+            "SELECT s.path, s.reason, d.service, coalesce(d.folder, 0), coalesce(d.size, 0), coalesce(d.mtime_ns, 0)"
+            " FROM skipped s LEFT JOIN skipped_detail d ON d.path = s.path ORDER BY s.path"
+        ).fetchall()
+    except sqlite3.OperationalError:  # an index written before skipped_detail existed
+        return [(path, reason, None, 0, 0, 0) for path, reason in db.execute("SELECT path, reason FROM skipped")]
+
+
+def _in_scope(
+    path: str,
+    folder: bool,
+    service: str | None,
+    services: tuple[str, ...],
+    prefix: str,
+    glob: str,
+    language: str,
+    kind: str,
+) -> bool:
+    """Whether a search with these filters could have read ``path`` (a folder: anything in it)."""
+    if services and service not in services:
+        return False
+    if prefix and not (path == prefix or path.startswith(prefix + "/") or (folder and prefix.startswith(path + "/"))):
+        return False
+    if glob and not (_glob_reaches(path, glob) if folder else fnmatch.fnmatchcase(path, glob)):
+        return False
+    if folder:
+        return True  # a folder may hold files of any language and kind
+    found = language_of(path) or ""
+    if language and found not in (language, "tsx" if language == "typescript" else language):
+        return False
+    return not kind or kind_of(path, found) == kind
+
+
+def _glob_reaches(folder: str, glob: str) -> bool:
+    """Whether a path inside ``folder`` can match ``glob`` (``*`` spans ``/`` in fnmatch): the glob's
+    literal start and the folder agree as far as both go."""
+    literal = re.split(r"[*?\[]", glob, maxsplit=1)[0]
+    return literal.startswith(folder + "/") or (folder + "/").startswith(literal)
+
+
+def _count_generated(
+    counted: NotSearched,
+    generated: list[tuple[str, int, int]],
+    query: str,
+    regex: bool,
+    case_sensitive: bool,
+    root: Path | None,
+    cancelled: threading.Event | None,
+) -> NotSearched:
+    """``counted`` with the lines ``query`` matches in the generated files (path, size, mtime_ns) that
+    are still as the snapshot saw them, within the read budget."""
+    pattern, formula = compile_query(query, regex=regex, case_sensitive=case_sensitive)
+    needles = formula.needles()
+    per_file: list[tuple[str, int]] = []
+    uncounted = 0
+    budget_files, budget_bytes = GENERATED_READ_FILES_MAX, GENERATED_READ_BYTES_MAX
+    for path, size, mtime_ns in generated:
+        if cancelled is not None and cancelled.is_set():
+            raise SearchError("the search was cancelled")
+        if needles == ():
+            break  # nothing can match
+        if size == 0 and mtime_ns:
+            continue  # empty: nothing to match
+        text = None
+        affordable = budget_files > 0 and size <= min(budget_bytes, GENERATED_READ_FILE_BYTES_MAX)
+        if root is not None and mtime_ns and affordable:
+            text = _unchanged_text(root, path, size, mtime_ns)
+        if text is None:
+            uncounted += 1
+            continue
+        budget_files -= 1
+        budget_bytes -= size
+        lines = _regex_lines(text, pattern) if regex else _lines(text, pattern, needles)
+        if lines:
+            per_file.append((path, len(lines)))
+    per_file.sort(key=lambda item: (-item[1], item[0]))
+    return attrs.evolve(
+        counted,
+        generated_matches=sum(count for _, count in per_file),
+        generated_matched=tuple(per_file[:MATCHED_MAX]),
+        generated_files_matched=len(per_file),
+        generated_uncounted=uncounted,
+    )
+
+
+def _unchanged_text(root: Path, path: str, size: int, mtime_ns: int) -> str | None:
+    """The text of a file left out of the index, when it is still inside the workspace with the
+    size and mtime the snapshot recorded (else None: the snapshot does not know what it holds)."""
+    real = os.path.realpath(root / path)
+    if not real.startswith(str(root) + os.sep):
+        return None
+    try:
+        with open(real, "rb") as handle:
+            status = os.fstat(handle.fileno())
+            if (status.st_size, status.st_mtime_ns) != (size, mtime_ns):
+                return None
+            return handle.read().decode("utf-8", "replace")
+    except OSError:
+        return None
 
 
 def compile_query(query: str, *, regex: bool, case_sensitive: bool) -> tuple[Pattern, Query]:

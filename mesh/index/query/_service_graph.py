@@ -3,7 +3,10 @@
 Theory of operation
 -------------------
 **Nodes** are the rows of ``services``, by name, with their folder, languages and indexed files.
-Files that belong to no service (``files.service = ''``, a root ``README.md``) are nobody's edge.
+Files that belong to no service (``files.service = ''``, a root ``README.md``) are nobody's edge,
+except that an *area* (a folder holding no service: shared protos, a contracts folder) that a
+service imports from, or that owns a contract nobody implements, is a node of kind ``area`` named
+by its folder and a slash (``proto/``), so that the dependency stays visible.
 
 **Import edges.** Service A depends on service B (B ≠ A) when a file of A has an import that the
 resolver tied to a file or folder of B (``imports.target_service``). A document's link
@@ -42,6 +45,7 @@ from typing import Final
 
 import attrs
 
+from ._graph import _under
 from ._grpc_query import _protoc_layout
 
 __all__ = ["EVIDENCE_MAX", "EdgeKind", "ServiceEdge", "ServiceGraph", "ServiceNode", "service_graph"]
@@ -67,6 +71,8 @@ class ServiceNode:
     languages: tuple[str, ...]
     #: Indexed files of the service.
     files: int
+    #: "service", or "area" for a folder holding no service that a service depends on.
+    kind: str = "service"
 
 
 @attrs.frozen
@@ -107,10 +113,36 @@ class ServiceGraph:
 
 def service_graph(db: sqlite3.Connection) -> ServiceGraph:
     """The service graph of the snapshot ``db`` (inside one read transaction); see the module doc."""
-    nodes = _nodes(db)
-    names = {node.name for node in nodes}
-    edges = [*_import_edges(db, names), *_grpc_edges(db, names)]
+    services = _nodes(db)
+    names = {node.name for node in services}
+    areas = [area for (area,) in db.execute("SELECT path FROM areas ORDER BY length(path) DESC, path")]
+    edges = [*_import_edges(db, names, areas), *_grpc_edges(db, names, areas)]
+    targets = {edge.target for edge in edges}
+    used = [_area_node(db, area) for area in sorted(areas) if _area_name(area) in targets]
+    nodes = tuple(sorted((*services, *used), key=lambda node: node.name))
     return ServiceGraph(workspace=_workspace_name(db), nodes=nodes, edges=tuple(sorted(edges, key=ServiceEdge.order)))
+
+
+def _area_name(area: str) -> str:
+    return area + "/"
+
+
+def _area_of(path: str, areas: list[str]) -> str | None:
+    """The node name of the area holding ``path`` (``areas`` longest first), None when none does."""
+    for area in areas:
+        if path == area or path.startswith(area + "/"):
+            return _area_name(area)
+    return None
+
+
+def _area_node(db: sqlite3.Connection, area: str) -> ServiceNode:
+    where, params = _under("path", area)
+    rows = db.execute(
+        f"SELECT language, count(*) FROM files WHERE {where} AND service = '' GROUP BY language ORDER BY 2 DESC, 1",
+        params,
+    ).fetchall()
+    languages = tuple(language for language, _ in rows if language)
+    return ServiceNode(_area_name(area), area, languages, sum(count for _, count in rows), kind="area")
 
 
 def _workspace_name(db: sqlite3.Connection) -> str:
@@ -161,13 +193,16 @@ def _edge(
     )
 
 
-def _import_edges(db: sqlite3.Connection, names: set[str]) -> list[ServiceEdge]:
+def _import_edges(db: sqlite3.Connection, names: set[str], areas: list[str]) -> list[ServiceEdge]:
     sites: dict[tuple[str, str], list[_Site]] = defaultdict(list)
-    for source, target, path, line in db.execute(
-        "SELECT f.service, i.target_service, f.path, i.line FROM imports i JOIN files f ON f.id = i.file_id"
+    for source, target, target_path, path, line in db.execute(
+        "SELECT f.service, i.target_service, i.target_path, f.path, i.line FROM imports i"
+        " JOIN files f ON f.id = i.file_id"
         " WHERE i.target_service IS NOT NULL AND i.target_service != f.service AND f.kind != 'docs'"
     ):
-        if source in names and target in names:
+        if not target and target_path:
+            target = _area_of(target_path, areas) or ""
+        if source in names and (target in names or target.endswith("/")):
             sites[source, target].append((path, line))
     return [_edge(source, target, EdgeKind.IMPORT, found) for (source, target), found in sites.items()]
 
@@ -181,7 +216,7 @@ class _Uses:
     methods: set[str] = attrs.field(factory=set)
 
 
-def _grpc_edges(db: sqlite3.Connection, names: set[str]) -> list[ServiceEdge]:
+def _grpc_edges(db: sqlite3.Connection, names: set[str], areas: list[str]) -> list[ServiceEdge]:
     implementers: dict[str, set[str]] = defaultdict(set)
     uses: dict[tuple[str, str], _Uses] = defaultdict(_Uses)
     for owner, path, kind, role, line, key, method_key, method in db.execute(
@@ -199,7 +234,7 @@ def _grpc_edges(db: sqlite3.Connection, names: set[str]) -> list[ServiceEdge]:
             use.methods.add(method_key or f"{key}/{method}")
         elif role == "client":
             uses[owner, key].clients.append((path, line))
-    contracts = _contract_owners(db)
+    contracts = _contract_owners(db, areas)
     # (source, target, unimplemented) -> the gRPC services joined in that edge
     joined: dict[tuple[str, str, bool], list[tuple[str, _Uses]]] = defaultdict(list)
     for (source, key), use in uses.items():
@@ -208,7 +243,7 @@ def _grpc_edges(db: sqlite3.Connection, names: set[str]) -> list[ServiceEdge]:
         else:
             targets, unimplemented = {contracts[key]} if key in contracts else set(), True
         for target in targets - {source}:
-            if target in names:
+            if target in names or target.endswith("/"):
                 joined[source, target, unimplemented].append((key, use))
     edges = []
     for (source, target, unimplemented), found in joined.items():
@@ -227,14 +262,15 @@ def _grpc_edges(db: sqlite3.Connection, names: set[str]) -> list[ServiceEdge]:
     return edges
 
 
-def _contract_owners(db: sqlite3.Connection) -> dict[str, str]:
-    """gRPC service key -> the workspace service owning its contract: the copy of its ``.proto``
-    laid out as protoc expects, then the first path."""
+def _contract_owners(db: sqlite3.Connection, areas: list[str]) -> dict[str, str]:
+    """gRPC service key -> the workspace service (or area node) owning its contract: the copy of
+    its ``.proto`` laid out as protoc expects, then the first path."""
     best: dict[str, tuple[bool, str, str]] = {}
     for package, name, path, owner in db.execute(
         "SELECT ps.package, ps.name, f.path, f.service FROM proto_services ps JOIN files f ON f.id = ps.file_id"
     ):
         key = f"{package}.{name}" if package else name
+        owner = owner or _area_of(path, areas) or ""
         candidate = (not _protoc_layout(path, package), path, owner)
         if key not in best or candidate < best[key]:
             best[key] = candidate

@@ -16,11 +16,16 @@ so a search answer belongs to the same snapshot as every other fact) and fed, fo
 case-sensitive FTS5 trigram index that stores no text of its own (``content=''``,
 ``detail=none``): it only narrows the files a search must read. The choice was measured
 (``docs/textindex.md``).
+
+Facts are written as the extractors found them, except the ``grpc`` rows whose ``via`` is set:
+those the resolver derived (a handler inherited through a base class, say) and replaces on each
+resolve.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import os
 import sqlite3
@@ -42,7 +47,7 @@ log = logging.getLogger("mesh.index")
 
 #: Bump when the tables or the meaning of derived columns (import targets, gRPC keys) change:
 #: an index of another version is set aside and rebuilt.
-SCHEMA_VERSION: Final = "3"
+SCHEMA_VERSION: Final = "4"
 #: How long a writer waits for another writer of the same index before giving up.
 BUSY_TIMEOUT_MS: Final = 5000
 DB_NAME: Final = "index.db"
@@ -50,7 +55,11 @@ DB_NAME: Final = "index.db"
 _SCHEMA: Final = """
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE services(name TEXT PRIMARY KEY, path TEXT NOT NULL, origin TEXT NOT NULL, languages TEXT NOT NULL,
-                      provides TEXT NOT NULL DEFAULT '');
+                      provides TEXT NOT NULL DEFAULT '', kind TEXT NOT NULL DEFAULT '',
+                      evidence TEXT NOT NULL DEFAULT '[]', extra TEXT NOT NULL DEFAULT '[]');
+CREATE TABLE areas(path TEXT PRIMARY KEY, reason TEXT NOT NULL);
+CREATE TABLE externals(name TEXT PRIMARY KEY, what TEXT NOT NULL, evidence TEXT NOT NULL);
+CREATE TABLE workspace_warnings(path TEXT NOT NULL, line INTEGER NOT NULL, message TEXT NOT NULL);
 CREATE TABLE files(id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, service TEXT NOT NULL, language TEXT NOT NULL,
                    kind TEXT NOT NULL, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, hash BLOB NOT NULL,
                    lines INTEGER NOT NULL, error TEXT NOT NULL);
@@ -66,7 +75,7 @@ CREATE INDEX imports_target ON imports(target_path);
 CREATE INDEX imports_module ON imports(module);
 CREATE TABLE grpc(file_id INTEGER NOT NULL, role TEXT NOT NULL, service TEXT NOT NULL, method TEXT NOT NULL,
                   line INTEGER NOT NULL, symbol TEXT NOT NULL, namespace TEXT NOT NULL,
-                  service_key TEXT, method_key TEXT);
+                  service_key TEXT, method_key TEXT, via TEXT NOT NULL DEFAULT '');
 CREATE INDEX grpc_file ON grpc(file_id);
 CREATE INDEX grpc_method_key ON grpc(method_key);
 CREATE INDEX grpc_service_key ON grpc(service_key);
@@ -95,7 +104,19 @@ CREATE VIRTUAL TABLE text USING fts5(body, content='', detail=none, tokenize='tr
 
 #: Tables holding per-file facts, keyed by ``file_id``.
 _FACT_TABLES: Final = ("defs", "imports", "grpc", "proto_services", "proto_methods", "proto_messages", "sections",
-                       "deps", "proto_files")  # fmt: skip
+                       "deps", "proto_files", "proto_options")  # fmt: skip
+
+#: Tables added without a new SCHEMA_VERSION, made in a new index and in an existing one that lacks them.
+_ADDED_TABLES: Final = (
+    # A ``.proto``'s file-level options (``go_package``, ``java_package``...), read by import resolution.
+    "CREATE TABLE IF NOT EXISTS proto_options(file_id INTEGER NOT NULL, name TEXT NOT NULL, value TEXT NOT NULL)",
+    "CREATE INDEX IF NOT EXISTS proto_options_file ON proto_options(file_id)",
+    # What ``skipped`` does not say of a path left out: the service holding it, whether it is a
+    # folder, the stat of a file (a generated file unchanged since is not read again; search counts
+    # its matches only while it is unchanged) and the line that marked it generated.
+    "CREATE TABLE IF NOT EXISTS skipped_detail(path TEXT PRIMARY KEY, service TEXT NOT NULL, folder INTEGER NOT NULL,"
+    " size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, marker TEXT NOT NULL)",
+)
 
 
 class IndexUnavailable(Exception):
@@ -186,6 +207,8 @@ class Store:
                 if statement.strip():
                     connection.execute(statement)
             connection.execute("INSERT INTO meta VALUES ('schema', ?), ('generation', '0')", (SCHEMA_VERSION,))
+            for statement in _ADDED_TABLES:
+                connection.execute(statement)
             return True
         if "meta" not in tables:
             return False
@@ -193,6 +216,8 @@ class Store:
         if row is None or row[0] != SCHEMA_VERSION:
             return False
         connection.execute("SELECT count(*) FROM files").fetchone()  # raises on a damaged file
+        for statement in _ADDED_TABLES:
+            connection.execute(statement)
         return True
 
     def _begin(self, connection: sqlite3.Connection) -> None:
@@ -307,7 +332,8 @@ class Writer:
             )
         if facts.grpc:
             db.executemany(
-                "INSERT INTO grpc VALUES (?, ?, ?, ?, ?, ?, ?, NULL, NULL)",
+                "INSERT INTO grpc(file_id, role, service, method, line, symbol, namespace)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
                 [(file_id, g.role, g.service, g.method, g.line, g.symbol, g.namespace) for g in facts.grpc],
             )
         if facts.sections:
@@ -326,6 +352,9 @@ class Writer:
             db.execute(
                 "INSERT INTO proto_files VALUES (?, ?, ?, ?)",
                 (file_id, package, "\n".join(proto.imports), "\n".join(proto.errors)),
+            )
+            db.executemany(
+                "INSERT INTO proto_options VALUES (?, ?, ?)", [(file_id, name, value) for name, value in proto.options]
             )
             db.executemany(
                 "INSERT INTO proto_services VALUES (?, ?, ?, ?, ?)",
@@ -361,13 +390,53 @@ class Writer:
         if cold:
             self.db.execute("INSERT INTO text(text) VALUES ('optimize')")
 
-    def replace_services(self, rows: Iterable[tuple[str, str, str, str, str]]) -> None:
+    def replace_services(self, rows: Iterable[tuple]) -> None:
         self.db.execute("DELETE FROM services")
-        self.db.executemany("INSERT INTO services VALUES (?, ?, ?, ?, ?)", rows)
+        self.db.executemany("INSERT INTO services VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
+
+    def replace_workspace(self, areas: Iterable, externals: Iterable, warnings: Iterable) -> None:
+        """The areas, external services and manifest warnings of the workspace model."""
+        self.db.execute("DELETE FROM areas")
+        self.db.executemany("INSERT INTO areas VALUES (?, ?)", [(a.path, a.reason) for a in areas])
+        self.db.execute("DELETE FROM externals")
+        self.db.executemany(
+            "INSERT INTO externals VALUES (?, ?, ?)", [(e.name, e.what, json.dumps(list(e.evidence))) for e in externals]
+        )
+        self.db.execute("DELETE FROM workspace_warnings")
+        self.db.executemany(
+            "INSERT INTO workspace_warnings VALUES (?, ?, ?)", [(w.path, w.line, w.message) for w in warnings]
+        )
 
     def replace_skipped(self, rows: Iterable[tuple[str, str]]) -> None:
         self.db.execute("DELETE FROM skipped")
         self.db.executemany("INSERT OR REPLACE INTO skipped VALUES (?, ?)", rows)
+
+    def put_skipped(
+        self, rows: Iterable[tuple[str, str, str, bool, int, int, str]], *, only: Iterable[str] | None = None
+    ) -> None:
+        """Record what was left out: (path, reason, service, folder, size, mtime_ns, marker) rows
+        replace every previous one, or with ``only``, those of these paths."""
+        rows = list(rows)
+        if only is None:
+            self.db.execute("DELETE FROM skipped")
+            self.db.execute("DELETE FROM skipped_detail")
+        else:
+            gone = [(path,) for path in only]
+            self.db.executemany("DELETE FROM skipped WHERE path = ?", gone)
+            self.db.executemany("DELETE FROM skipped_detail WHERE path = ?", gone)
+        self.db.executemany("INSERT OR REPLACE INTO skipped VALUES (?, ?)", [row[:2] for row in rows])
+        self.db.executemany(
+            "INSERT OR REPLACE INTO skipped_detail VALUES (?, ?, ?, ?, ?, ?)", [(row[0], *row[2:]) for row in rows]
+        )
+
+    def skipped_stats(self, reason: str) -> dict[str, tuple[int, int, str]]:
+        """path -> (size, mtime_ns, marker) of the files left out for ``reason``."""
+        rows = self.db.execute(
+            "SELECT s.path, d.size, d.mtime_ns, d.marker FROM skipped s JOIN skipped_detail d ON d.path = s.path"
+            " WHERE s.reason = ? AND d.folder = 0",
+            (reason,),
+        )
+        return {path: (size, mtime_ns, marker) for path, size, mtime_ns, marker in rows}
 
     def set_meta(self, **values: str) -> None:
         self.db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", sorted(values.items()))

@@ -91,8 +91,10 @@ def test_definitions() -> None:
         D("onChange", "method", "Repository", 30, 30),
         D("constructor", "method", "Repository", 31, 34),
         D("size", "method", "Repository", 35, 37),
-        # the object literal's get/set inside find are not definitions
         D("find", "method", "Repository", 38, 46),
+        # the functions of an object literal bound to a variable are contained by its name
+        D("get", "method", "Repository.find.cache", 40, 42),
+        D("set", "method", "Repository.find.cache", 43, 43),
         D("Mixin", "class", "", 49, 51),
         D("apply", "method", "Mixin", 50, 50),
         D("Exported", "class", "", 53, 55),
@@ -203,9 +205,9 @@ def test_proto_loader_servers_and_their_handlers() -> None:
         # an identifier bound to `new Health()`: the public instance methods of the class
         handler("Health", "check", 20, "Health.check", health),
         handler("Health", "watch", 27, "Health.watch", health),
-        # an identifier bound to an object literal: that object's keys
-        handler("Inventory", "reserve", 31, "", inventory),
-        handler("Inventory", "release", 34, "", inventory),
+        # an identifier bound to an object literal: that object's keys (its functions are definitions)
+        handler("Inventory", "reserve", 31, "inventoryImpl.reserve", inventory),
+        handler("Inventory", "release", 34, "inventoryImpl.release", inventory),
         # this.cancel.bind(this): the method of the enclosing class
         handler("Orders", "cancel", 38, "OrdersServer.cancel", orders),
         server("Orders", 43, "OrdersServer.start", orders),
@@ -391,7 +393,7 @@ def test_look_alikes_are_not_evidence() -> None:
           orders.getOrder("2");
           app.addService(registry, {});
           const client = new grpc.Client("x", grpc.credentials.createInsecure());
-          client.makeUnaryRequest("/acme.Orders/GetOrder");
+          client.makeUnaryRequest(path);
         }
         """
     )

@@ -150,6 +150,7 @@ def test_a_full_proto3_file() -> None:
             ProtoMessage(name="Iban", kind="message", fields=(field("value", "string", 1, 44),), line=44, end_line=44),
         ),
         errors=(),
+        options=(("go_package", "github.com/acme/orders/gen;orders"),),  # the (acme.file_meta) aggregate is not kept
     )
     assert result.definitions == (
         Definition("Order", "message", "", 15, 42),
@@ -348,6 +349,33 @@ def test_unterminated_comment_and_string() -> None:
     result = facts('import "acme/x.proto\nmessage B {}\n')
     assert result.error == 'line 1: expected an import path, got "acme/x.proto'
     assert [d.name for d in result.definitions] == ["B"]
+
+
+def test_file_options_with_a_plain_value_are_kept_in_order_the_first_of_a_name_winning() -> None:
+    result = facts(
+        """
+        syntax = "proto3";
+        option java_package = "com.acme" ".orders";
+        option java_multiple_files = true;
+        option (acme.meta) = { owner: "x" };
+        option optimize_for = SPEED;
+        option java_package = "ignored.second";
+        option cc_enable_arenas = -1;
+        option go_package = "example.com/acme/orders;ordersv1"
+        package acme.orders;
+        message Order { option deprecated = true; string id = 1; }
+        option java_outer_classname = "OrdersProto";
+        """
+    )
+    assert result.proto is not None
+    assert result.proto.options == (
+        ("java_package", "com.acme.orders"),
+        ("java_multiple_files", "true"),
+        ("optimize_for", "SPEED"),
+        ("java_outer_classname", "OrdersProto"),
+    )  # a message's own option is not the file's; one missing its ';' is skipped up to the next ';', as before
+    assert result.proto.errors == ()
+    assert [m.name for m in result.proto.messages] == ["Order"]
 
 
 def test_string_escapes_and_concatenation_in_imports() -> None:

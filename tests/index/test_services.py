@@ -1,0 +1,164 @@
+"""Services as they are deployed (mesh/index/build/_services.py): evidence, names, areas, externals."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from mesh.index.build._workspace import Config, discover_workspace, load_config
+
+
+def workspace(root: Path, files: dict[str, str]):
+    for path, text in files.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text)
+    return discover_workspace(root, load_config(root), sorted(files))
+
+
+def services(found) -> list[tuple[str, str, str]]:
+    return sorted((s.name, s.path, s.kind) for s in found.services)
+
+
+def test_compose_names_the_folders_it_builds_and_images_it_only_runs_are_external(tmp_path: Path) -> None:
+    found = workspace(tmp_path, {
+        "docker-compose.yml": "services:\n  orders-api:\n    build:\n      context: ./orders/src\n"
+                              "  broker:\n    image: rabbitmq:3-management\n",
+        "orders/src/Orders.csproj": "<Project />",
+        "orders/src/Program.cs": "class P {}",
+        "orders/tests/Orders.Tests.csproj": '<Project><ItemGroup><ProjectReference Include="../src/Orders.csproj" />'
+                                            "</ItemGroup></Project>",
+        "orders/tests/T.cs": "class T {}",
+        "docs/index.md": "# Docs\n",
+    })  # fmt: skip
+    assert services(found) == [("orders-api", "orders/src", "deployed")]
+    (orders,) = found.services
+    assert orders.extra == ("orders/tests",)  # the test project belongs to what it tests
+    assert found.service_of("orders/tests/T.cs") == "orders-api"
+    assert orders.evidence[0] == "docker-compose.yml:2: Compose service orders-api builds orders/src"
+    assert [(e.name, e.what) for e in found.externals] == [("broker", "rabbitmq:3-management")]
+    assert [(a.path, a.reason) for a in found.areas] == [("docs", "docs")]
+
+
+def test_without_a_deployment_a_generic_folder_name_walks_up(tmp_path: Path) -> None:
+    found = workspace(tmp_path, {
+        "billing/src/Billing.csproj": "<Project />", "billing/src/A.cs": "class A {}",
+        "search/app/package.json": "{}", "search/app/index.js": "x()\n",
+    })  # fmt: skip
+    assert services(found) == [("billing", "billing/src", "library"), ("search", "search/app", "library")]
+
+
+def test_kubernetes_workloads_tie_to_folders_through_skaffold_and_image_names(tmp_path: Path) -> None:
+    found = workspace(tmp_path, {
+        "skaffold.yaml": "apiVersion: skaffold/v4beta1\nkind: Config\nbuild:\n  artifacts:\n"
+                         "  - image: shop-frontend\n    context: src/frontend\n",
+        "k8s/frontend.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  template:\n"
+                             "    spec:\n      containers:\n      - name: web\n        image: shop-frontend:v1\n",
+        "k8s/cart.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: carts\nspec:\n  template:\n"
+                         "    spec:\n      containers:\n      - name: c\n        image: example.com/shop/cart:2\n"
+                         "---\napiVersion: apps/v1\nkind: StatefulSet\nmetadata:\n  name: cache\nspec:\n  template:\n"
+                         "    spec:\n      containers:\n      - name: r\n        image: redis:7\n",
+        "src/frontend/go.mod": "module x\n", "src/frontend/main.go": "package main\n\nfunc main() {}\n",
+        "src/cart/pom.xml": "<project />", "src/cart/src/main/java/A.java": "class A {}",
+    })  # fmt: skip
+    assert services(found) == [("carts", "src/cart", "deployed"), ("web", "src/frontend", "deployed")]
+    assert [e.name for e in found.externals] == ["cache"]
+    assert [(a.path, a.reason) for a in found.areas] == [("k8s", "manifests")]
+
+
+def test_aspire_app_hosts_name_their_projects_and_add_infrastructure(tmp_path: Path) -> None:
+    found = workspace(tmp_path, {
+        "src/AppHost/AppHost.csproj": "<Project />",
+        "src/AppHost/Program.cs": 'var builder = DistributedApplication.CreateBuilder(args);\n'
+                                  'var redis = builder.AddRedis("redis");\n'
+                                  'builder.AddProject<Projects.Basket_API>("basket-api").WithReference(redis);\n',
+        "src/Basket.API/Basket.API.csproj": "<Project />", "src/Basket.API/Program.cs": "class P {}",
+        "tests/Basket.UnitTests/Basket.UnitTests.csproj": "<Project />", "tests/Basket.UnitTests/T.cs": "class T {}",
+    })  # fmt: skip
+    assert services(found) == [("AppHost", "src/AppHost", "library"), ("basket-api", "src/Basket.API", "deployed")]
+    assert dict((s.name, s.extra) for s in found.services)["basket-api"] == ("tests/Basket.UnitTests",)
+    assert [(e.name, e.what) for e in found.externals] == [("redis", "redis")]
+
+
+def test_a_multi_project_build_root_is_no_service_and_its_modules_are(tmp_path: Path) -> None:
+    found = workspace(tmp_path, {
+        "settings.gradle": "include 'orders-service', 'orders-api', 'end-to-end-tests'\n",
+        "build.gradle": "plugins {}\n",
+        "orders-service/build.gradle": "", "orders-service/src/main/java/A.java": "class A {}",
+        "orders-api/src/main/java/B.java": "class B {}",
+        "end-to-end-tests/build.gradle": "", "end-to-end-tests/src/test/java/E.java": "class E {}",
+    })  # fmt: skip
+    assert services(found) == [("orders-api", "orders-api", "library"), ("orders-service", "orders-service", "library")]
+    assert [(a.path, a.reason) for a in found.areas] == [("end-to-end-tests", "tests")]
+
+
+def test_a_go_module_of_several_programs_is_split_into_them(tmp_path: Path) -> None:
+    main = "package main\n\nfunc main() {}\n"
+    found = workspace(tmp_path, {
+        "go.mod": "module example.com/x\n",
+        "greeter/server/main.go": main, "greeter/client/main.go": main, "echo/main.go": main,
+        "shared/util.go": "package shared\n", "proto/echo.proto": 'syntax = "proto3";\n',
+    })  # fmt: skip
+    assert services(found) == [
+        ("echo", "echo", "tool"),
+        ("greeter/client", "greeter/client", "tool"),  # both would be "greeter": both take their paths
+        ("greeter/server", "greeter/server", "tool"),
+        ("shared", "shared", "library"),
+    ]
+    assert [(a.path, a.reason) for a in found.areas] == [("proto", "protos")]
+
+
+def test_an_entrypoint_naming_a_program_makes_it_a_service_of_its_own(tmp_path: Path) -> None:
+    main = "package main\n\nfunc main() {}\n"
+    found = workspace(tmp_path, {
+        "compose.yaml": "services:\n  web:\n    image: acme/shop-web:1\n"
+                        "  bot:\n    image: acme/shop-web:1\n    entrypoint: shop-vote-bot\n",
+        "go.mod": "module example.com/x\n",
+        "shop-web/cmd/server/main.go": main, "shop-web/cmd/vote-bot/main.go": main, "shop-web/api/api.go": "package api\n",
+    })  # fmt: skip
+    assert services(found) == [("bot", "shop-web/cmd/vote-bot", "deployed"), ("web", "shop-web", "deployed")]
+
+
+def test_a_manifest_that_does_not_parse_or_names_a_missing_context_is_a_warning(tmp_path: Path) -> None:
+    found = workspace(tmp_path, {
+        "compose.yaml": "services:\n  web:\n    build: ./nowhere\n",
+        "deploy/bad.yaml": "apiVersion: v1\nkind: Deployment\nmetadata: [unclosed\n",
+        "web/package.json": "{}", "web/index.js": "x()\n",
+    })  # fmt: skip
+    assert [(w.path, w.line) for w in found.warnings] == [("compose.yaml", 2), ("deploy/bad.yaml", 4)]
+    assert "build context './nowhere' is not a folder of the workspace" in found.warnings[0].message
+    assert services(found) == [("web", "web", "library")]  # the index goes on with what it has
+
+
+def test_mesh_toml_always_wins_over_what_the_deployments_say(tmp_path: Path) -> None:
+    (tmp_path / "mesh.toml").write_text('[[services]]\nname = "storefront"\npath = "web"\n')
+    (tmp_path / "web").mkdir()
+    found = workspace(tmp_path, {
+        "compose.yaml": "services:\n  web:\n    build: ./web\n  db:\n    image: postgres:16\n",
+        "web/package.json": "{}",
+    })  # fmt: skip
+    assert [(s.name, s.path, s.origin) for s in found.services] == [("storefront", "web", "mesh.toml")]
+    assert [e.name for e in found.externals] == ["db"]
+
+
+def test_yaml_bombs_and_odd_tags_are_read_safely(tmp_path: Path) -> None:
+    bomb = "a: &a [x, x]\n" + "".join(f"{c}: &{c} [*{p}, *{p}, *{p}, *{p}]\n" for p, c in zip("abcdefgh", "bcdefghi"))
+    found = workspace(tmp_path, {
+        "compose.yaml": "services:\n  web:\n    build: ./web\n    ports: !reset []\n",
+        "k8s/bomb.yaml": "apiVersion: v1\nkind: ConfigMap\n" + bomb,
+        "web/package.json": "{}",
+    })  # fmt: skip
+    assert services(found) == [("web", "web", "deployed")] and found.warnings == ()
+
+
+@pytest.mark.skipif(not hasattr(os, "symlink"), reason="no symlinks here")
+def test_a_manifest_linked_from_outside_is_not_read(tmp_path: Path) -> None:
+    outside = tmp_path / "outside.yml"
+    outside.write_text("services:\n  secret:\n    image: evil:1\n")
+    root = tmp_path / "ws"
+    (root / "web").mkdir(parents=True)
+    (root / "web" / "package.json").write_text("{}")
+    (root / "compose.yml").symlink_to(outside)
+    found = discover_workspace(root, Config(), ["compose.yml", "web/package.json"])
+    assert found.externals == () and services(found) == [("web", "web", "library")]
