@@ -50,7 +50,7 @@ import attrs
 from ..parse import language_of, manifest_kind
 from ..parse import _deploy as deploy
 
-__all__ = ["Area", "Discovery", "External", "Warning", "discover", "structural"]
+__all__ = ["Area", "Discovery", "External", "ManifestWarning", "discover", "structural"]
 
 log = logging.getLogger("mesh.index")
 
@@ -83,7 +83,7 @@ _RANK: Final = {"compose": 0, "aspire": 0, "kubernetes": 1, "skaffold": 2, "dock
 
 
 @attrs.frozen
-class Warning:
+class ManifestWarning:
     path: str
     line: int
     message: str
@@ -109,7 +109,7 @@ class Discovery:
     #: (name, folder, origin, kind, evidence, extra folders), by folder.
     units: tuple[tuple[str, str, str, str, tuple[str, ...], tuple[str, ...]], ...]
     externals: tuple[External, ...]
-    warnings: tuple[Warning, ...]
+    warnings: tuple[ManifestWarning, ...]
 
 
 def structural(name: str) -> bool:
@@ -166,10 +166,10 @@ def _image_key(image: str) -> tuple[str, str]:
 
 class _Reader:
     def __init__(self, read: Callable[[str], bytes | None]) -> None:
-        self._read = read
+        self.raw = read
 
     def text(self, path: str) -> str | None:
-        data = self._read(path)
+        data = self.raw(path)
         if data is None or len(data) > _READ_MAX or b"\x00" in data[:4096]:
             return None
         return data.decode("utf-8", "replace").removeprefix("\ufeff")
@@ -203,7 +203,7 @@ class _Discoverer:
         for path in paths:
             self.files_in[_parent(path)].append(path.rsplit("/", 1)[-1])
         self.units: dict[str, _Unit] = {}
-        self.warnings: list[Warning] = []
+        self.warnings: list[ManifestWarning] = []
         self.externals: dict[str, External] = {}
         self.images: dict[str, str] = {}  # image repository -> folder that builds it
         self.programs: dict[str, list[str]] = {}  # Go module folder -> its program folders
@@ -242,11 +242,9 @@ class _Discoverer:
             if ecosystem == "make" and not self._has_code(folder):
                 continue
             if ecosystem is not None and not name.startswith("settings.gradle"):
-                self._unit(folder).ecosystems.add(ecosystem)
-                if kind == ".csproj" or kind == "go.mod":
-                    self._unit(folder).evidence.append(path)
-                elif not self._unit(folder).evidence:
-                    self._unit(folder).evidence.append(path)
+                unit = self._unit(folder)
+                unit.ecosystems.add(ecosystem)
+                unit.evidence.append(path)
         for folder in aggregators:
             keep = self._has_code(folder) or (f"{folder}/src/main" if folder else "src/main") in self.folders
             if folder in self.units and not keep:
@@ -311,7 +309,7 @@ class _Discoverer:
                     if target is not None and inner and _join(target, inner) in self.folders:
                         target = _join(target, inner)
                     if target is None or target not in self.folders:
-                        self.warnings.append(Warning(path, artifact.line, f"artifact {artifact.image}: context "
+                        self.warnings.append(ManifestWarning(path, artifact.line, f"artifact {artifact.image}: context "
                                                      f"{artifact.context!r} is not a folder of the workspace"))
                         continue
                     self.images.setdefault(_image_key(artifact.image)[0], target)
@@ -327,7 +325,7 @@ class _Discoverer:
                 workloads += [(path, workload) for workload in found]
             elif name.endswith(".cs") and ("AppHost" in path or name == "Program.cs"):
                 text = self.reader.text(path)
-                if text is not None and "AddProject<" in text or text is not None and "DistributedApplication" in text:
+                if text is not None:
                     aspire += [(path, resource) for resource in deploy.aspire(text)]
         return composes, workloads, aspire
 
@@ -335,7 +333,7 @@ class _Discoverer:
         if problem:
             match = re.match(r"line (\d+): (.*)", problem)
             line, message = (int(match[1]), match[2]) if match else (1, problem)
-            self.warnings.append(Warning(path, line, f"cannot be read as YAML: {message}"))
+            self.warnings.append(ManifestWarning(path, line, f"cannot be read as YAML: {message}"))
 
     def _deploy(self, folder: str, source: str, name: str, evidence: str, entrypoint: str = "") -> None:
         target = self._program_for(folder, entrypoint) if entrypoint else None
@@ -386,7 +384,7 @@ class _Discoverer:
             if service.context is not None:
                 context = _join(folder, service.context)
                 if context is None or context not in self.folders:
-                    self.warnings.append(Warning(path, service.line, f"service {service.name}: build context "
+                    self.warnings.append(ManifestWarning(path, service.line, f"service {service.name}: build context "
                                                  f"{service.context!r} is not a folder of the workspace"))  # fmt: skip
                     continue
                 target = context
@@ -449,7 +447,7 @@ class _Discoverer:
             module = max((m for m in modules if _within(folder, m)), key=len, default=None)
             if module is None or folder in found[module]:
                 continue
-            text = self.reader._read(path)
+            text = self.reader.raw(path)
             if text is not None and _GO_MAIN.search(text[:_READ_MAX]):
                 found[module].add(folder)
         self.programs = {module: sorted(folders) for module, folders in found.items()}

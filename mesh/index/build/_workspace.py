@@ -23,7 +23,7 @@ from typing import Final
 
 import attrs
 
-from ._services import Area, External, Warning, areas_of, discover
+from ._services import Area, External, ManifestWarning, areas_of, discover
 
 __all__ = [
     "Area",
@@ -31,7 +31,7 @@ __all__ = [
     "ConfigError",
     "External",
     "Service",
-    "Warning",
+    "ManifestWarning",
     "Workspace",
     "discover_services",
     "discover_workspace",
@@ -93,7 +93,7 @@ class Workspace:
     #: Outermost folders holding no service.
     areas: tuple[Area, ...] = ()
     externals: tuple[External, ...] = ()
-    warnings: tuple[Warning, ...] = ()
+    warnings: tuple[ManifestWarning, ...] = ()
     #: (folder, service name), longest folder first: the first that holds a path owns it.
     _claims: tuple[tuple[str, str], ...] = attrs.field(init=False, repr=False, eq=False)
 
