@@ -120,7 +120,7 @@ def test_an_entrypoint_naming_a_program_makes_it_a_service_of_its_own(tmp_path: 
     assert services(found) == [("bot", "shop-web/cmd/vote-bot", "deployed"), ("web", "shop-web", "deployed")]
 
 
-def test_a_manifest_that_does_not_parse_or_names_a_missing_context_is_a_warning(tmp_path: Path) -> None:
+def test_a_manifest_that_does_not_parse_or_names_a_missing_context_is_a_warning_INV_WS_2(tmp_path: Path) -> None:
     found = workspace(tmp_path, {
         "compose.yaml": "services:\n  web:\n    build: ./nowhere\n",
         "deploy/bad.yaml": "apiVersion: v1\nkind: Deployment\nmetadata: [unclosed\n",
@@ -131,7 +131,7 @@ def test_a_manifest_that_does_not_parse_or_names_a_missing_context_is_a_warning(
     assert services(found) == [("web", "web", "library")]  # the index goes on with what it has
 
 
-def test_mesh_toml_always_wins_over_what_the_deployments_say(tmp_path: Path) -> None:
+def test_mesh_toml_always_wins_over_what_the_deployments_say_INV_WS_1(tmp_path: Path) -> None:
     (tmp_path / "mesh.toml").write_text('[[services]]\nname = "storefront"\npath = "web"\n')
     (tmp_path / "web").mkdir()
     found = workspace(tmp_path, {
@@ -142,7 +142,7 @@ def test_mesh_toml_always_wins_over_what_the_deployments_say(tmp_path: Path) -> 
     assert [e.name for e in found.externals] == ["db"]
 
 
-def test_yaml_bombs_and_odd_tags_are_read_safely(tmp_path: Path) -> None:
+def test_yaml_bombs_and_odd_tags_are_read_safely_INV_WS_2(tmp_path: Path) -> None:
     bomb = "a: &a [x, x]\n" + "".join(f"{c}: &{c} [*{p}, *{p}, *{p}, *{p}]\n" for p, c in zip("abcdefgh", "bcdefghi"))
     found = workspace(tmp_path, {
         "compose.yaml": "services:\n  web:\n    build: ./web\n    ports: !reset []\n",
@@ -153,7 +153,7 @@ def test_yaml_bombs_and_odd_tags_are_read_safely(tmp_path: Path) -> None:
 
 
 @pytest.mark.skipif(not hasattr(os, "symlink"), reason="no symlinks here")
-def test_a_manifest_linked_from_outside_is_not_read(tmp_path: Path) -> None:
+def test_a_manifest_linked_from_outside_is_not_read_INV_WS_2(tmp_path: Path) -> None:
     outside = tmp_path / "outside.yml"
     outside.write_text("services:\n  secret:\n    image: evil:1\n")
     root = tmp_path / "ws"
@@ -162,3 +162,13 @@ def test_a_manifest_linked_from_outside_is_not_read(tmp_path: Path) -> None:
     (root / "compose.yml").symlink_to(outside)
     found = discover_workspace(root, Config(), ["compose.yml", "web/package.json"])
     assert found.externals == () and services(found) == [("web", "web", "library")]
+
+
+def test_a_build_context_leaving_the_workspace_is_a_warning_and_no_service_INV_WS_2(tmp_path: Path) -> None:
+    found = workspace(tmp_path / "ws", {
+        "compose.yaml": "services:\n  evil:\n    build: ../../etc\n",
+        "web/package.json": "{}",
+    })  # fmt: skip
+    assert services(found) == [("web", "web", "library")]
+    assert [(w.path, w.line) for w in found.warnings] == [("compose.yaml", 2)]
+    assert "/etc" not in found.warnings[0].message.replace("../../etc", "")

@@ -85,7 +85,7 @@ def test_golden_answers(view: View, case: str) -> None:
     assert_golden(NAME, case, text)
 
 
-def test_a_changed_rpc_impacts_its_callers_through_grpc(view: View) -> None:
+def test_a_changed_rpc_impacts_its_callers_through_grpc_and_areas_are_never_counted_INV_WS_3(view: View) -> None:
     """Release is called only at orders/orders/inventory.py:38 and implemented nowhere (FIXTURE.md)."""
     text = ask(view, changes=["acme.inventory.v1.Inventory/Release"], depth=1)
     assert verdict(text) == (1, 1)
