@@ -8,19 +8,25 @@ file-scoped ``namespace A.B;`` is a package-like declaration, neither a definiti
 A declaration's line is the first line after its attribute lists.
 
 gRPC work runs only when the bytes hold a generated-looking name (``X.XClient``, ``X.XBase``),
-``MapGrpcService``, ``AddGrpcClient``, ``CreateClient`` or a ``using static``. Generated names are
-recognised by shape, the qualifier written before them being the namespace ("" when none); a bare
-``SvcClient``/``SvcBase`` counts after ``using static Ns.Svc;``:
+``MapGrpcService``, ``AddGrpcClient``, ``CreateClient``, a ``using static`` or a ``using`` alias.
+Generated names are recognised by shape, the qualifier written before them being the namespace (""
+when none); a bare ``SvcClient``/``SvcBase`` counts after ``using static Ns.Svc;``, and a ``using``
+alias stands for what it names (``using C = Ns.Svc.SvcClient;`` makes ``C`` a client type, ``using
+S = Ns.Svc;`` makes ``S.SvcClient`` one, ``using P = Ns;`` makes ``P.Svc.SvcClient`` one of ``Ns``):
 
 * a class whose base list names ``[Ns.]Svc.SvcBase`` is a SERVER, with a HANDLER per ``public
   override`` method; ``app.MapGrpcService<X>()`` is a SERVER of X's service when X is such a class
   of this file (else no fact); ``MapGrpcHealthChecksService()`` and ``MapGrpcReflectionService()``
   are SERVERs of the runtime's standard ``Health`` and ``ServerReflection``;
 * ``new [Ns.]Svc.SvcClient(channel)``, a target-typed ``new(channel)`` whose target is declared
-  with that type, ``AddGrpcClient<Svc.SvcClient>`` and ``CreateClient<Svc.SvcClient>`` are CLIENTs;
+  with that type, ``AddGrpcClient<Svc.SvcClient>`` and ``CreateClient<Svc.SvcClient>`` are CLIENTs
+  (``AddGrpcClient`` registers the client with dependency injection and returns a builder: what is
+  called on it is configuration, never a CALL);
 * a local, field, property, parameter or primary-constructor parameter declared with the client
-  type, or assigned a client, holds one; any method called on a holder (``x.M()``, ``this.x.M()``,
-  ``x?.M()``) is a CALL of ``M`` as written, bar ``object``'s own methods.
+  type, or assigned a client, holds one, as does a call of a method or local function of the class
+  declared to return one (``GetClient().M()``, ``Task<Svc.SvcClient>`` awaited too); any method
+  called on a holder (``x.M()``, ``this.x.M()``, ``x?.M()``) is a CALL of ``M`` as written, bar
+  ``object``'s own methods.
 
 Holders are looked up by scope: method-like scopes (methods, constructors, accessors, local
 functions, lambdas) nested by byte range, then the fields of the enclosing classes.
@@ -82,8 +88,10 @@ _KINDS: Final = {
     "function": "function",
 }
 _GRPC_HINT: Final = re.compile(
-    rb"\b(\w+)\.\1(?:Client|Base)\b|MapGrpc|AddGrpcClient|CreateClient|using\s+static\b"
+    rb"\b(\w+)\.\1(?:Client|Base)\b|MapGrpc|AddGrpcClient|CreateClient|using\s+(?:static\b|\w+\s*=)"
 )
+#: Awaitables whose result a method returning a client hands over (``Task<Svc.SvcClient>``).
+_AWAITABLES: Final = frozenset({"Task", "ValueTask"})
 #: ASP.NET Core's registrations of the runtime's standard services: method -> (service, namespace)
 _STANDARD_REGISTRATIONS: Final = {
     "MapGrpcHealthChecksService": ("Health", "Grpc.Health.V1"),
@@ -151,6 +159,10 @@ class _Extraction:
     imports: list[Import] = attrs.field(factory=list)
     #: the last segment of each ``using static`` (``Orders`` for ``using static Acme.Orders.Orders;``)
     static_services: set[str] = attrs.field(factory=set)
+    #: ``using`` alias -> the name it stands for (``C`` -> ``Acme.Orders.OrdersClient`` node)
+    aliases: dict[str, tree_sitter.Node] = attrs.field(factory=dict)
+    #: method or local function name -> (declaration, client) of those of that name declared to return a client
+    returns: dict[str, list[tuple[tree_sitter.Node, tuple[str, str]]]] = attrs.field(factory=dict)
     scopes: Ranges = attrs.field(factory=lambda: Ranges(()))
     classes: Ranges = attrs.field(factory=lambda: Ranges(()))
     locals: dict[int, dict[str, list[_Binding]]] = attrs.field(factory=dict)
@@ -215,6 +227,8 @@ class _Extraction:
                 self.imports.append(Import(self.text(target[-1]), _ts.line(node)))
                 if any(c.type == "static" for c in node.children):
                     self.static_services.add(self.text(_last_segment(target[-1])))
+                elif node.child_by_field_name("name") is not None:
+                    self.aliases.setdefault(self.text(node.child_by_field_name("name")), target[-1])
 
     # -- gRPC: bindings ---------------------------------------------------------------------
 
@@ -222,6 +236,12 @@ class _Extraction:
         captures = safe_captures(_query("grpc"), self.root)
         self.scopes = Ranges(captures.get("scope", ()))
         self.classes = Ranges(captures.get("class", ()))
+        for node in captures.get("scope", ()):
+            if node.type in ("method_declaration", "local_function_statement"):
+                returned = node.child_by_field_name("returns" if node.type == "method_declaration" else "type")
+                client = self._client_type(self._awaited(returned))
+                if client is not None:
+                    self.returns.setdefault(self.text(node.child_by_field_name("name")), []).append((node, client))
         self._bind(captures)
         for node in captures.get("bases", ()):
             self._server(node)
@@ -329,9 +349,13 @@ class _Extraction:
             node = node.child_by_field_name("type")
         return self._generated(node, "Client")
 
-    def _generated(self, node: tree_sitter.Node | None, suffix: str) -> tuple[str, str] | None:
-        """(service, namespace) of a qualified generated name ``[Ns.]Svc.Svc<suffix>``."""
+    def _generated(self, node: tree_sitter.Node | None, suffix: str, aliased: bool = True) -> tuple[str, str] | None:
+        """(service, namespace) of a qualified generated name ``[Ns.]Svc.Svc<suffix>``, ``using``
+        aliases followed (``aliased``: the names of an alias's target are never aliases themselves)."""
         if node is not None and node.type == "identifier":
+            target = self.aliases.get(self.text(node)) if aliased else None
+            if target is not None:
+                return self._generated(target, suffix, aliased=False)
             service = self.text(node)[: -len(suffix)]
             if self.text(node) == service + suffix and service in self.static_services:
                 return service, ""
@@ -340,6 +364,10 @@ class _Extraction:
             return None
         name = self.text(node.child_by_field_name("name"))
         qualifier = node.child_by_field_name("qualifier")
+        if qualifier is None:
+            return None
+        if aliased and qualifier.type == "identifier" and self.text(qualifier) in self.aliases:
+            qualifier = self.aliases[self.text(qualifier)]  # ``S.SvcClient`` after ``using S = Ns.Svc;``
         service = self.text(_last_segment(qualifier))
         if name != service + suffix or not service:
             return None
@@ -347,6 +375,8 @@ class _Extraction:
         if qualifier.type == "alias_qualified_name":
             outer = qualifier.child_by_field_name("alias")
             return service, f"{self.text(outer)}::" if outer is not None else ""
+        if aliased and outer is not None and outer.type == "identifier" and self.text(outer) in self.aliases:
+            outer = self.aliases[self.text(outer)]  # ``P.Svc.SvcClient`` after ``using P = Ns;``
         return service, self.text(outer)
 
     def _client(self, node: tree_sitter.Node | None, depth: int) -> tuple[str, str] | None:
@@ -368,7 +398,7 @@ class _Extraction:
         if kind == "cast_expression":
             return self._client_type(node.child_by_field_name("type"))
         if kind == "invocation_expression":
-            return self._factory_client(node)
+            return self._factory_client(node, ("CreateClient",)) or self._returned_client(node)
         if kind == "identifier":
             if not self._maybe_client_name(self.text(node)):
                 return None
@@ -397,7 +427,9 @@ class _Extraction:
             )
         return known
 
-    def _factory_client(self, node: tree_sitter.Node) -> tuple[str, str] | None:
+    def _factory_client(
+        self, node: tree_sitter.Node, factories: tuple[str, ...] = ("CreateClient", "AddGrpcClient")
+    ) -> tuple[str, str] | None:
         """(service, namespace) of ``CreateClient<Svc.SvcClient>(...)`` / ``AddGrpcClient<...>(...)``."""
         function = node.child_by_field_name("function")
         if function is not None and function.type == "member_access_expression":
@@ -405,11 +437,36 @@ class _Extraction:
         if function is None or function.type != "generic_name":
             return None
         name = self.text(function.named_child(0))
-        if name not in ("CreateClient", "AddGrpcClient"):
+        if name not in factories:
             return None
         arguments = next((c for c in function.named_children if c.type == "type_argument_list"), None)
         first = arguments.named_child(0) if arguments is not None and arguments.named_child_count else None
         return self._client_type(first)
+
+    def _returned_client(self, node: tree_sitter.Node) -> tuple[str, str] | None:
+        """(service, namespace) of ``M()`` / ``this.M()`` when ``M`` is a method or local function of
+        the calling class (or of the top-level statements) declared to return a client."""
+        function = node.child_by_field_name("function")
+        if function is not None and self._this_member(function):
+            function = function.child_by_field_name("name")
+        if function is None or function.type != "identifier":
+            return None
+        declared = self.returns.get(self.text(function))
+        if not declared:
+            return None
+        chain = set(self.classes.chain(self.classes.innermost(node.start_byte, node.end_byte)))
+        for method, client in declared:
+            klass = self.classes.innermost(method.start_byte, method.end_byte)
+            if klass in chain or (klass < 0 and not chain):
+                return client
+        return None
+
+    def _awaited(self, node: tree_sitter.Node | None) -> tree_sitter.Node | None:
+        """``T`` of ``Task<T>`` / ``ValueTask<T>``, else the type itself."""
+        if node is None or node.type != "generic_name" or self.text(node.named_child(0)) not in _AWAITABLES:
+            return node
+        arguments = next((c for c in node.named_children if c.type == "type_argument_list"), None)
+        return arguments.named_child(0) if arguments is not None and arguments.named_child_count == 1 else None
 
     def _target_type(self, node: tree_sitter.Node) -> tuple[str, str] | None:
         """(service, namespace) of a target-typed ``new(...)`` whose target is declared as a client."""

@@ -8,25 +8,31 @@ fields, parameters, ``var`` specs, assignments and keyed composite-literal eleme
 Generated code is recognised by shape and arity: ``<ns>.Register<Svc>Server(s, impl)`` (two
 arguments) is a SERVER, ``<ns>.New<Svc>Client(conn)`` (one argument, not a context) a CLIENT, which
 keeps out the ``NewXClient(ctx, opts...)`` constructors of other libraries. Clients
-(``<ns>.<Svc>Client`` values, never pointers) are followed by a flow-insensitive data flow run to a
-fixed point: a variable holds one when assigned one (``:=``, ``=``, ``var``) or declared with that
-type, function scopes over package scope, the latest assignment before a use winning; a struct
-field holds one when declared ``<ns>.<Svc>Client``, assigned one or set in a composite literal. A
-selector ``x.f`` is resolved through the type of ``x`` when the file shows it (a receiver,
-parameter or variable of a struct type declared here), else conservatively by field name. A call
-``c.M(ctx, ...)`` of an exported method with arguments on a client is a CALL of ``M``.
-Implementing types are structs embedding ``<ns>.Unimplemented<Svc>Server``/``Unsafe<Svc>Server``
-and the types of the values passed to ``Register<Svc>Server`` (``&T{}``, ``T{}``, a local ``newT()``
-declared returning ``*T``, a variable holding one); each gets a SERVER fact per service it serves
-and one HANDLER per exported method with that receiver: a type serving a standard service too
-(``healthpb.RegisterHealthServer(s, srv)`` with the main server) gives the methods that service
-declares (``Check``, ``Watch``) to it alone, the others to the rest. ``reflection.Register(s)`` of
-grpc-go's reflection package is a SERVER of the runtime's ``ServerReflection``. Methods in other
-files of the package and structs embedding a server type are the resolver's.
+(``<ns>.<Svc>Client`` values, never pointers; ``<ns>.<Svc>_<Method>Client`` is a method's stream, no
+client) are followed by a flow-insensitive data flow run to a fixed point: a variable holds one when
+assigned one (``:=``, ``=``, ``var``) or declared with that type, function scopes over package
+scope, the latest assignment before a use winning; a struct field holds one when declared
+``<ns>.<Svc>Client``, assigned one or set in a composite literal. A selector ``x.f`` is resolved
+through the type of ``x`` when the file shows it (a receiver, parameter or variable of a struct type
+declared here), else conservatively by field name. A call ``c.M(ctx, ...)`` of an exported method
+with arguments on a client is a CALL of ``M``. Implementing types are structs embedding
+``<ns>.Unimplemented<Svc>Server``/``Unsafe<Svc>Server`` and the types of the values passed to
+``Register<Svc>Server`` (``&T{}``, ``T{}``, a local ``newT()`` declared returning ``*T``, a variable
+holding one); each gets a SERVER fact per service it serves and one HANDLER per exported method with
+that receiver shaped as the generated ``<Svc>Server`` interface shapes an RPC (the file rarely shows
+which methods the service declares, but never one of another shape: ``M(ctx context.Context, req)
+(resp, error)``, or ``error`` from a method whose last of one or two parameters is a stream
+``<ns>.<Svc>_<M>Server`` / ``grpc.*StreamingServer[...]``; ``Close()``, ``Run() error`` are not
+RPCs): a type serving a standard service too (``healthpb.RegisterHealthServer(s, srv)`` with the
+main server) gives the methods that service declares (``Check``, ``Watch``) to it alone, the others
+to the rest. ``reflection.Register(s)`` of grpc-go's reflection package is a SERVER of the runtime's
+``ServerReflection``. Methods in other files of the package and structs embedding a server type are
+the resolver's.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Final
 
 import tree_sitter
@@ -63,6 +69,9 @@ _CONTEXTS: Final = frozenset({"ctx", "context.Background()", "context.TODO()"})
 
 #: Expressions that can evaluate to a client (anything else is never followed).
 _MAYBE_CLIENT: Final = frozenset({"identifier", "selector_expression", "call_expression", "parenthesized_expression"})
+
+#: ``<Svc>_<Method>``: the generated stream of a method (``Echo_BidirectionalStreamingEchoClient``), no client.
+_STREAM: Final = re.compile(r"_[A-Z]")
 
 #: How deep an expression is followed through parentheses.
 _DEPTH_MAX: Final = 16
@@ -269,7 +278,7 @@ class _Grpc:
                 self.facts.add(GrpcRole.SERVER, service, "", self.defs.nodes[index], namespace)
             for method in self.methods.get(type_name, ()):
                 name = self.defs.facts[method].name
-                if not name[:1].isupper():
+                if not name[:1].isupper() or not self.rpc_shaped(self.defs.nodes[method]):
                     continue
                 # a type serving a standard service too (health on the main server) gives it its methods
                 spelling = method_spelling(name)
@@ -292,7 +301,40 @@ class _Grpc:
         if node is None or node.type != "qualified_type":
             return None
         service = strip_affixes(self.text(node.child_by_field_name("name")), "", "Client")
-        return (service, self.text(node.child_by_field_name("package"))) if service else None
+        if not service or _STREAM.search(service):
+            return None
+        return service, self.text(node.child_by_field_name("package"))
+
+    def rpc_shaped(self, method: tree_sitter.Node) -> bool:
+        """Whether a method has a shape grpc-go's generated ``<Svc>Server`` interface gives its methods:
+        ``M(ctx context.Context, req *Req) (*Resp, error)``, or ``error`` from a stream's handler whose
+        last parameter is a stream (``pb.Svc_MServer``, ``grpc.BidiStreamingServer[Req, Resp]``)."""
+        parameters = method.child_by_field_name("parameters")
+        kinds: list[tree_sitter.Node | None] = []
+        for declaration in parameters.named_children if parameters is not None else ():
+            if declaration.type != "parameter_declaration":
+                return False  # variadic (or junk)
+            kinds += [declaration.child_by_field_name("type")] * max(1, len(_names(declaration)))
+        result = method.child_by_field_name("result")
+        if result is not None and result.type == "parameter_list":
+            results = [declaration.child_by_field_name("type") for declaration in result.named_children]
+        else:
+            results = [result] if result is not None else []
+        if not results or self.type_name(results[-1]) != "error" or not 1 <= len(kinds) <= 2:
+            return False
+        if len(results) == 2:
+            return len(kinds) == 2 and self.type_name(kinds[0]) == "Context"
+        return len(results) == 1 and self.type_name(kinds[-1]).endswith("Server")
+
+    def type_name(self, node: tree_sitter.Node | None) -> str:
+        """The name of a type as written, without its package, pointer or type arguments."""
+        if node is not None and node.type == "pointer_type":
+            node = node.named_child(0)
+        if node is not None and node.type == "generic_type":
+            node = node.child_by_field_name("type")
+        if node is not None and node.type == "qualified_type":
+            node = node.child_by_field_name("name")
+        return self.text(node) if node is not None and node.type == "type_identifier" else ""
 
     def field(self, declaration: tree_sitter.Node) -> None:
         struct = self.struct_of(declaration)

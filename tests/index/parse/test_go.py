@@ -285,7 +285,7 @@ def test_no_calls_on_other_things_named_the_same() -> None:
             prometheus.RegisterMetricsServer(reg)
         }
 
-        func (s *server) Ping(ctx context.Context) {
+        func (s *server) Ping(ctx context.Context, req *pb.PingRequest) (*pb.PingReply, error) {
             s.orders.String()
             pb.RegisterOrdersServer(grpcServer, /* the one above */ s)
         }
