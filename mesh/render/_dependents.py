@@ -1,7 +1,11 @@
 """The Markdown of ``dependents``: what the target was read as, then its dependents by service.
 
-Dependents come sorted by service, level and path (:func:`mesh.index.query._graph.find_dependents`). A
-page is a prefix of that list from ``offset`` that stays within ``page_bytes`` (at least one
+A message or enum is followed by the RPCs carrying it (in the request or response, at any depth,
+with the route of fields to it). The count of dependents names the services holding them; files of
+no service (areas, root files) are counted apart, never as a service.
+
+Dependents come sorted by service, level and path (:func:`mesh.index.query._graph.find_dependents`).
+A page is a prefix of that list from ``offset`` that stays within ``page_bytes`` (at least one
 dependent), so following the cursors shows each dependent exactly once. Each service opens with a
 heading that counts all its dependents (not only those on the page); each dependent is one line:
 its level, ``path:line`` of its first piece of evidence (the last hop of its chain), what that line
@@ -16,11 +20,11 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Final
 
-from ..index.query._graph import Dependent, Edge, EdgeKind, Found, Location, Scope, Target
+from ..index.query._graph import Carrier, Dependent, Edge, EdgeKind, Found, Location, Scope, Target
 from ._paging import Paging, code, paging_footer
 from ._search import PAGE_BYTES
 
-__all__ = ["dependent_line", "describe_target", "render_dependents", "service_heading"]
+__all__ = ["carried_by", "dependent_line", "describe_target", "render_dependents", "service_heading"]
 
 TOOL: Final = "dependents"
 #: A module or name longer than this is shown cut, with an ellipsis.
@@ -29,6 +33,8 @@ WHAT_CHARS_MAX: Final = 120
 LOCATIONS_MAX: Final = 5
 #: Further evidence lines listed after the first.
 MORE_LINES_MAX: Final = 5
+#: RPCs carrying a message listed before "and N more".
+CARRIERS_MAX: Final = 10
 
 
 def render_dependents(
@@ -44,7 +50,7 @@ def render_dependents(
     everyone = found.dependents
     shown_set = tuple(d for d in everyone if scope is None or scope.holds(d.path, d.service))
     total = len(shown_set)
-    head = f"## Dependents of {code(target.name)}\n\n{describe_target(target)}\n"
+    head = f"## Dependents of {code(target.name)}\n\n{describe_target(target)}{carried_by(target, found.carriers)}\n"
     head += _summary(found, shown_set, scope)
     if total == 0:
         return head
@@ -74,12 +80,22 @@ def _summary(found: Found, dependents: Sequence[Dependent], scope: Scope | None)
             return f"\nNothing depends on {name} {within}.\n"
         where = ""
     levels = Counter(d.level for d in dependents)
-    services = len({d.service for d in dependents})
     by_level = ", ".join(f"{levels[level]} at level {level}" for level in sorted(levels))
-    return (
-        f"\n{len(dependents)} dependent{_s(len(dependents))} in {services} service{_s(services)}{where}"
-        f" {within}: {by_level}.\n"
-    )
+    return f"\n{_counted(dependents)}{where} {within}: {by_level}.\n"
+
+
+def _counted(dependents: Sequence[Dependent]) -> str:
+    """``N dependents in K services``; those of no service (areas, root files) are counted apart,
+    never as a service."""
+    services = len({d.service for d in dependents if d.service})
+    outside = sum(1 for d in dependents if not d.service)
+    total = f"{len(dependents)} dependent{_s(len(dependents))}"
+    if not outside:
+        return f"{total} in {services} service{_s(services)}"
+    if not services:
+        return f"{total} in no service (areas, root files)"
+    inside = len(dependents) - outside
+    return f"{total} ({inside} in {services} service{_s(services)}, {outside} in no service: areas, root files)"
 
 
 def _per_service(dependents: Sequence[Dependent]) -> dict[str, Counter[int]]:
@@ -150,11 +166,15 @@ def phrase(edge: Edge) -> str:
         "field": f"field {what} has type {about}",
         "request": f"rpc {what} takes {about}",
         "response": f"rpc {what} returns {about}",
+        "use": f"names {what}, generated from {about}",
     }.get(edge.role, f"{edge.role} {what}")
+    inside = f" in {code(_cut(edge.path))}" if edge.path else ""
     if edge.kind == EdgeKind.MESSAGE and edge.role == "import":
         text += f", naming {about}"
     elif edge.kind == EdgeKind.MESSAGE and edge.role in ("call", "handler"):
-        text += f", which takes or returns {about}"
+        text += f", which carries {about}{inside}" if inside else f", which takes or returns {about}"
+    elif edge.kind == EdgeKind.MESSAGE and edge.role in ("request", "response"):
+        text += inside
     return text
 
 
@@ -195,6 +215,20 @@ def describe_target(target: Target) -> str:
         text = f"{kind[0].upper()}{kind[1:]} defined at {where}."
     notes = "".join(f" Note: {note}." for note in target.also)
     return f"{text}{notes}"
+
+
+def carried_by(target: Target, carriers: Sequence[Carrier]) -> str:
+    """For a message or enum: the RPCs whose request or response holds it, at any depth, each with
+    the route of fields to it (a sentence starting with a space), else ""."""
+    if target.kind not in ("proto message", "proto enum"):
+        return ""
+    mine = [carrier for carrier in carriers if carrier.message == target.name]
+    if not mine:
+        return " No RPC takes or returns it, at any depth."
+    listed = ", ".join(f"{code(c.rpc)} ({c.role} {code(_cut(c.path))})" for c in mine[:CARRIERS_MAX])
+    more = len(mine) - CARRIERS_MAX
+    listed += f" and {more} more" if more > 0 else ""
+    return f" Carried by {len(mine)} RPC{_s(len(mine))}, in the request or response at any depth: {listed}."
 
 
 def _locations(locations: Sequence[Location]) -> str:

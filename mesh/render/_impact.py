@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Final
 
-from ..index.query._graph import Found, Impact, ImpactRow, Target
-from ._dependents import _s, describe_target, page_by_service, service_name
+from ..index.query._graph import Found, Impact, ImpactRow
+from ._dependents import _s, carried_by, describe_target, page_by_service, service_name
 from ._paging import Paging, code, paging_footer
 from ._search import PAGE_BYTES
 
@@ -56,7 +56,7 @@ def render_impact(
     verdict = f"\n{impact.impacted} service{_s(impact.impacted)} impacted, {impact.via_grpc} via gRPC\n"
     parts = [head]
     if offset == 0:
-        parts.append(_changes(found.targets, missing))
+        parts.append(_changes(found, missing))
         parts.append(_table(impact.rows))
         if total:
             parts.append("\n### Evidence\n")
@@ -76,10 +76,11 @@ def render_impact(
     return "".join(parts) + ("\n" + footer if footer else "")
 
 
-def _changes(targets: Sequence[Target], missing: Sequence[str]) -> str:
+def _changes(found: Found, missing: Sequence[str]) -> str:
+    targets = found.targets
     lines = ["\nChanged:\n"]
     for target in targets[:CHANGES_MAX]:
-        lines.append(f"- {code(target.name)}: {describe_target(target)}\n")
+        lines.append(f"- {code(target.name)}: {describe_target(target)}{carried_by(target, found.carriers)}\n")
     if len(targets) > CHANGES_MAX:
         lines.append(f"- and {len(targets) - CHANGES_MAX} more\n")
     if not targets:

@@ -121,6 +121,7 @@ def test_an_entrypoint_naming_a_program_makes_it_a_service_of_its_own(tmp_path: 
 
 
 def test_a_manifest_that_does_not_parse_or_names_a_missing_context_is_a_warning_INV_WS_2(tmp_path: Path) -> None:
+    """INV-WS-2."""
     found = workspace(tmp_path, {
         "compose.yaml": "services:\n  web:\n    build: ./nowhere\n",
         "deploy/bad.yaml": "apiVersion: v1\nkind: Deployment\nmetadata: [unclosed\n",
@@ -132,6 +133,7 @@ def test_a_manifest_that_does_not_parse_or_names_a_missing_context_is_a_warning_
 
 
 def test_mesh_toml_always_wins_over_what_the_deployments_say_INV_WS_1(tmp_path: Path) -> None:
+    """INV-WS-1."""
     (tmp_path / "mesh.toml").write_text('[[services]]\nname = "storefront"\npath = "web"\n')
     (tmp_path / "web").mkdir()
     found = workspace(tmp_path, {
@@ -143,6 +145,7 @@ def test_mesh_toml_always_wins_over_what_the_deployments_say_INV_WS_1(tmp_path: 
 
 
 def test_yaml_bombs_and_odd_tags_are_read_safely_INV_WS_2(tmp_path: Path) -> None:
+    """INV-WS-2."""
     bomb = "a: &a [x, x]\n" + "".join(f"{c}: &{c} [*{p}, *{p}, *{p}, *{p}]\n" for p, c in zip("abcdefgh", "bcdefghi"))
     found = workspace(tmp_path, {
         "compose.yaml": "services:\n  web:\n    build: ./web\n    ports: !reset []\n",
@@ -154,6 +157,7 @@ def test_yaml_bombs_and_odd_tags_are_read_safely_INV_WS_2(tmp_path: Path) -> Non
 
 @pytest.mark.skipif(not hasattr(os, "symlink"), reason="no symlinks here")
 def test_a_manifest_linked_from_outside_is_not_read_INV_WS_2(tmp_path: Path) -> None:
+    """INV-WS-2."""
     outside = tmp_path / "outside.yml"
     outside.write_text("services:\n  secret:\n    image: evil:1\n")
     root = tmp_path / "ws"
@@ -165,6 +169,7 @@ def test_a_manifest_linked_from_outside_is_not_read_INV_WS_2(tmp_path: Path) -> 
 
 
 def test_a_build_context_leaving_the_workspace_is_a_warning_and_no_service_INV_WS_2(tmp_path: Path) -> None:
+    """INV-WS-2."""
     found = workspace(tmp_path / "ws", {
         "compose.yaml": "services:\n  evil:\n    build: ../../etc\n",
         "web/package.json": "{}",

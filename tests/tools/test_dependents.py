@@ -95,19 +95,33 @@ def test_an_rpc_has_its_calls_and_handlers(view: View) -> None:
     )
 
 
-def test_a_proto_message_is_used_by_fields_and_by_code_naming_it(view: View) -> None:
-    """Money: a field of Order, Order.Item (three copies of orders.proto) and of ChargeRequest and
-    RefundRequest; imported by name in Ledger.java and PaymentsServiceTest.java."""
+def test_a_proto_message_is_used_by_fields_rpcs_carrying_it_and_code_naming_it(view: View) -> None:
+    """Money: a field of Order (`total`), Order.Item (three copies of orders.proto), ChargeRequest
+    and RefundRequest (`amount`), so GetOrder, PlaceOrder and CancelOrder (returning Order) and
+    Charge and Refund carry it: their declarations, calls and handlers use it; Ledger.java and
+    PaymentsServiceTest.java import it by name and name it."""
     text = ask(view, target="acme.common.v1.Money", depth=1)
     assert re.findall(r"- L1 `([^`]+)`", text) == [
-        "gateway/protos/orders.proto:33",
-        "orders/protos/orders.proto:33",
+        "gateway/protos/orders.proto:14",
+        "gateway/src/orders.ts:45",
+        "gateway/src/payments.ts:25",
+        "inventory/internal/orders/client.go:33",
+        "orders/orders/service.py:22",
+        "orders/protos/orders.proto:14",
+        "payments/src/main/java/com/acme/payments/PaymentsService.java:24",
         "payments/src/main/java/com/acme/payments/ledger/Ledger.java:3",
+        "payments/src/main/java/com/acme/payments/orders/GrpcOrderLookup.java:21",
         "payments/src/test/java/com/acme/payments/PaymentsServiceTest.java:5",
-        "proto/acme/orders/v1/orders.proto:33",
-        "proto/acme/payments/v1/payments.proto:27",
+        "shipping/src/orders.rs:25",
+        "proto/acme/orders/v1/orders.proto:14",
+        "proto/acme/payments/v1/payments.proto:15",
     ]
-    assert "(also line 40)" in text and "(also line 42)" in text
+    assert "rpc `Orders/GetOrder` returns `acme.common.v1.Money` in `Order.total` (also lines 15, 16, 33, 40)" in text
+    charge = "calls `acme.payments.v1.Payments/Charge`, which carries `acme.common.v1.Money` in `ChargeRequest.amount`"
+    assert charge in text
+    assert "Carried by 5 RPCs" in text and "`acme.payments.v1.Payments/Refund` (request `RefundRequest.amount`)" in text
+    # 13 files, two of them in the area proto/: five services, never six (INV-WS-3)
+    assert "13 dependents (11 in 5 services, 2 in no service: areas, root files)" in text
 
 
 def test_a_short_proto_name_that_is_also_a_code_symbol_says_so(view: View) -> None:

@@ -86,7 +86,8 @@ def test_golden_answers(view: View, case: str) -> None:
 
 
 def test_a_changed_rpc_impacts_its_callers_through_grpc_and_areas_are_never_counted_INV_WS_3(view: View) -> None:
-    """Release is called only at orders/orders/inventory.py:38 and implemented nowhere (FIXTURE.md)."""
+    """Release is called only at orders/orders/inventory.py:38 and implemented nowhere (FIXTURE.md);
+    the changed proto lies in the area proto/, which the verdict never counts (INV-WS-3)."""
     text = ask(view, changes=["acme.inventory.v1.Inventory/Release"], depth=1)
     assert verdict(text) == (1, 1)
     assert row(text, "orders") == ["–", "–", "–", "1", "–", "–"]
@@ -96,14 +97,18 @@ def test_a_changed_rpc_impacts_its_callers_through_grpc_and_areas_are_never_coun
     assert text.index("| `orders` |") < text.index("| (no service: areas and root files) |")
 
 
-def test_a_changed_message_is_used_by_fields_imports_and_rpc_callers(view: View) -> None:
-    """ChargeRequest: named by PaymentsService.java:5 and PaymentsServiceTest.java:7 (which also import
-    PaymentsGrpc, generated from the same file: a direct import); taken by Charge, which
-    gateway/src/payments.ts:25 and orders/orders/service.py:58 call and PaymentsService implements."""
+def test_a_changed_message_is_used_by_code_naming_it_and_rpc_callers(view: View) -> None:
+    """ChargeRequest: named by PaymentsService.java:5 and PaymentsServiceTest.java:7 (their import of
+    PaymentsGrpc, generated from the same file, is no use of it) and by orders/orders/service.py:52
+    (`payments_pb2.ChargeRequest(`); taken by Charge, which gateway/src/payments.ts:25 and
+    orders/orders/service.py:58 call and PaymentsService implements. orders/tests/test_service.py
+    imports payments_pb2 but names only ChargeResponse: not a dependent."""
     text = ask(view, changes=["acme.payments.v1.ChargeRequest"], depth=1)
     assert row(text, "gateway") == ["–", "–", "–", "–", "1", "–"]
-    assert row(text, "payments") == ["–", "2", "–", "–", "2", "1"]
-    assert "`orders/orders/service.py:9` imports `acme.payments.v1`" in text
+    assert row(text, "orders") == ["–", "–", "–", "–", "1", "–"]
+    assert row(text, "payments") == ["–", "–", "–", "–", "2", "1"]
+    assert "`orders/orders/service.py:52` names `payments_pb2.ChargeRequest`" in text
+    assert "test_service.py" not in text
     assert verdict(text) == (3, 3)
 
 

@@ -38,16 +38,34 @@ further: it is never expanded to the next level.
 Contracts have finer edges, used for the first hop from a proto message, an RPC, a proto service, a
 proto package or a ``.proto`` file (whose every message counts):
 
-- a message M is used by proto fields and RPC signatures naming it (written types resolved with
-  protobuf's scoping; a ``.proto`` that defines M itself, such as a copy, uses its own), by code
-  importing the generated code of a file defining M (an import that names only other messages or
-  services of that file does not count), and by the calls and handlers of RPCs taking or returning M;
+- a message M is used by proto fields naming it (written types resolved with protobuf's scoping; a
+  ``.proto`` that defines M itself, such as a copy, uses its own);
+- by every RPC whose request or response holds M at any depth (itself, a field, a field of a field,
+  across imported files, cycles cut: :meth:`._messages.Messages.routes`, which ``grpc_trace``'s drift
+  comparison shares), with the route of fields (``CreateInvoiceResponse.items[].price``): the RPC's
+  declarations in other ``.proto`` files, its calls and its handlers. These RPCs are the
+  :class:`Carrier` s of :class:`Found`, each once, by its shortest route;
+- by code that names M's generated type in its language's spelling (Go ``pb.Order_Item``, Python
+  ``orders_pb2.Order.Item``, Java/Kotlin ``Order.Item``, C# ``Order.Types.Item``, C++ ``v1::Order_Item``,
+  Rust ``order::Item``...): the import line when it names M (``import ...v1.Money``, ``use ...::Money``),
+  and the lines of the stored text that spell M, qualified by what an import of M's generated code
+  binds (an alias, the module: ``pb.Money``, ``money_pb2.Money``, ``v1::Money``), or alone where an
+  import puts the name itself in scope (the type imported, a wildcard, a C# namespace) and no other
+  import or type of the service takes that name. The imports looked at are those resolved to a
+  ``.proto`` defining M or to another file of its package (a Go package generated from several
+  files), those naming M's package (Rust's ``crate::pb::acme::v1``), those of a module the resolver
+  left unresolved named after the ``.proto`` (``./gen/money_pb``), and Rust ``use``s of the module
+  that includes prost's code of the package (``mod pb { tonic::include_proto!("acme.v1"); }``).
+  Importing the generated code without naming M is no use of M;
 - an RPC is used by its calls and its handlers; a proto service by its clients, calls, servers and
   handlers.
 
 **Levels.** Level 1 is the first hop from the target, level k+1 the files not yet seen that depend
 on a level-k file through file edges: one batched query per table and level, each through an
 index (``imports_target``, ``grpc_service_key``, ``grpc_method_key``, ``grpc_file``, ``files.path``).
+A ``.proto`` reached only through message uses follows the data instead: what depends on it next is
+what uses the messages whose fields hold the changed one (their fields elsewhere, the code naming
+them), not every importer of its generated code.
 The target's own files are never dependents (for a folder or a service, nothing inside it). A
 dependent keeps every edge of its own level, sorted: its evidence, the last hop of its chain.
 
@@ -56,7 +74,8 @@ direct import (level 1 through an import), transitive (level 2 or more, through 
 (level 1 through a call or a serve: serving a changed RPC counts as calling it), message (level 1
 through a message use), tests (``files.kind = 'test'``, any level); a dependent may count in several.
 A service is impacted when it holds a dependent (the changed service too, then), impacted via gRPC
-when one of its dependents was reached through a gRPC fact, at any level. The changed files'
+when one of its dependents was reached through a gRPC fact, at any level; the files of no service
+(areas, root files) are a row of the table but never an impacted service (INV-WS-3). The changed files'
 services are rows even when nothing in them depends on the change.
 
 Everything returned is sorted (services by name, the files of no service last, then level, then
@@ -65,18 +84,25 @@ path), never in set order.
 
 from __future__ import annotations
 
+import json
 import posixpath
 import re
-import json
 import sqlite3
+import zlib
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, Final
 
 import attrs
 
+from ..store._trigrams import trigrams
+from ._grpc_query import _protoc_layout
+from ._messages import Messages, full_name, full_names
+
+
 __all__ = [
     "MAX_DEPTH",
+    "Carrier",
     "Dependent",
     "Edge",
     "EdgeKind",
@@ -131,7 +157,8 @@ class Edge:
     """One piece of evidence: the line of the dependent that makes it depend."""
 
     kind: str
-    #: import | client | call | server | handler | field | request | response
+    #: import | client | call | server | handler | field | request | response | use (code naming the
+    #: generated type of a message)
     role: str
     #: The line in the dependent.
     line: int
@@ -142,6 +169,9 @@ class Edge:
     via: str = ""
     #: The message a message use is about (full name), else "".
     about: str = ""
+    #: For an RPC that holds ``about`` inside its request or response: the route of fields from that
+    #: message (``CreateInvoiceResponse.items[].price``); "" when it takes or returns ``about`` itself.
+    path: str = ""
 
     @property
     def grpc(self) -> bool:
@@ -149,7 +179,7 @@ class Edge:
         return self.role in _GRPC_ROLES
 
     def order(self) -> tuple:
-        return (self.line, _KIND_ORDER[self.kind], self.role, self.what, self.via, self.about)
+        return (self.line, _KIND_ORDER[self.kind], self.role, self.what, self.via, self.about, self.path)
 
 
 @attrs.frozen
@@ -213,11 +243,33 @@ class Target:
 
 
 @attrs.frozen
+class Carrier:
+    """An RPC whose request or response holds a changed message, at any depth."""
+
+    #: The message (full name).
+    message: str
+    #: ``package.Service/Method``.
+    rpc: str
+    #: "request" | "response"
+    role: str
+    #: The route of fields from the request or response to the message, that message as the rpc
+    #: writes it first (``CreateInvoiceResponse.items[].price``); only that when it is the message.
+    path: str
+    #: Where the RPC is declared (the declaration with that route, the first by path).
+    location: Location
+
+    def order(self) -> tuple:
+        return (self.message, self.rpc)
+
+
+@attrs.frozen
 class Found:
     targets: tuple[Target, ...]
     depth: int
     #: Sorted by service (files of no service last), level, path.
     dependents: tuple[Dependent, ...]
+    #: The RPCs carrying a message of the targets, by message and RPC (each once, by its shortest route).
+    carriers: tuple[Carrier, ...] = ()
 
 
 @attrs.frozen
@@ -292,6 +344,22 @@ _GRPC_OF_SERVICES: Final = (
 _GRPC_OF_METHODS: Final = (
     "SELECT f.path, f.service, f.kind, g.role, g.line, g.service_key, g.method_key FROM grpc g"
     " JOIN files f ON f.id = g.file_id WHERE g.method_key IN ({marks}) AND g.role IN ('call', 'handler')"
+)
+
+
+#: (package) of the ``.proto`` files in ``{marks}``; (path, package) of those of the packages in ``{marks}``.
+_PACKAGES_OF_FILES: Final = (
+    "SELECT p.package FROM proto_files p JOIN files f ON f.id = p.file_id WHERE f.path IN ({marks})"
+)
+_FILES_OF_PACKAGES: Final = (
+    "SELECT f.path, p.package FROM proto_files p JOIN files f ON f.id = p.file_id WHERE p.package IN ({marks})"
+)
+_PACKAGE_OF_FILES: Final = (
+    "SELECT f.path, p.package FROM proto_files p JOIN files f ON f.id = p.file_id WHERE f.path IN ({marks})"
+)
+#: (path, package, name) of the messages and enums of the ``.proto`` files in ``{marks}``.
+_MESSAGES_OF_FILES: Final = (
+    "SELECT f.path, m.package, m.name FROM proto_messages m JOIN files f ON f.id = m.file_id WHERE f.path IN ({marks})"
 )
 
 
@@ -421,31 +489,23 @@ def type_names(written: str, package: str, scope: str) -> list[str]:
     return [".".join([*outer[:end], written]) for end in range(len(outer), -1, -1)]
 
 
-def _message_hits(db: sqlite3.Connection, messages: Sequence[str], defining: Sequence[str]) -> list[_Hit]:
-    """The uses of ``messages`` (full names), defined in the ``.proto`` files ``defining``."""
+def _message_hits(
+    db: sqlite3.Connection, messages: Sequence[str], defining: Sequence[str]
+) -> tuple[list[_Hit], list[Carrier]]:
+    """The uses of ``messages`` (full names), defined in the ``.proto`` files ``defining``, and the
+    RPCs carrying them."""
     wanted = set(messages)
     if not wanted or not defining:
-        return []
-    packages = set()
-    entities: dict[str, set[str]] = defaultdict(set)  # defining file -> its top-level messages and services
-    tops: dict[str, dict[str, str]] = defaultdict(dict)  # defining file -> wanted message -> its top-level name
-    for path, package, name in _batched(
-        db,
-        "SELECT f.path, m.package, m.name FROM proto_messages m JOIN files f ON f.id = m.file_id"
-        " WHERE f.path IN ({marks})",
-        defining,
-    ):
-        packages.add(package)
-        top = name.split(".", 1)[0]
-        entities[path].add(top)
-        if _full(package, name) in wanted:
-            tops[path][_full(package, name)] = top
-    for path, name in _batched(
-        db,
-        "SELECT f.path, s.name FROM proto_services s JOIN files f ON f.id = s.file_id WHERE f.path IN ({marks})",
-        defining,
-    ):
-        entities[path].add(name)
+        return [], []
+    hits = _field_hits(db, wanted, defining)
+    carriers, rpc_hits = _carrier_hits(db, wanted, defining)
+    return hits + rpc_hits + _naming_hits(db, wanted, defining), carriers
+
+
+def _field_hits(db: sqlite3.Connection, wanted: set[str], defining: Sequence[str]) -> list[_Hit]:
+    """Fields of other ``.proto`` files whose type is a wanted message (a file defining that name
+    itself, such as a copy, uses its own)."""
+    packages = {package for (package,) in _batched(db, _PACKAGES_OF_FILES, defining)}
     # .proto files that may use them: those importing a defining file, and those of the same package
     candidates = {
         path
@@ -456,17 +516,9 @@ def _message_hits(db: sqlite3.Connection, messages: Sequence[str], defining: Seq
             defining,
         )
     }
-    candidates |= {
-        path
-        for (path,) in _batched(
-            db,
-            "SELECT f.path FROM proto_files p JOIN files f ON f.id = p.file_id WHERE p.package IN ({marks})",
-            packages,
-        )
-    }
+    candidates |= {path for path, _ in _batched(db, _FILES_OF_PACKAGES, packages)}
     candidates -= set(defining)
     hits: list[_Hit] = []
-    files: dict[str, tuple[str, str]] = {}
     own: dict[str, set[str]] = defaultdict(set)  # candidate -> full names it defines itself
     rows = list(
         _batched(
@@ -476,9 +528,8 @@ def _message_hits(db: sqlite3.Connection, messages: Sequence[str], defining: Seq
             candidates,
         )
     )
-    for path, service, kind, package, name, _fields in rows:
+    for path, _service, _kind, package, name, _fields in rows:
         own[path].add(_full(package, name))
-        files[path] = (service, kind)
     for path, service, kind, package, name, fields in rows:
         for field in fields.split("\n") if fields else ():
             field_name, written, _number, _label, line = field.split("\t")
@@ -486,26 +537,6 @@ def _message_hits(db: sqlite3.Connection, messages: Sequence[str], defining: Seq
             if used:
                 edge = Edge(EdgeKind.MESSAGE, "field", int(line), f"{name}.{field_name}", about=used)
                 hits.append(_Hit(path, service, kind, edge))
-    rpcs: dict[str, str] = {}  # RPC key -> a message it takes or returns
-    for path, service, kind, package, proto_service, method, request, response, line in _batched(
-        db,
-        "SELECT f.path, f.service, f.kind, m.package, m.service, m.name, m.request, m.response, m.line"
-        " FROM proto_methods m JOIN files f ON f.id = m.file_id WHERE f.path IN ({marks})",
-        candidates | set(defining),
-    ):
-        mine = own[path] if path in candidates else set()
-        for role, written in (("request", request), ("response", response)):
-            used = _first_match(type_names(written, package, ""), wanted, mine)
-            if not used:
-                continue
-            key = f"{_full(package, proto_service)}/{method}"
-            rpcs[key] = min(rpcs.get(key, used), used)
-            if path in candidates:
-                edge = Edge(EdgeKind.MESSAGE, role, line, f"{proto_service}/{method}", about=used)
-                hits.append(_Hit(path, service, kind, edge))
-    for path, service, kind, role, line, _key, method_key in _batched(db, _GRPC_OF_METHODS, rpcs):
-        hits.append(_Hit(path, service, kind, Edge(EdgeKind.MESSAGE, role, line, method_key, about=rpcs[method_key])))
-    hits += _code_importer_hits(db, defining, entities, tops)
     return hits
 
 
@@ -519,26 +550,552 @@ def _first_match(names: list[str], wanted: set[str], own: set[str]) -> str:
     return ""
 
 
-def _code_importer_hits(
-    db: sqlite3.Connection, defining: Sequence[str], entities: dict[str, set[str]], tops: dict[str, dict[str, str]]
-) -> list[_Hit]:
-    """Code importing the generated code of a defining file: a message use when the import names a
-    wanted message, a plain import when it names no entity of that file, nothing when it names only others."""
-    hits = []
-    for path, service, kind, line, module, target, names in _batched(
+_ROLES: Final = ("request", "response")
+
+
+def _carrier_hits(
+    db: sqlite3.Connection, wanted: set[str], defining: Sequence[str]
+) -> tuple[list[Carrier], list[_Hit]]:
+    """The RPCs whose request or response holds a wanted message defined in ``defining``, at any
+    depth (:meth:`Messages.routes`, shared with the drift comparison of ``grpc_trace``); their
+    declarations in other ``.proto`` files, their calls and their handlers."""
+    chosen = set(defining)
+    rows = sorted(
+        _batched(
+            db,
+            "SELECT m.file_id, f.path, f.service, f.kind, m.package, m.service, m.name, m.request, m.response, m.line"
+            " FROM proto_methods m JOIN files f ON f.id = m.file_id WHERE f.path IN ({marks})",
+            _reaching_protos(db, defining),
+        ),
+        key=lambda row: (row[1], row[9], row[6], row[5]),
+    )
+    messages = Messages(db, "")  # one cache for every package (an rpc's types are resolved in its own)
+    messages.fetch(full for row in rows for written in row[7:9] for full in full_names(written, row[4]))
+    best: dict[tuple[str, str], tuple[tuple, Carrier]] = {}  # (message, rpc) -> (rank, carrier)
+    hits: list[_Hit] = []
+    for file_id, path, service, kind, package, proto_service, method, request, response, line in rows:
+        key = f"{_full(package, proto_service)}/{method}"
+        for role, written in zip(_ROLES, (request, response)):
+            root = messages.resolve(written, file_id, path, service, package)
+            if root is None:
+                continue
+            found = []
+            if full_name(root) in wanted and root.path in chosen:
+                found.append((full_name(root), ()))
+            for full, (route, message) in messages.routes(root, file_id, path, service).items():
+                if full in wanted and message is not None and message.path in chosen:
+                    found.append((full, route))
+            for full, route in found:
+                text = ".".join((written.lstrip("."), *route))
+                rank = (len(route), _ROLES.index(role), text, path, line)
+                carrier = Carrier(full, key, role, text, Location(path, line, service))
+                if (full, key) not in best or rank < best[full, key][0]:
+                    best[full, key] = (rank, carrier)
+            if found and path not in chosen:
+                full, route = min(found, key=lambda item: (len(item[1]), item[0]))
+                edge = Edge(EdgeKind.MESSAGE, role, line, f"{proto_service}/{method}", about=full,
+                            path=".".join((written.lstrip("."), *route)) if route else "")  # fmt: skip
+                hits.append(_Hit(path, service, kind, edge))
+    carriers = sorted((carrier for _, carrier in best.values()), key=Carrier.order)
+    # a call or handler of an RPC: about the message it carries most directly
+    per_rpc: dict[str, tuple[tuple, Carrier]] = {}
+    for rank, carrier in best.values():
+        mine = (rank[0], carrier.message, *rank[1:])
+        if carrier.rpc not in per_rpc or mine < per_rpc[carrier.rpc][0]:
+            per_rpc[carrier.rpc] = (mine, carrier)
+    for path, service, kind, role, line, _key, method_key in _batched(db, _GRPC_OF_METHODS, per_rpc):
+        rank, carrier = per_rpc[method_key]
+        edge = Edge(EdgeKind.MESSAGE, role, line, method_key, about=carrier.message,
+                    path=carrier.path if rank[0] else "")  # fmt: skip
+        hits.append(_Hit(path, service, kind, edge))
+    return carriers, hits
+
+
+def _reaching_protos(db: sqlite3.Connection, defining: Sequence[str]) -> list[str]:
+    """The ``.proto`` files whose RPCs may reach a message of ``defining``: those files and the
+    others of their packages, and every ``.proto`` importing one of these, at any depth."""
+    packages = {package for (package,) in _batched(db, _PACKAGES_OF_FILES, defining)}
+    seen = set(defining) | {path for path, _ in _batched(db, _FILES_OF_PACKAGES, packages)}
+    frontier = set(seen)
+    while frontier:
+        importers = {
+            path
+            for (path,) in _batched(
+                db,
+                "SELECT f.path FROM imports i JOIN files f ON f.id = i.file_id WHERE i.target_path IN ({marks})"
+                " AND f.kind = 'proto'",
+                frontier,
+            )
+        }
+        frontier = importers - seen
+        seen |= frontier
+    return sorted(seen)
+
+
+# -- code naming a generated type ---------------------------------------------------------------------
+
+#: Lines of one file kept as evidence that it names a changed message (the file counts once).
+NAMING_LINES_MAX: Final = 20
+#: Files above this size are not read for names.
+NAMING_FILE_CHARS_MAX: Final = 2_000_000
+
+
+@attrs.frozen
+class _Wanted:
+    """A changed message, as generated code spells it."""
+
+    full: str
+    package: str
+    #: Dotted when nested (``Order.Item``).
+    name: str
+
+    @property
+    def top(self) -> str:
+        return self.name.split(".", 1)[0]
+
+
+@attrs.frozen
+class _Bringer:
+    """An import of a file that may bring the generated code of wanted messages."""
+
+    line: int
+    module: str
+    names: tuple[str, ...]
+    #: The wanted messages it may bring (full names).
+    brings: frozenset[str]
+    #: The file the import resolved to ("" when none).
+    target: str = ""
+
+
+_IMPORT_COLUMNS: Final = (
+    "SELECT f.id, f.path, f.service, f.kind, f.language, i.line, i.module, i.names, i.target_path FROM imports i"
+    " JOIN files f ON f.id = i.file_id"
+)
+#: Suffixes of the code protoc's plugins generate from ``x.proto`` (``x_pb2``, ``x_pb``, ``x.pb.h``...).
+_GENERATED_SUFFIXES: Final = (
+    "_pb2_grpc", "_pb2", "_grpc_web_pb", "_grpc_pb", "_pb", "_services_pb", "_connect", "_connectweb", ".grpc.pb",
+    ".pb",
+)  # fmt: skip
+_FILE_SUFFIXES: Final = re.compile(r"(\.d)?\.(ts|mts|cts|tsx|js|mjs|cjs|jsx|h|hh|hpp|cc|cpp|rb|php)$")
+#: Aliases an import line gives the module: ``import x as pb``, ``import * as pb``, ``import pb from``,
+#: ``const pb = require(``, C#'s ``using Pb = ``, Rust's ``use x as pb``.
+_ALIASES: Final = re.compile(
+    r"\bas\s+([A-Za-z_$][\w$]*)"
+    r"|^\s*(?:export\s+)?import\s+(?:type\s+)?([A-Za-z_$][\w$]*)\s*(?:,|\bfrom\b|=\s*require)"
+    r"|\b(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*(?:await\s+)?(?:require|import)\s*\("
+    r"|^\s*(?:global\s+)?using\s+([A-Za-z_]\w*)\s*="
+)
+_COMMENT_STARTS: Final = ("//", "/*", "*", "#")
+#: Kinds of definition that declare a type (one that may hide a generated type of the same name).
+_TYPE_KINDS: Final = ("class", "struct", "interface", "enum", "record", "type", "trait")
+
+
+def _naming_hits(db: sqlite3.Connection, wanted: set[str], defining: Sequence[str]) -> list[_Hit]:
+    """Code that names the generated type of a wanted message, in its language's spelling, in a file
+    importing that generated code: the import line when it names the type, and each line of the
+    text that does. Importing the generated package alone names no message: such a file is no
+    dependent of a message unless its text names it."""
+    by_file: dict[str, dict[str, _Wanted]] = defaultdict(dict)  # defining .proto -> its wanted messages
+    for path, package, name in _batched(db, _MESSAGES_OF_FILES, defining):
+        if _full(package, name) in wanted:
+            by_file[path][_full(package, name)] = _Wanted(_full(package, name), package, name)
+    every = {full: item for items in by_file.values() for full, item in items.items()}
+    if not every:
+        return []
+    go_names: dict[str, set[str]] = defaultdict(set)  # wanted message -> its Go package names
+    for path, value in _batched(
         db,
-        "SELECT f.path, f.service, f.kind, i.line, i.module, i.target_path, i.names FROM imports i"
-        " JOIN files f ON f.id = i.file_id WHERE i.target_path IN ({marks}) AND f.kind NOT IN ('proto', 'docs')",
-        defining,
+        "SELECT f.path, o.value FROM proto_options o JOIN files f ON f.id = o.file_id WHERE f.path IN ({marks})"
+        " AND o.name = 'go_package'",
+        by_file,
     ):
-        parts = [part for part in _SEPARATORS.split(module) if part]
-        named = {*(parts[-1:]), *(name for name in names.split(",") if name)}
-        used = sorted(full for full, top in tops.get(target, {}).items() if top in named)
-        if used:
-            hits.append(_Hit(path, service, kind, Edge(EdgeKind.MESSAGE, "import", line, module, about=used[0])))
-        elif not named <= entities.get(target, set()):
-            hits.append(_Hit(path, service, kind, Edge(EdgeKind.IMPORT, "import", line, module, via=target)))
+        import_path, _, name = value.partition(";")
+        for full in by_file.get(path, {}):
+            go_names[full] |= {name or import_path.rsplit("/", 1)[-1]} - {""}
+    files, bringers = _bringers(db, by_file, every)
+    others: dict[int, list[tuple[int, str, tuple[str, ...]]]] = defaultdict(list)
+    for file_id, line, module, names in _batched(
+        db, "SELECT file_id, line, module, names FROM imports WHERE file_id IN ({marks})", files
+    ):
+        if not any(b.line == line and b.module == module for b in bringers[file_id]):
+            others[file_id].append((line, module, _names(names)))
+    # a type of the same name written beside the file hides one a wildcard or a namespace brings (C#
+    # resolves its own namespace's types first, Java its own package's: a folder, as a rule)
+    local: dict[tuple[str, str], set[str]] = defaultdict(set)
+    for path, language, name in _batched(
+        db,
+        "SELECT f.path, f.language, d.name FROM defs d JOIN files f ON f.id = d.file_id WHERE d.name IN ({marks})"
+        f" AND d.kind IN ({', '.join(repr(kind) for kind in _TYPE_KINDS)}) AND f.kind IN ('code', 'test')",
+        {item.top for item in every.values()},
+    ):
+        local[posixpath.dirname(path), language].add(name)
+    hits: list[_Hit] = []
+    for file_id in sorted(files, key=lambda key: files[key][0]):
+        path, service, kind, language = files[file_id]
+        mine = sorted(others[file_id])
+        beside = local[posixpath.dirname(path), language]
+        text = _text(db, file_id)
+        edges = _names_in_file(language, bringers[file_id], mine, beside, every, go_names, text)
+        hits += [_Hit(path, service, kind, edge) for edge in edges]
     return hits
+
+
+def _bringers(
+    db: sqlite3.Connection, by_file: dict[str, dict[str, _Wanted]], every: dict[str, _Wanted]
+) -> tuple[dict[int, tuple[str, str, str, str]], dict[int, list[_Bringer]]]:
+    """The code files (id -> path, service, kind, language) whose imports may bring the generated
+    code of wanted messages (``every``, defined in the files of ``by_file``), and those imports."""
+    files: dict[int, tuple[str, str, str, str]] = {}
+    bringers: dict[int, list[_Bringer]] = defaultdict(list)
+    # imports resolved to a defining .proto, or to another .proto of the same package (a Go package,
+    # a C# namespace, a Java package generated from several files) that is no copy defining the name
+    siblings = dict(_batched(db, _FILES_OF_PACKAGES, {item.package for item in every.values() if item.package}))
+    in_package: dict[str, set[str]] = defaultdict(set)  # package -> its wanted messages
+    for full, item in every.items():
+        if item.package:
+            in_package[item.package].add(full)
+    defines: dict[str, set[str]] = defaultdict(set)
+    for path, package, name in _batched(db, _MESSAGES_OF_FILES, siblings):
+        defines[path].add(_full(package, name))
+    resolved = _IMPORT_COLUMNS + " WHERE i.target_path IN ({marks}) AND f.kind NOT IN ('proto', 'docs')"
+    for file_id, path, service, kind, language, line, module, names, target in _batched(
+        db, resolved, {*by_file, *siblings}
+    ):
+        brings = set(by_file.get(target, ())) | (in_package.get(siblings.get(target, ""), set()) - defines[target])
+        if brings:
+            files[file_id] = (path, service, kind, language)
+            bringers[file_id].append(_Bringer(line, module, _names(names), frozenset(brings), target or ""))
+    # imports resolved to no .proto that name a wanted package (Rust's ``crate::pb::acme::orders::v1``)
+    # or a defining file's generated module (``./gen/orders_pb``, left out of the index as generated)
+    stems = {posixpath.basename(path).removesuffix(".proto"): path for path in sorted(by_file, reverse=True)}
+    words = sorted({item.package.rsplit(".", 1)[-1] for item in every.values() if item.package} | set(stems))
+    for start in range(0, len(words), 100):
+        chunk = words[start : start + 100]
+        for file_id, path, service, kind, language, line, module, names, target in db.execute(
+            _IMPORT_COLUMNS + " WHERE (i.target_path IS NULL OR i.target_path NOT LIKE '%.proto')"
+            " AND f.kind NOT IN ('proto', 'docs') AND (" + " OR ".join("i.module LIKE ?" for _ in chunk) + ")",
+            [f"%{word}%" for word in chunk],
+        ):
+            brings = {full for package in in_package if _package_in(module, package) for full in in_package[package]}
+            stem = _generated_stem(module) if target is None else None
+            if stem in stems:
+                brings |= set(by_file[stems[stem]])
+            if brings:
+                files[file_id] = (path, service, kind, language)
+                bringers[file_id].append(_Bringer(line, module, _names(names), frozenset(brings), target or ""))
+    # Java and Kotlin in the generated package itself (its folder laid out as the package): no import
+    for file_id, path, service, kind, language, module, brings in _same_java_package(db, by_file):
+        files[file_id] = (path, service, kind, language)
+        bringers[file_id].append(_Bringer(0, module, (), brings))
+    # Rust: a module of the crate that includes prost's code of a wanted package (``pub mod pb {
+    # tonic::include_proto!("acme.orders.v1"); }``), used as ``use crate::pb;`` then ``pb::Order``
+    includers = _rust_includers(db, {item.package for item in every.values() if item.package})
+    rows = list(
+        _batched(db, _IMPORT_COLUMNS + " WHERE i.target_path IN ({marks}) AND f.language = 'rust'", includers)
+    )
+    # the module holding the include, when the resolver left the import unresolved (an inline ``mod pb``)
+    enclosing: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))  # service -> module -> packages
+    for includer in includers.values():
+        for module_name, packages in includer.modules.items():
+            enclosing[includer.service][module_name] |= packages
+    rows += [
+        row
+        for row in _batched(
+            db,
+            _IMPORT_COLUMNS + " WHERE f.service IN ({marks}) AND f.language = 'rust' AND i.target_path IS NULL",
+            enclosing,
+        )
+        if set(_SEPARATORS.split(row[6])) & set(enclosing[row[2]])
+    ]
+    for file_id, path, service, kind, language, line, module, names, target in rows:
+        if target is not None:
+            packages = includers[target].packages
+        else:
+            packages = {p for part in _SEPARATORS.split(module) for p in enclosing[service].get(part, ())}
+        brings = {full for full, item in every.items() if item.package in packages}
+        if brings:
+            files[file_id] = (path, service, kind, language)
+            bringers[file_id].append(_Bringer(line, module, _names(names), frozenset(brings), target or ""))
+    return files, bringers
+
+
+def _same_java_package(
+    db: sqlite3.Connection, by_file: dict[str, dict[str, _Wanted]]
+) -> list[tuple[int, str, str, str, str, str, frozenset[str]]]:
+    """Java and Kotlin files in the folder of a defining file's Java package (``java_package``, else
+    the proto package), which use its classes unimported: (id, path, service, kind, language, what
+    they may write as an import: ``pkg.*`` with ``java_multiple_files``, else ``pkg.OuterClass``,
+    wanted messages)."""
+    options: dict[str, dict[str, str]] = defaultdict(dict)
+    for path, name, value in _batched(
+        db,
+        "SELECT f.path, o.name, o.value FROM proto_options o JOIN files f ON f.id = o.file_id WHERE f.path IN ({marks})"
+        " ORDER BY f.path, o.name",
+        by_file,
+    ):
+        options[path].setdefault(name, value)
+    packages = dict(_batched(db, _PACKAGE_OF_FILES, by_file))
+    names: dict[str, set[str]] = defaultdict(set)  # defining file -> its top-level names
+    for path, _package, name in _batched(db, _MESSAGES_OF_FILES, by_file):
+        names[path].add(name.split(".", 1)[0])
+    for path, name in _batched(
+        db, "SELECT f.path, s.name FROM proto_services s JOIN files f ON f.id = s.file_id WHERE f.path IN ({marks})", by_file
+    ):
+        names[path].add(name)
+    found = []
+    for path in sorted(by_file):
+        java_package = options[path].get("java_package", packages.get(path, ""))
+        if not java_package:
+            continue
+        if options[path].get("java_multiple_files") == "true":
+            module = f"{java_package}.*"
+        else:
+            outer = options[path].get("java_outer_classname") or "".join(
+                part[:1].upper() + part[1:] for part in re.split(r"[^A-Za-z0-9]+", posixpath.basename(path)[:-6]) if part
+            )
+            module = f"{java_package}.{outer}OuterClass" if outer in names[path] else f"{java_package}.{outer}"
+        folder = java_package.replace(".", "/")
+        for file_id, where, service, kind, language in db.execute(
+            "SELECT id, path, service, kind, language FROM files WHERE language IN ('java', 'kotlin')"
+            " AND kind IN ('code', 'test') AND (path LIKE ? OR path LIKE ?) ORDER BY path",
+            (f"{folder}/%", f"%/{folder}/%"),
+        ):
+            if posixpath.dirname(where) == folder or posixpath.dirname(where).endswith("/" + folder):
+                found.append((file_id, where, service, kind, language, module, frozenset(by_file[path])))
+    return found
+
+
+_INCLUDED: Final = re.compile(r"""include_proto!\s*\(\s*"([\w.]+)"|"/([\w.]+)\.rs"\s*\)""")
+_RUST_MODULE: Final = re.compile(r"\bmod\s+(\w+)\s*\{")
+
+
+@attrs.frozen
+class _Includer:
+    """A Rust file including prost's code of some packages."""
+
+    service: str
+    packages: frozenset[str]
+    #: The inline module holding each include (``pub mod pb { include_proto!(...) }``) -> its packages.
+    modules: dict[str, set[str]]
+
+
+def _rust_includers(db: sqlite3.Connection, packages: set[str]) -> dict[str, _Includer]:
+    """The Rust files that include the code prost generates for some of ``packages``
+    (``include_proto!("pkg")``, ``include!(concat!(env!("OUT_DIR"), "/pkg.rs"))``), by path."""
+    if not packages:
+        return {}
+    match = " AND ".join(f'"{gram}"' for gram in sorted(trigrams("include")))
+    rows = db.execute(
+        "SELECT f.id, f.path, f.service FROM text JOIN files f ON f.id = text.rowid WHERE text MATCH ?"
+        " AND f.language = 'rust'",
+        (match,),
+    ).fetchall()
+    found: dict[str, _Includer] = {}
+    for file_id, path, service in sorted(rows, key=lambda row: row[1]):
+        text = _text(db, file_id)
+        modules: dict[str, set[str]] = defaultdict(set)
+        included: set[str] = set()
+        for match_ in _INCLUDED.finditer(text):
+            package = match_.group(1) or match_.group(2)
+            if package not in packages:
+                continue
+            included.add(package)
+            holders = [m.group(1) for m in _RUST_MODULE.finditer(text, 0, match_.start())]
+            if holders:
+                modules[holders[-1]].add(package)
+        if included:
+            found[path] = _Includer(service, frozenset(included), dict(modules))
+    return found
+
+
+def _names(text: str) -> tuple[str, ...]:
+    return tuple(name for name in text.split(",") if name)
+
+
+def _text(db: sqlite3.Connection, file_id: int) -> str:
+    """The stored text of a file (one at a time: a few hundred may be read), "" when the snapshot
+    keeps none or it is too long to be read for names."""
+    row = db.execute("SELECT data FROM content WHERE file_id = ?", (file_id,)).fetchone()
+    if row is None:
+        return ""
+    try:
+        text = zlib.decompress(row[0]).decode("utf-8", "replace")
+    except zlib.error:
+        return ""
+    return text if len(text) <= NAMING_FILE_CHARS_MAX else ""
+
+
+def _package_in(module: str, package: str) -> bool:
+    """Whether ``module`` holds the proto ``package`` as consecutive parts, ignoring case (as the
+    resolver ties generated code to its package); a package of one part must end the module or
+    come just before its last part."""
+    parts = [part.lower() for part in _SEPARATORS.split(module) if part]
+    wanted = package.lower().split(".")
+    width = len(wanted)
+    for start in range(len(parts) - width + 1):
+        if parts[start : start + width] == wanted:
+            return width >= 2 or len(parts) - start - width <= 1
+    return False
+
+
+def _generated_stem(module: str) -> str | None:
+    """The ``.proto`` file name a module generated from it is named after (``./gen/orders_pb`` ->
+    ``orders``), when the module looks generated or is a relative path; else None."""
+    base = _FILE_SUFFIXES.sub("", re.split(r"[/\\]|::", module)[-1])
+    for suffix in _GENERATED_SUFFIXES:
+        if base.endswith(suffix) and len(base) > len(suffix):
+            return base[: -len(suffix)].rsplit(".", 1)[-1] or None
+    return base if module.startswith(".") and base else None
+
+
+def _spellings(language: str, name: str) -> list[str]:
+    """How ``language``'s generated code spells the type of the message ``name`` (dotted when nested)."""
+    parts = name.split(".")
+    if len(parts) == 1:
+        return parts
+    dotted, underscored = ".".join(parts), "_".join(parts)
+    if language == "go":
+        return [underscored]
+    if language == "csharp":
+        return [".Types.".join(parts)]
+    if language == "cpp":
+        return [underscored, "::".join(parts)]
+    if language == "rust":
+        return ["::".join([*(_snake(part) for part in parts[:-1]), parts[-1]])]
+    if language in ("javascript", "typescript", "tsx"):
+        return [underscored, dotted]
+    if language == "ruby":
+        return ["::".join(parts)]
+    if language == "php":
+        return ["\\".join(parts), underscored]
+    return [dotted]
+
+
+def _snake(name: str) -> str:
+    return re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", name).lower()
+
+
+def _names_in_file(
+    language: str,
+    bringers: list[_Bringer],
+    others: list[tuple[int, str, tuple[str, ...]]],
+    local: set[str],
+    every: dict[str, _Wanted],
+    go_names: dict[str, set[str]],
+    text: str,
+) -> list[Edge]:
+    """The edges of one file naming wanted messages: import lines naming one, then the lines of
+    ``text`` spelling one: qualified by what the import binds (``pb.Price``, ``price_pb2.Price``,
+    ``v1::Price``), or alone where the import puts the name itself in scope (``import x.Price``, a
+    wildcard, a C# namespace) and no other import (``others``: line, module, names) nor a type
+    defined beside the file (``local``) takes it."""
+    edges: list[Edge] = []
+    patterns: list[tuple[str, str, re.Pattern[str]]] = []
+    lines = text.split("\n")
+
+    def source(line: int) -> str:
+        return lines[line - 1] if 0 < line <= len(lines) else ""
+
+    taken = set(local)  # and names other imports bind (``using BasketItem = Models.BasketItem;``)
+    for line, module, names in others:
+        taken |= {*[part for part in _SEPARATORS.split(module) if part][-1:], *names, *_aliases(source(line))}
+    for full in sorted({full for bringer in bringers for full in bringer.brings}):
+        item = every[full]
+        spelled = _spellings(language, item.name)
+        qualifiers: set[str] = set(go_names.get(full, ())) if language == "go" else set()
+        bare = False
+        alone: set[str] = set()  # spellings used alone: a type renamed on import, a nested type imported by its path
+        via = ""
+        for bringer in sorted(bringers, key=lambda b: (b.line, b.module)):
+            if full not in bringer.brings:
+                continue
+            via = via or bringer.target
+            parts = [part for part in _SEPARATORS.split(bringer.module) if part]
+            line = source(bringer.line)
+            # importing the outer type names a nested one, except where it is spelled apart (Rust's
+            # ``order::Item``); importing its own path, or its parent's, names it too
+            names_it = item.top in {*parts[-1:], *bringer.names} and ("." not in item.name or language != "rust")
+            simple: set[str] = set()
+            for spelling in spelled:
+                steps = [step for step in _SEPARATORS.split(spelling) if step]
+                if len(steps) < 2:
+                    continue
+                parent = parts[-len(steps) + 1 :] == steps[:-1]
+                if parts[-len(steps) :] == steps or (steps[-1] in bringer.names and parent):
+                    names_it = True
+                    simple.add(steps[-1])
+                elif parent:
+                    bare = True
+            own_name = item.name.rsplit(".", 1)[-1] if simple else item.top
+            renamed = _renamed(language, own_name, line) if names_it else set()
+            if names_it:
+                edge = Edge(EdgeKind.MESSAGE, "import", bringer.line, bringer.module, via=bringer.target, about=full)
+                edges.append(edge)
+                if renamed:
+                    alone |= renamed
+                else:
+                    alone |= simple
+                    bare = True
+            qualifiers |= {*parts[-1:], *bringer.names, *_aliases(line)} - {"*", "."} - renamed
+            bare = bare or (_brings_all(language, bringer, line) and item.top not in taken)
+        if language == "cpp" and item.package:
+            last = item.package.rsplit(".", 1)[-1]
+            qualifiers.add(last)
+            namespace = r"[\w:]*\b" + re.escape(last)
+            qualifiers |= set(re.findall(rf"\bnamespace\s+(\w+)\s*=\s*{namespace}\s*;", text))
+            bare = bare or re.search(rf"\busing\s+namespace\s+{namespace}\s*;", text) is not None
+        if language == "rust" and item.package:
+            qualifiers.add(item.package.rsplit(".", 1)[-1])
+        if language == "ruby" and item.package:
+            qualifiers.add(item.package.rsplit(".", 1)[-1].capitalize())
+        choices = []
+        if qualifiers:
+            heads = "|".join(re.escape(qualifier) for qualifier in sorted(qualifiers))
+            choices.append(rf"(?:{heads})\s*(?:\.|::|\\)\s*(?:{_alternatives(spelled)})")
+        if alone or bare:
+            choices.append(_alternatives({*alone, *(spelled if bare else ())}))
+        if choices:
+            patterns.append((full, via, re.compile(rf"(?<![\w$])(?:{'|'.join(choices)})(?![\w$])")))
+    seen_lines: set[int] = set()
+    skipped = {line for line, _, _ in others} | {bringer.line for bringer in bringers}
+    if patterns:
+        for number, line in enumerate(lines, 1):
+            if number in skipped or line.lstrip().startswith(_COMMENT_STARTS):
+                continue
+            for full, via, pattern in patterns:
+                match = pattern.search(line)
+                if match is not None:
+                    edges.append(Edge(EdgeKind.MESSAGE, "use", number, match.group(0), via=via, about=full))
+                    seen_lines.add(number)
+            if len(seen_lines) >= NAMING_LINES_MAX:
+                break
+    return edges
+
+
+def _alternatives(spellings: Iterable[str]) -> str:
+    """A regex alternation of ``spellings``, longest first."""
+    return "|".join(re.escape(spelling) for spelling in sorted(set(spellings), key=lambda text: (-len(text), text)))
+
+
+def _renamed(language: str, name: str, line: str) -> set[str]:
+    """The names an import ``line`` gives the type ``name`` it imports under another name
+    (C#'s ``using GrpcItem = ...Item;``, ``Item as GrpcItem``), else none."""
+    if language == "csharp":
+        match = re.match(r"\s*(?:global\s+)?using\s+(\w+)\s*=", line)
+        return {match.group(1)} if match and match.group(1) != name else set()
+    return set(re.findall(rf"\b{re.escape(name)}\s+as\s+([A-Za-z_$][\w$]*)", line))
+
+
+def _aliases(source: str) -> set[str]:
+    return {name for match in _ALIASES.finditer(source) for name in match.groups() if name}
+
+
+def _brings_all(language: str, bringer: _Bringer, source: str) -> bool:
+    """Whether the import puts every name of the module in scope: a wildcard (``import pkg.*``,
+    ``from m import *``, Go's dot import, Rust's ``::*``) or a C# ``using`` of the namespace."""
+    if bringer.module.endswith((".*", "::*")) or "*" in bringer.names or "." in bringer.names:
+        return True
+    return language == "csharp" and "=" not in source and "static" not in source.split()
 
 
 # -- the walk ---------------------------------------------------------------------------------------
@@ -548,7 +1105,7 @@ def _kinds(db: sqlite3.Connection, paths: Iterable[str]) -> dict[str, str]:
     return dict(_batched(db, "SELECT path, kind FROM files WHERE path IN ({marks})", paths))
 
 
-def _first_hop(db: sqlite3.Connection, targets: Sequence[Target]) -> list[_Hit]:
+def _first_hop(db: sqlite3.Connection, targets: Sequence[Target]) -> tuple[list[_Hit], list[Carrier]]:
     files = sorted({path for target in targets for path in target.files})
     hits = _file_edges(db, _kinds(db, files)) if files else []
     for target in targets:
@@ -564,7 +1121,8 @@ def _first_hop(db: sqlite3.Connection, targets: Sequence[Target]) -> list[_Hit]:
     hits += _rpc_hits(db, {key for target in targets for key in target.rpcs})
     messages = sorted({message for target in targets for message in target.messages})
     defining = sorted({path for target in targets for path in target.message_files})
-    return hits + _message_hits(db, messages, defining)
+    message_hits, carriers = _message_hits(db, messages, defining)
+    return hits + message_hits, carriers
 
 
 @attrs.frozen
@@ -588,12 +1146,82 @@ class _Held:
         return bool(self.folders) and path.startswith(self.folders)
 
 
+def _holds_data(kind: str, edges: Iterable[Edge]) -> bool:
+    """A ``.proto`` that depends only through message uses (its fields and rpcs naming a changed
+    message): what depends on it next is what uses the messages holding that one, not every
+    importer of the file."""
+    return kind == "proto" and all(edge.kind == EdgeKind.MESSAGE for edge in edges)
+
+
+def _containers_of(db: sqlite3.Connection, data: dict[str, set[Edge]]) -> dict[str, set[str]]:
+    """The messages whose fields hold a changed message in the ``.proto`` files ``data`` (path -> its
+    edges), by full name, with those files."""
+    packages = dict(_batched(db, _PACKAGE_OF_FILES, data))
+    containers: dict[str, set[str]] = defaultdict(set)
+    for path, edges in data.items():
+        for edge in edges:
+            if edge.role == "field":
+                containers[_full(packages.get(path, ""), edge.what.rsplit(".", 1)[0])].add(path)
+    return containers
+
+
+def _own_containers(db: sqlite3.Connection, targets: Sequence[Target]) -> dict[str, set[str]]:
+    """The messages beside a changed message, in the files defining it, whose fields hold it (at any
+    depth within those files), by full name, with those files."""
+    chosen = [t for t in targets if t.kind in ("proto message", "proto enum")]
+    holding = {message for target in chosen for message in target.messages}
+    rows = list(
+        _batched(
+            db,
+            "SELECT f.path, m.package, m.name, m.fields FROM proto_messages m JOIN files f ON f.id = m.file_id"
+            " WHERE f.path IN ({marks}) ORDER BY f.path, m.line",
+            {path for target in chosen for path in target.message_files},
+        )
+    )
+    containers: dict[str, set[str]] = defaultdict(set)
+    grown = True
+    while grown:  # each round adds a message holding one already found: at most one per message
+        grown = False
+        for path, package, name, fields in rows:
+            full = _full(package, name)
+            if path in containers.get(full, ()) or (full in holding and full not in containers):
+                continue
+            for field in fields.split("\n") if fields else ():
+                if _first_match(type_names(field.split("\t")[1], package, name), holding, set()):
+                    holding.add(full)
+                    containers[full].add(path)
+                    grown = True
+                    break
+    return containers
+
+
+def _container_hits(db: sqlite3.Connection, containers: dict[str, set[str]]) -> list[_Hit]:
+    """The uses of ``containers`` (messages whose fields hold a changed one, with the files defining
+    them): other fields of their type and code naming them, through that file (``via``). An rpc's own
+    callers and handlers were found with the RPC (at any depth) at the first level."""
+    if not containers:
+        return []
+    defining = sorted({path for paths in containers.values() for path in paths})
+    wanted = set(containers)
+    packages = dict(_batched(db, _PACKAGE_OF_FILES, defining))
+
+    def via(edge: Edge) -> str:
+        """The file the code imported, else the copy laid out as protoc expects, else the first."""
+        paths = containers[edge.about]
+        if edge.via in paths:
+            return edge.via
+        return min(paths, key=lambda path: (not _protoc_layout(path, packages.get(path, "")), path))
+
+    hits = _field_hits(db, wanted, defining) + _naming_hits(db, wanted, defining)
+    return [attrs.evolve(hit, edge=attrs.evolve(hit.edge, via=via(hit.edge))) for hit in hits]
+
+
 def find_dependents(db: sqlite3.Connection, targets: Sequence[Target], depth: int) -> Found:
     """Every file depending on any of ``targets`` within ``depth`` levels (breadth first)."""
     depth = max(1, min(depth, MAX_DEPTH))
     held = _Held.of(targets)
     found: dict[str, Dependent] = {}
-    hits = _first_hop(db, targets)
+    hits, carriers = _first_hop(db, targets)
     for level in range(1, depth + 1):
         fresh: dict[str, tuple[str, str, set[Edge]]] = {}
         for hit in hits:
@@ -605,9 +1233,15 @@ def find_dependents(db: sqlite3.Connection, targets: Sequence[Target], depth: in
             found[path] = Dependent(path, service, kind, level, tuple(sorted(edges, key=Edge.order)))
         if level == depth or not fresh:
             break
-        hits = _file_edges(db, {path: kind for path, (_, kind, _) in fresh.items() if kind != "docs"})
+        data = {path: edges for path, (_, kind, edges) in fresh.items() if _holds_data(kind, edges)}
+        files = {path: kind for path, (_, kind, _) in fresh.items() if kind != "docs" and path not in data}
+        containers = _containers_of(db, data)
+        if level == 1:
+            for full, paths in _own_containers(db, targets).items():
+                containers.setdefault(full, set()).update(paths)
+        hits = _file_edges(db, files) + _container_hits(db, containers)
     dependents = tuple(sorted(found.values(), key=Dependent.order))
-    return Found(tuple(targets), depth, dependents)
+    return Found(tuple(targets), depth, dependents, tuple(carriers))
 
 
 # -- targets ----------------------------------------------------------------------------------------
