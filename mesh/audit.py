@@ -27,11 +27,12 @@ database, is damaged, or holds another schema is renamed ``audit.db.old`` (with 
 
 Retention is bounded by rows and by age. At the first record after opening, and then every
 ``prune_every`` records, one pass in its own transaction (after the row's own commit, so a
-failing pass never loses a row) deletes at most ``PRUNE_BATCH_ROWS`` of the oldest rows beyond
-the newest ``retention_rows`` (a range of rowids, found from ``max(rowid)``) and at most as many
-older than ``retention_days`` (a range of the time index). Neither is a scan. The table thus holds
-at most about ``retention_rows + prune_every`` rows, and a lowered limit is reached within a few
-passes without one long transaction on the answer path.
+failing pass, whatever fails in it, never loses a row nor reports one lost: INV-AUDIT-3) deletes
+at most ``PRUNE_BATCH_ROWS`` of the oldest rows beyond the newest ``retention_rows`` (a range of
+rowids, found from ``max(rowid)``) and at most as many older than ``retention_days`` (a range of
+the time index; an age reaching before the year 1 deletes nothing). Neither is a scan. The table
+thus holds at most about ``retention_rows + prune_every`` rows, and a lowered limit is reached
+within a few passes without one long transaction on the answer path.
 
 Readers use :func:`read_recent`, which opens the file read-only and never creates it.
 """
@@ -238,8 +239,8 @@ class AuditLog:
             self._since_prune = 0
             try:
                 self._prune(connection)
-            except sqlite3.Error as exc:  # the row is in; only the pass is lost (the next one catches up)
-                log.debug("audit retention pass failed: %s", exc)
+            except Exception as exc:  # noqa: BLE001 -- the row is in: only the pass is lost (INV-AUDIT-3)
+                log.debug("audit retention pass failed (the row is kept; the next pass catches up): %s", exc)
         return True
 
     def prune(self) -> int:
@@ -266,8 +267,8 @@ class AuditLog:
                     "DELETE FROM calls WHERE id IN (SELECT id FROM calls WHERE id <= ? ORDER BY id LIMIT ?)",
                     (newest - self.retention_rows, PRUNE_BATCH_ROWS),
                 ).rowcount
-            if self.retention_days is not None:
-                cutoff = format_time(self._clock() - self.retention_days * 86400)
+            cutoff = self._age_cutoff()
+            if cutoff is not None:
                 deleted += connection.execute(
                     "DELETE FROM calls WHERE id IN (SELECT id FROM calls WHERE time < ? ORDER BY time LIMIT ?)",
                     (cutoff, PRUNE_BATCH_ROWS),
@@ -277,6 +278,16 @@ class AuditLog:
         if deleted:
             log.debug("audit retention pass deleted %d row(s)", deleted)
         return deleted
+
+    def _age_cutoff(self) -> str | None:
+        """The ``time`` before which rows are older than ``retention_days``; None when there is no
+        age limit or it reaches before any date a row can carry (no row is that old)."""
+        if self.retention_days is None:
+            return None
+        try:
+            return format_time(self._clock() - self.retention_days * 86400)
+        except (ValueError, OverflowError, OSError):  # before the year 1, or past what the clock can say
+            return None
 
     def _after_failure(self, exc: sqlite3.Error) -> str:
         """Decide what a failed write means for the connection; the reason to log."""

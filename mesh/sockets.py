@@ -25,6 +25,12 @@ stream carries the daemon's MCP bytes only; ``mesh-mcp doctor`` reads it and han
 **End.** A session that ended with every answer written ends with ``END_MARKER``, which the
 proxy strips: a connection that closes without it is a daemon that died mid-session, even when
 the client had already closed its input.
+
+**Heartbeat.** A daemon whose hello has ``heartbeat_s`` writes ``HEARTBEAT`` between frames
+whenever a session's connection has carried nothing for that long. The session's loop writes it,
+not a tool: while a slow tool runs the heartbeats go on, and a daemon that is stopped (SIGSTOP)
+or hung falls silent. The proxy strips it as it strips the end marker. Both are *control records*:
+a NUL, a few ASCII bytes, a newline; a NUL never occurs in a frame.
 """
 
 from __future__ import annotations
@@ -43,7 +49,9 @@ import orjson
 from .workspace import workspace_id
 
 __all__ = [
+    "CONTROL_BYTES_MAX",
     "END_MARKER",
+    "HEARTBEAT",
     "HELLO_BYTES_MAX",
     "SUN_PATH_BYTES_MAX",
     "Hello",
@@ -66,6 +74,10 @@ HELLO_FORMAT: Final = 1
 #: connection closed without it lost answers (the daemon died). NUL never occurs in a frame (the
 #: codec escapes it), so the marker cannot be mistaken for one; the proxy never forwards it.
 END_MARKER: Final = b"\x00meshd:end\n"
+#: What a daemon writes between frames when a connection has been quiet for its ``heartbeat_s``.
+HEARTBEAT: Final = b"\x00meshd:beat\n"
+#: The longest control record (a NUL to its newline); a longer run is not one of ours.
+CONTROL_BYTES_MAX: Final = 64
 
 
 class SocketDirError(Exception):
@@ -147,7 +159,7 @@ class Hello:
     importing attrs costs it tens of milliseconds before the first byte is copied.
     """
 
-    __slots__ = ("log", "pid", "plugins", "status", "version", "workspace")
+    __slots__ = ("heartbeat_s", "log", "pid", "plugins", "status", "version", "workspace")
 
     def __init__(
         self,
@@ -157,6 +169,7 @@ class Hello:
         log: str,
         plugins: tuple[str, ...] = (),
         status: Mapping[str, Any] | None = None,
+        heartbeat_s: float = 0.0,
     ) -> None:
         self.version = version
         self.pid = pid
@@ -165,9 +178,12 @@ class Hello:
         self.plugins = tuple(plugins)
         #: Free-form state for ``doctor``: index, watcher, sessions, uptime.
         self.status: Mapping[str, Any] = dict(status or {})
+        #: How often the daemon writes ``HEARTBEAT`` on a quiet connection; 0: never (a daemon
+        #: from before heartbeats), so its silence proves nothing.
+        self.heartbeat_s = heartbeat_s
 
     def _key(self) -> tuple[object, ...]:
-        return (self.version, self.pid, self.workspace, self.log, self.plugins, dict(self.status))
+        return (self.version, self.pid, self.workspace, self.log, self.plugins, dict(self.status), self.heartbeat_s)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Hello) and self._key() == other._key()
@@ -186,6 +202,7 @@ class Hello:
             "log": self.log,
             "plugins": list(self.plugins),
             "status": dict(self.status),
+            "heartbeat_s": self.heartbeat_s,
         }
         return orjson.dumps(document, option=orjson.OPT_SORT_KEYS | orjson.OPT_APPEND_NEWLINE)
 
@@ -206,9 +223,16 @@ class Hello:
                 log=str(document["log"]),
                 plugins=tuple(str(name) for name in document.get("plugins", ())),
                 status=dict(document.get("status") or {}),
+                heartbeat_s=_heartbeat_s(document.get("heartbeat_s", 0)),
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"a meshd hello without {exc}") from exc
+
+
+def _heartbeat_s(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < 86_400:
+        raise ValueError(f"a valid heartbeat_s (not {value!r})")
+    return float(value)
 
 
 def read_hello(connection: socket.socket, timeout_s: float | None = None) -> tuple[Hello, bytes]:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import argparse
 import logging
 import os
-import random
+import secrets
 import subprocess
 import sys
 import threading
@@ -25,12 +25,13 @@ from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Final
 
 import orjson
 
 from .check import check, first_difference
 from .pipelined import compare_pipelined
-from .scenario import FAULTS, GENERATOR_VERSION, PYTHON_MINOR, Scenario, generate
+from .scenario import FAULTS, GENERATOR_VERSION, Scenario, generate
 from .seeds import DEFAULT_SEEDS, TRANSCRIPTS, Recorded, read_seeds, write_seeds
 from .targets import DaemonTarget, MemoryTarget, PipeTarget, Transcript
 
@@ -119,7 +120,6 @@ def readable(scenario: Scenario, transcript: Transcript) -> bytes:
         {
             "seed": scenario.seed,
             "generator": GENERATOR_VERSION,
-            "python": PYTHON_MINOR,
             "era": scenario.era,
             "version": scenario.version,
             "faults": list(scenario.faults),
@@ -183,10 +183,11 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def cmd_replay(args: argparse.Namespace) -> int:
     header, recorded = read_seeds(Path(args.seeds))
-    if header.get("generator") != str(GENERATOR_VERSION) or header.get("python") != PYTHON_MINOR:
+    # The generator, not the interpreter: a digest covers the transcript only (INV-DET-4).
+    if header.get("generator") != str(GENERATOR_VERSION):
         print(
-            f"seeds were recorded with generator {header.get('generator')} on Python {header.get('python')}; "
-            f"this is generator {GENERATOR_VERSION} on Python {PYTHON_MINOR}: re-record with `python -m sim record`"
+            f"seeds were recorded with generator {header.get('generator')}; this is generator {GENERATOR_VERSION}: "
+            "re-record with `python -m sim record`"
         )
         return 2
     started = time.monotonic()
@@ -250,7 +251,7 @@ def cmd_record(args: argparse.Namespace) -> int:
 
 def cmd_fuzz(args: argparse.Namespace) -> int:
     deadline = time.monotonic() + args.seconds
-    seed = args.start if args.start is not None else random.SystemRandom().randrange(10_000, 2**31)
+    seed = args.start if args.start is not None else 10_000 + secrets.randbelow(2**31 - 10_000)  # fresh seeds
     tried = 0
     while time.monotonic() < deadline:
         _, _, problems = run_one(seed, args.target, pipelined=args.pipelined)
@@ -289,19 +290,28 @@ def _minimise(seed: int, target: str, pipelined: bool) -> tuple[int, tuple[str, 
     return high, tuple(off)
 
 
+#: The two ``PYTHONHASHSEED``s of a determinism check (set order differs between them).
+HASH_SEEDS: Final = ("0", "12345")
+#: How long one child of a determinism check may take.
+DETERMINISM_TIMEOUT_S: Final = 300
+
+
 def cmd_determinism(args: argparse.Namespace) -> int:
+    """Each seed in two fresh processes under two hash seeds: each child must end well with one whole
+    transcript per target (exit 0, ``end`` lines), and the two must be the same bytes (INV-DET-3)."""
     failures = 0
     for seed in args.seeds_to_check:
-        outputs = []
-        for hash_seed in ("0", "12345"):
-            env = {**os.environ, "PYTHONHASHSEED": hash_seed}
-            result = subprocess.run(
-                [sys.executable, "-m", "sim", "run", str(seed), "--target", args.target, "--raw"],
-                check=False, env=env, cwd=ROOT, capture_output=True, timeout=300,
-            )  # fmt: skip
-            outputs.append(result.stdout)
-        if outputs[0] != outputs[1]:
-            failures += 1
+        outputs: list[bytes] = []
+        broken: list[str] = []
+        for hash_seed in HASH_SEEDS:
+            output, why, stderr = _child_transcripts(seed, args.target, hash_seed)
+            outputs.append(output)
+            if why:
+                cause = "".join(f"\n  stderr: {line[:300]}" for line in stderr)
+                broken.append(f"seed {seed}: the run under PYTHONHASHSEED={hash_seed} failed ({why}){cause}")
+        if broken:  # nothing to compare: equal crashes or equal silence prove nothing
+            print("\n".join(broken))
+        elif outputs[0] != outputs[1]:
             left, right = outputs[0].splitlines(), outputs[1].splitlines()
             for index, (a, b) in enumerate(zip(left, right, strict=False)):
                 if a != b:
@@ -312,12 +322,41 @@ def cmd_determinism(args: argparse.Namespace) -> int:
                     break
             else:
                 print(f"seed {seed}: runs differ in length ({len(left)} vs {len(right)} frames)")
-            print(
-                f"reproduce: PYTHONHASHSEED=0 {command_for(seed, target=args.target)} ; "
-                f"PYTHONHASHSEED=12345 {command_for(seed, target=args.target)}"
-            )
-    print(f"determinism: {len(args.seeds_to_check)} seed(s), {failures} divergent")
+        else:
+            continue
+        failures += 1
+        print(
+            f"reproduce: PYTHONHASHSEED=0 {command_for(seed, target=args.target)} ; "
+            f"PYTHONHASHSEED=12345 {command_for(seed, target=args.target)}"
+        )
+    print(f"determinism: {len(args.seeds_to_check)} seed(s), {failures} divergent or failed")
     return 1 if failures else 0
+
+
+def _child_transcripts(seed: int, target: str, hash_seed: str) -> tuple[bytes, str, list[str]]:
+    """One child's canonical transcripts, why they cannot be compared ("" when they can) and the last
+    lines of its stderr. They cannot when the child did not start, ran out of time, exited non-zero,
+    or printed anything but one whole transcript per target (each ends with its ``end`` line)."""
+    expected = len(TARGETS[target])
+    env = {**os.environ, "PYTHONHASHSEED": hash_seed}
+    try:
+        result = subprocess.run(
+            [sys.executable, "-m", "sim", "run", str(seed), "--target", target, "--raw"],
+            check=False, env=env, cwd=ROOT, capture_output=True, timeout=DETERMINISM_TIMEOUT_S,
+        )  # fmt: skip
+    except subprocess.TimeoutExpired:
+        return b"", f"no end within {DETERMINISM_TIMEOUT_S} s", []
+    except OSError as exc:
+        return b"", f"cannot start {sys.executable}: {exc.strerror or exc}", []
+    stderr = result.stderr.decode("utf-8", "replace").strip().splitlines()[-5:]
+    if result.returncode != 0:
+        return result.stdout, f"exit {result.returncode}", stderr
+    lines = result.stdout.splitlines()
+    ends = sum(1 for line in lines if line.startswith(b"end\t"))
+    if ends != expected or not lines[-1].startswith(b"end\t"):
+        whole = f", {ends} of {expected} transcript(s) whole" if lines else ""
+        return result.stdout, f"no transcript: {len(result.stdout)} bytes on stdout{whole}", stderr
+    return result.stdout, "", stderr
 
 
 def _kinds(text: str | None) -> tuple[str, ...]:

@@ -29,6 +29,7 @@ from typing import Any, Final
 import attrs
 import orjson
 
+from .draws import below, between
 from .scenario import REAL_CALLS, Expect, Scenario, Step, _frame
 from .targets import DaemonTarget, MemoryTarget, _Server
 
@@ -72,7 +73,7 @@ def expected_results() -> tuple[dict[str, Any], ...]:
 def plan(seed: int, calls_min: int, calls_max: int) -> tuple[int, ...]:
     """A session's calls (indexes into ``REAL_CALLS``), drawn from ``random.Random(seed)``."""
     prng = random.Random(seed)
-    return tuple(prng.randrange(len(REAL_CALLS)) for _ in range(prng.randint(calls_min, calls_max)))
+    return tuple(below(prng, len(REAL_CALLS)) for _ in range(between(prng, calls_min, calls_max)))
 
 
 def percentile(values: list[float], fraction: float) -> float:

@@ -20,6 +20,7 @@ from mesh.drivers._pump import run_tool
 from mesh.drivers.stdio import catalogue
 from mesh.protocol import CallCancelled, ServerSession, SessionClosed, ToolCallRequested, Wait
 
+from .draws import choice
 from .fixture import FIXTURE
 from .scenario import Scenario
 from .targets import PipeTarget, _config, _Elapsed, _registry
@@ -72,7 +73,7 @@ def memory_pipelined(scenario: Scenario) -> tuple[bytes, str]:
         elif isinstance(event, SessionClosed):
             return session.data_to_send(), "exit 0"
         elif event is Wait.PAUSED and held:
-            release(prng.choice(list(held)))  # held calls finish in a seeded order
+            release(choice(prng, list(held)))  # held calls finish in a seeded order
         else:
             return session.data_to_send(), f"stuck: {event}"
 

@@ -6,7 +6,15 @@ Theory of operation
 never depends on what comes after it: the fault kinds switched on for this seed (swarm testing:
 each kind on or off with even odds), the era and the version, the number of steps, then each step.
 ``steps`` and ``off`` (used by the fuzzer to minimise a failure) only cut the step list and
-switch kinds off; they draw nothing.
+switch kinds off; they draw nothing. Every draw goes through ``prng.random()`` (``sim/draws.py``):
+the one sequence CPython keeps across versions, so a seed gives the same scenario on every
+supported Python (INV-DET-4).
+
+Fault kinds added after seeds were recorded (``LATE_FAULTS``) never draw from ``prng``: each draws
+from a generator of its own, seeded by its name and the seed, after everything else. Adding one
+changes no draw of the seed's ``prng``, so every recorded scenario and digest stays as it was. The
+one such kind, ``stall``, is a client that stops reading its output for a few milliseconds at
+some steps (``Step.stall_ms``): timing only, so a transcript is the same with it or without it.
 
 A step is what the client does before it waits: bytes to write (split into writes of the drawn
 sizes), then either "wait for the answers" (``send``), "close stdin and wait for the exit"
@@ -23,18 +31,18 @@ from __future__ import annotations
 
 import json
 import random
-import sys
 from collections.abc import Iterable
 from typing import Any, Final
 
 import attrs
 
+from .draws import below, between, choice
+
 __all__ = ["FAULTS", "GENERATOR_VERSION", "Expect", "Scenario", "Step", "generate"]
 
 #: Bump when the same seed starts giving another scenario; recorded seeds must then be re-recorded.
-GENERATOR_VERSION: Final = 3
-#: Python's minor version: ``random`` promises its sequences only within one.
-PYTHON_MINOR: Final = f"{sys.version_info.major}.{sys.version_info.minor}"
+#: (4: every draw built on ``prng.random()``, so no Python version is pinned.)
+GENERATOR_VERSION: Final = 4
 
 #: Calls of the real tools over the fixture workspace (``sim/fixture.py``): (tool, arguments, what comes back).
 REAL_CALLS: Final[tuple[tuple[str, dict[str, Any], str], ...]] = (
@@ -69,7 +77,12 @@ FAULTS: Final = (
     "batches",  # JSON-RPC batches (served in 2025-03-26 only)
     "eof",  # the session ends with EOF in the middle of a frame
     "kill",  # kill -9 at a random point, then a new server
+    "stall",  # the client stops reading its output for a while (a late kind: see LATE_FAULTS)
 )
+#: Kinds that draw from a generator of their own (``_late_prng``), never from the seed's ``prng``.
+LATE_FAULTS: Final = ("stall",)
+#: The kinds drawn from the seed's ``prng``, in this order (changing it changes every scenario).
+_PRNG_FAULTS: Final = tuple(kind for kind in FAULTS if kind not in LATE_FAULTS)
 
 HANDSHAKE_VERSIONS: Final = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
 LATEST_HANDSHAKE: Final = "2025-11-25"
@@ -95,6 +108,9 @@ class Step:
     writes: tuple[int, ...]
     expect: tuple[Expect, ...]
     label: str
+    #: The ``stall`` fault: the client reads nothing of its output while it writes this step and
+    #: for this long after (the target shrinks the output pipe to a page so that it fills).
+    stall_ms: int = 0
 
 
 @attrs.frozen
@@ -115,15 +131,33 @@ class Scenario:
 def generate(seed: int, *, steps: int | None = None, off: Iterable[str] = ()) -> Scenario:
     """The scenario of ``seed``; ``steps`` keeps only that many client steps, ``off`` switches kinds off."""
     prng = random.Random(seed)
-    drawn = [kind for kind in FAULTS if prng.random() < 0.5]
-    faults = tuple(kind for kind in drawn if kind not in set(off))
+    drawn = [kind for kind in _PRNG_FAULTS if prng.random() < 0.5]
+    late = {kind: _late_prng(kind, seed) for kind in LATE_FAULTS}
+    drawn += [kind for kind in LATE_FAULTS if late[kind].random() < 0.5]
+    faults = tuple(kind for kind in FAULTS if kind in drawn and kind not in set(off))
     era = "stateless" if prng.random() < 0.3 else "handshake"
-    version = STATELESS_VERSION if era == "stateless" else prng.choice(HANDSHAKE_VERSIONS + ("1999-01-01",))
-    count = prng.randint(3, 40)
+    version = STATELESS_VERSION if era == "stateless" else choice(prng, HANDSHAKE_VERSIONS + ("1999-01-01",))
+    count = between(prng, 3, 40)
     if steps is not None:
         count = min(count, steps)
     builder = _Builder(prng, faults, era, version)
-    return Scenario(seed, faults, era, version, builder.build(count))
+    built = builder.build(count)
+    if "stall" in faults:
+        built = _stalled(built, late["stall"])
+    return Scenario(seed, faults, era, version, built)
+
+
+def _late_prng(kind: str, seed: int) -> random.Random:
+    """The generator of a late fault kind: seeded by a string (sha512: the same on every Python)."""
+    return random.Random(f"mesh-sim {kind} {seed}")
+
+
+def _stalled(steps: tuple[Step, ...], stall_prng: random.Random) -> tuple[Step, ...]:
+    """A stall of 1-20 ms at about a third of the steps, drawn step by step (a prefix keeps its stalls)."""
+    return tuple(
+        attrs.evolve(step, stall_ms=1 + below(stall_prng, 20)) if stall_prng.random() < 0.3 else step
+        for step in steps
+    )
 
 
 # --- building ----------------------------------------------------------------------------------
@@ -184,7 +218,7 @@ class _Builder:
         data, expect = self.handshake()
         if data:
             steps.append(self.step("send", data, expect, "handshake"))
-        kill_at = self.prng.randrange(count) if "kill" in self.faults else -1
+        kill_at = below(self.prng, count) if "kill" in self.faults else -1
         for index in range(count):
             if index == kill_at:
                 steps.append(self.kill_step())
@@ -207,7 +241,7 @@ class _Builder:
         sizes = []
         left = size
         while left:
-            piece = min(left, self.prng.choice((1, 1, 2, 3, 7, 64, 4096, 1 << 16)))
+            piece = min(left, choice(self.prng, (1, 1, 2, 3, 7, 64, 4096, 1 << 16)))
             sizes.append(piece)
             left -= piece
         return tuple(sizes)
@@ -215,7 +249,7 @@ class _Builder:
     def send_step(self) -> Step:
         parts: list[tuple[bytes, tuple[Expect, ...], str]] = []
         if "coalesce" in self.faults and self.prng.random() < 0.5:
-            for _ in range(self.prng.randint(1, 3)):
+            for _ in range(between(self.prng, 1, 3)):
                 parts.append(self.immediate())
         last = self.prng.random()
         if last < 0.35:
@@ -238,7 +272,7 @@ class _Builder:
                 choices.append(kind)
         if "cancel" in self.faults:
             choices += ["cancel-before", "cancel-after"]
-        kind = self.prng.choice(choices)
+        kind = choice(self.prng, choices)
         return getattr(self, "make_" + kind.replace("-", "_"))()
 
     def make_ping(self) -> tuple[bytes, tuple[Expect, ...], str]:
@@ -254,14 +288,15 @@ class _Builder:
         return self.request(request_id, "tools/list"), (Expect(request_id, "result"),), "list"
 
     def make_garbage(self) -> tuple[bytes, tuple[Expect, ...], str]:
-        letters = "".join(self.prng.choice("abc{}[]:,\"' 0123456789") for _ in range(self.prng.randint(1, 30)))
-        data = self.prng.choice(
+        letters = "".join(choice(self.prng, "abc{}[]:,\"' 0123456789") for _ in range(between(self.prng, 1, 30)))
+        data = choice(
+            self.prng,
             (
                 b"{" + letters.encode() + b"\x01",  # a raw control byte: never valid JSON
                 b"\xff\xfe" + letters.encode(),
                 b"NaN",
                 b'{"jsonrpc":"2.0","id":1,"method":"ping","x":Infinity}',
-                b"[" * self.prng.randint(1100, 5000),
+                b"[" * between(self.prng, 1100, 5000),
                 b"\xef\xbb\xbf{}",
                 b'"\\ud800"',
             )
@@ -282,7 +317,7 @@ class _Builder:
         ]
         if not batches_served:
             options.append(([{"jsonrpc": "2.0", "id": request_id, "method": "ping"}], Expect(None, -32600), "batch"))
-        message, expect, label = self.prng.choice(options)
+        message, expect, label = choice(self.prng, options)
         if label in ("non-object", "string", "float id", "empty batch", "batch"):
             return _frame(message), (expect,), label
         if self.prng.random() < 0.25:
@@ -312,9 +347,10 @@ class _Builder:
 
     def make_oversized(self) -> tuple[bytes, tuple[Expect, ...], str]:
         request_id = self.new_id()
-        target = self.prng.choice(
-            (MAX_FRAME_BYTES - self.prng.randint(0, 8), MAX_FRAME_BYTES, MAX_FRAME_BYTES + self.prng.randint(1, 8),
-             3 * MAX_FRAME_BYTES + self.prng.randint(0, 999))
+        target = choice(
+            self.prng,
+            (MAX_FRAME_BYTES - between(self.prng, 0, 8), MAX_FRAME_BYTES, MAX_FRAME_BYTES + between(self.prng, 1, 8),
+             3 * MAX_FRAME_BYTES + between(self.prng, 0, 999)),
         )  # fmt: skip
         empty = self.request(request_id, "ping", None).rstrip(b"\n")
         # A ping whose ignored top-level "pad" member brings the line to exactly ``target`` bytes.
@@ -327,13 +363,13 @@ class _Builder:
         return line + b"\n", (Expect(request_id, outcome),), f"line of {target}"
 
     def make_notifications(self) -> tuple[bytes, tuple[Expect, ...], str]:
-        choice = self.prng.randrange(4)
-        if choice == 0:
+        which = below(self.prng, 4)
+        if which == 0:
             progress = {"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progress": 1}}
             return _frame(progress), (), "notif"
-        if choice == 1:
+        if which == 1:
             return _frame({"jsonrpc": "2.0", "method": "notifications/whatever"}), (), "notif"
-        if choice == 2:
+        if which == 2:
             return _frame({"jsonrpc": "2.0", "id": "client-1", "result": {}}), (), "client response"
         return b"\r\n   \n", (), "blank lines"
 
@@ -359,7 +395,7 @@ class _Builder:
         return frame, (), "cancel before"
 
     def make_cancel_after(self) -> tuple[bytes, tuple[Expect, ...], str]:
-        target = self.prng.choice(self.answered) if self.answered else 999_999
+        target = choice(self.prng, self.answered) if self.answered else 999_999
         frame = _frame({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": target}})
         return frame, (), "cancel after"
 
@@ -374,17 +410,17 @@ class _Builder:
             options += ["error", "crash", "bad-args", "unknown-tool"]
         if "cancel" in self.faults:
             options += ["cancel-during"]
-        kind = self.prng.choice(options)
+        kind = choice(self.prng, options)
         if kind == "echo":
             big = self.prng.random() < 0.1
-            repeat = self.prng.randint(2000, 3000) if big else self.prng.randint(1, 3)
-            arguments = {"text": f"echo {request_id} " + "x" * self.prng.randint(0, 30), "repeat": repeat}
+            repeat = between(self.prng, 2000, 3000) if big else between(self.prng, 1, 3)
+            arguments = {"text": f"echo {request_id} " + "x" * between(self.prng, 0, 30), "repeat": repeat}
             return call("sim_echo", arguments), (Expect(request_id, "result"),), "echo big" if big else "echo"
         if kind == "real":
-            tool, arguments, outcome = self.prng.choice(REAL_CALLS)
+            tool, arguments, outcome = choice(self.prng, REAL_CALLS)
             return call(tool, arguments), (Expect(request_id, outcome),), tool
         if kind == "wait":
-            return call("sim_wait", {"ms": self.prng.randint(0, 20)}), (Expect(request_id, "result"),), "wait"
+            return call("sim_wait", {"ms": between(self.prng, 0, 20)}), (Expect(request_id, "result"),), "wait"
         if kind == "error":
             return call("sim_fail", {"how": "error"}), (Expect(request_id, "tool-error"),), "tool error"
         if kind == "crash":
@@ -399,7 +435,7 @@ class _Builder:
 
     def kill_step(self) -> Step:
         data, _, label = self.immediate() if self.prng.random() < 0.7 else self.tool_call()
-        cut = self.prng.randint(0, len(data))
+        cut = between(self.prng, 0, len(data))
         return self.step("kill", data[:cut], (), f"kill -9 after {cut} bytes of {label}")
 
     def eof_step(self) -> Step:
@@ -407,7 +443,7 @@ class _Builder:
             return self.step("eof", b"", (), "eof")
         request_id = self.new_id()
         frame = self.request(request_id, "tools/list").rstrip(b"\n")
-        cut = self.prng.randint(1, len(frame))
+        cut = between(self.prng, 1, len(frame))
         data = frame[:cut]
         if cut == len(frame):
             expect: tuple[Expect, ...] = (Expect(request_id, "result"),)  # whole, only the newline missing

@@ -7,7 +7,7 @@ from typing import Final
 
 import attrs
 
-from .scenario import GENERATOR_VERSION, PYTHON_MINOR
+from .scenario import GENERATOR_VERSION
 
 __all__ = ["DEFAULT_SEEDS", "TRANSCRIPTS", "Recorded", "read_seeds", "write_seeds"]
 
@@ -41,7 +41,7 @@ def read_seeds(path: Path) -> tuple[dict[str, str], list[Recorded]]:
             continue
         if line.startswith("#"):
             words = line[1:].split()
-            if len(words) == 2 and words[0] in ("generator", "python"):
+            if len(words) == 2 and words[0] == "generator":  # older files also named a Python: not a pin
                 header[words[0]] = words[1]
             continue
         fields = line.split()
@@ -63,7 +63,6 @@ def write_seeds(path: Path, entries: list[Recorded]) -> None:
         "# difference fails. Regenerate deliberately with `python -m sim record` after a change that",
         "# is meant to change answers; fuzz finds carry steps= and off= and are kept by record.",
         f"# generator {GENERATOR_VERSION}",
-        f"# python {PYTHON_MINOR}",
     ]
     lines += [entry.line() for entry in entries]
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -88,6 +88,8 @@ DAEMON_STOP_S: Final = 5.0
 DAEMON_IDLE_S: Final = 120
 #: The end of a server's stderr kept for the checks.
 STDERR_BYTES_MAX: Final = 64 * 1024
+#: The stdout pipe of a server whose client stalls (the ``stall`` fault): one page.
+STALL_PIPE_BYTES: Final = 4096
 
 
 @attrs.frozen
@@ -212,6 +214,14 @@ class PipeTarget:
     def spawn(self) -> _Server:
         return _Server(self.start_process())
 
+    def _spawn_for(self, scenario: Scenario) -> _Server:
+        """A server; a scenario with stalls (the ``stall`` fault) gets a stdout pipe of one page,
+        so that a stalled client soon leaves the server's answers waiting on its side."""
+        server = self.spawn()
+        if "stall" in scenario.faults:
+            server.shrink_output_pipe(STALL_PIPE_BYTES)
+        return server
+
     def environ(self) -> dict[str, str]:
         """The server's environment: the simulated tools loaded, the fixture's index as its cache."""
         return {
@@ -230,17 +240,20 @@ class PipeTarget:
     def run(self, scenario: Scenario) -> Transcript:
         problems: list[str] = []
         steps: list[tuple[bytes, ...] | None] = []
-        server = self.spawn()
+        server = self._spawn_for(scenario)
         end = "no eof"
         try:
             for index, step in enumerate(scenario.steps):
+                resume = server.stop_reading_for(step.stall_ms) if step.stall_ms else None
                 if not server.write(step.data, step.writes):
                     problems.append(f"step {index}: the server stopped reading (exit {server.process.poll()})")
+                if resume is not None:
+                    resume.join()  # the client reads again
                 if step.kind == "kill":
                     problems += [f"step {index} (kill): {problem}" for problem in self.kill_step(server)]
                     steps.append(None)
                     server.kill()  # reap it and close its pipes before the next one starts
-                    server = self.spawn()
+                    server = self._spawn_for(scenario)
                     continue
                 if step.kind == "eof":
                     server.close_stdin()
@@ -487,6 +500,9 @@ class _Server:
         #: Bytes written to the server's stdin so far.
         self.written = 0
         self._stderr = bytearray()
+        #: Cleared while the client stalls: the reader takes no line from the server's stdout.
+        self._reading = threading.Event()
+        self._reading.set()
         self._stderr_thread = threading.Thread(target=self._drain_stderr, daemon=True)
         self._threads = [threading.Thread(target=self._read, daemon=True), self._stderr_thread]
         for thread in self._threads:
@@ -495,9 +511,28 @@ class _Server:
     def _read(self) -> None:
         stdout = self.process.stdout
         assert stdout is not None
-        for line in iter(stdout.readline, b""):
+        while self._reading.wait() and (line := stdout.readline()):
             self.lines.put(line)
         self.lines.put(None)
+
+    def shrink_output_pipe(self, size: int) -> None:
+        """Make the server's stdout pipe hold only ``size`` bytes (Linux: one page at least)."""
+        assert self.process.stdout is not None
+        fcntl.fcntl(self.process.stdout.fileno(), fcntl.F_SETPIPE_SZ, size)
+
+    def stop_reading_for(self, stall_ms: int) -> threading.Thread:
+        """Stop reading the server's output now and for ``stall_ms`` (on a thread of its own, so a
+        server holding its input back for a client that does not read cannot deadlock the
+        writer); the thread ends once reading has resumed."""
+        self._reading.clear()
+
+        def resume() -> None:
+            time.sleep(stall_ms / 1000)
+            self._reading.set()
+
+        thread = threading.Thread(target=resume, daemon=True)
+        thread.start()
+        return thread
 
     def _drain_stderr(self) -> None:
         """Read stderr to its end, keeping the last ``STDERR_BYTES_MAX`` bytes."""

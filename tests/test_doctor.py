@@ -557,7 +557,7 @@ def test_damaged_index_fails_with_a_rebuild_remedy(tmp_path: Path) -> None:
     (tmp_path / "index.db").write_bytes(b"\x00garbage, not SQLite\xff" * 300)
     check = check_index(FIXTURE, tmp_path, None, now=NOW)
     assert check.status is Status.FAIL and "file is not a database" in check.detail
-    assert check.remedy == f"mesh-mcp index {FIXTURE} (sets the damaged file aside as index.db.old and rebuilds it)"
+    assert check.remedy == f"mesh-mcp index {FIXTURE} (sets the damaged file aside as index.db.damaged and rebuilds it)"
     assert (tmp_path / "index.db").read_bytes().startswith(b"\x00garbage")  # looked at, not repaired
 
 

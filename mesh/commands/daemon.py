@@ -6,12 +6,14 @@ Start-up, in this order, each step before the next can go wrong:
 2. the log: ``meshd.log`` in the workspace's cache folder, which also receives this process's fd
    1 and 2 (a stray ``print``, a C library's message, a fatal-signal traceback) unless they are a
    terminal; rotated to ``meshd.log.1`` past ``LOG_BYTES_MAX`` at start;
-3. the lock (``meshd-<id>.lock``, ``flock``): held by another daemon whose socket answers, this
-   one has nothing to do and exits 0; held by a daemon still starting or stopping, it waits up to
-   ``LOCK_WAIT_S``;
-4. the socket: bound under a temporary name, made 0600, listening, then renamed over the final
-   path. A stale socket of a dead daemon (the lock was free, so nobody serves it) is replaced in
-   that one atomic step, and a client never finds the socket with other permissions;
+3. the lock (``meshd-<id>.lock``, ``flock``), opened without following a symlink and used only
+   when it is a regular file of ours with one link (anything else planted there is refused, never
+   truncated); held by another daemon whose socket answers, this one has nothing to do and exits
+   0; held by a daemon still starting or stopping, it waits up to ``LOCK_WAIT_S``;
+4. the socket: bound under a temporary name, made 0600, listening (a backlog of ``SOMAXCONN``: a
+   burst of clients queues, never finds the queue full), then renamed over the final path. A
+   stale socket of a dead daemon (the lock was free, so nobody serves it) is replaced in that one
+   atomic step, and a client never finds the socket with other permissions;
 5. the index (:class:`LiveIndex`, refreshed at once and watched), the tools, the audit log.
 
 On the way out the socket is unlinked (only if it is still ours) before the lock is released.
@@ -19,9 +21,11 @@ On the way out the socket is unlinked (only if it is still ours) before the lock
 
 from __future__ import annotations
 
+import errno
 import faulthandler
 import fcntl
 import logging
+import math
 import os
 import signal
 import socket
@@ -38,13 +42,16 @@ from ._serve import open_audit, plugin_names
 from ..sockets import Hello, SocketDirError, check_length, lock_path, private_dir, socket_path
 from ..workspace import cache_dir
 
-__all__ = ["DEFAULT_IDLE_EXIT_S", "run_daemon"]
+__all__ = ["DEFAULT_HEARTBEAT_S", "DEFAULT_IDLE_EXIT_S", "run_daemon"]
 
 log = logging.getLogger("mesh.daemon")
 
 #: Without a client for this long, the daemon exits (``--idle-exit``, ``$MESH_DAEMON_IDLE_S``,
 #: ``[daemon] idle_exit_s`` in mesh.toml; 0 never).
 DEFAULT_IDLE_EXIT_S = 900.0
+#: How often a quiet connection gets the daemon's heartbeat (``$MESH_DAEMON_HEARTBEAT_S``); a
+#: proxy that hears nothing for ten of them takes the daemon for stopped or hung.
+DEFAULT_HEARTBEAT_S = 1.0
 #: How long a new daemon waits for the lock of one still starting or stopping.
 LOCK_WAIT_S = 10.0
 #: At start, a log larger than this is moved to ``meshd.log.1`` (the previous ``.1`` is dropped).
@@ -103,6 +110,7 @@ def _serve(workspace: Path, path: Path, log_file: Path, idle_exit_s: float | Non
         log.error("MESH_TOOL_PLUGINS: %s", exc)
         return 2
     idle_s = _idle_exit_s(workspace, idle_exit_s, environ)
+    heartbeat_s = _heartbeat_s(environ)
     try:
         listener, inode = _bind(path)
     except OSError as exc:
@@ -122,7 +130,9 @@ def _serve(workspace: Path, path: Path, log_file: Path, idle_exit_s: float | Non
         }
         if refused:
             status["refused"] = refused
-        return Hello(__version__, os.getpid(), str(workspace), str(log_file), tuple(plugins), status).encode()
+        return Hello(
+            __version__, os.getpid(), str(workspace), str(log_file), tuple(plugins), status, heartbeat_s
+        ).encode()
 
     daemon = Daemon(
         listener=listener,
@@ -132,6 +142,7 @@ def _serve(workspace: Path, path: Path, log_file: Path, idle_exit_s: float | Non
         hello=hello,
         audit=audit,
         idle_exit_s=idle_s,
+        heartbeat_s=heartbeat_s,
     )
 
     def on_signal(signum: int, _frame: FrameType | None) -> None:
@@ -196,8 +207,8 @@ def _lock(lock_file: Path, path: Path) -> int:
     """The locked descriptor of ``lock_file``, our pid written in it.
 
     Raises :class:`_AlreadyServed`, or ``OSError`` when the lock stays held by a daemon that does
-    not answer."""
-    fd = os.open(lock_file, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    not answer or the lock file is not ours (INV-SOCK-3)."""
+    fd = _open_lock(lock_file)
     deadline = time.monotonic() + LOCK_WAIT_S
     while True:
         try:
@@ -205,12 +216,12 @@ def _lock(lock_file: Path, path: Path) -> int:
             break
         except BlockingIOError:
             if _answers(path):
-                log.info("a daemon (pid %s) already serves this workspace on %s", _holder(lock_file), path)
+                log.info("a daemon (pid %s) already serves this workspace on %s", _holder(fd), path)
                 os.close(fd)
                 raise _AlreadyServed from None
             if time.monotonic() > deadline:
+                holder = _holder(fd)
                 os.close(fd)
-                holder = _holder(lock_file)
                 raise OSError(
                     f"the daemon lock {lock_file} is held by pid {holder} but {path} does not answer; "
                     f"stop that process (kill {holder})"
@@ -221,9 +232,35 @@ def _lock(lock_file: Path, path: Path) -> int:
     return fd
 
 
-def _holder(lock_file: Path) -> str:
+def _open_lock(lock_file: Path) -> int:
+    """``lock_file`` opened for reading and writing, created if need be: never through a symlink,
+    and only a regular file of ours with one link; anything else there raises ``OSError`` and is
+    left as it is (a planted symlink's target is never truncated)."""
+    flags = os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK  # no FIFO waits
     try:
-        return lock_file.read_text().strip() or "?"
+        fd = os.open(lock_file, flags, 0o600)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise OSError(f"the daemon lock {lock_file} is a symbolic link; remove it (rm {lock_file})") from None
+        raise OSError(f"cannot open the daemon lock {lock_file} ({exc.strerror})") from None
+    info = os.fstat(fd)
+    problem = (
+        "is not a regular file" if not stat.S_ISREG(info.st_mode)
+        else f"belongs to uid {info.st_uid}, not to you (uid {os.getuid()})" if info.st_uid != os.getuid()
+        else f"has {info.st_nlink} links (a hard link to another file?)" if info.st_nlink != 1
+        else ""
+    )  # fmt: skip
+    if problem:
+        os.close(fd)
+        raise OSError(f"the daemon lock {lock_file} {problem}; remove it (rm {lock_file})")
+    os.set_blocking(fd, True)
+    return fd
+
+
+def _holder(fd: int) -> str:
+    """The pid written in the lock, read through its descriptor (never by its name again)."""
+    try:
+        return os.pread(fd, 64, 0).decode("ascii", "replace").strip() or "?"
     except OSError:
         return "?"
 
@@ -262,7 +299,7 @@ def _bind(path: Path) -> tuple[socket.socket, int]:
     finally:
         os.umask(previous_umask)
     os.chmod(temporary, 0o600)
-    listener.listen(128)
+    listener.listen(socket.SOMAXCONN)  # the kernel's most: a burst queues (the proxies retry too)
     os.replace(temporary, path)
     return listener, path.stat().st_ino
 
@@ -276,14 +313,18 @@ def _unlink_if_ours(path: Path, inode: int) -> None:
 
 
 def _idle_exit_s(workspace: Path, given: float | None, environ: Mapping[str, str]) -> float:
+    """The idle exit in seconds, 0 for never (an infinite one too). Any finite length is kept:
+    the accept loop waits for it in slices (INV-DAEMON-4)."""
     if given is not None:
-        return given
+        if given >= 0:  # False for NaN
+            return _never_if_infinite(given)
+        log.warning("--idle-exit %r is not a number of seconds; ignored", given)
     text = environ.get("MESH_DAEMON_IDLE_S")
     if text:
         try:
             value = float(text)
-            if value >= 0:
-                return value
+            if value >= 0:  # False for NaN
+                return _never_if_infinite(value)
         except ValueError:
             pass
         log.warning("MESH_DAEMON_IDLE_S=%r is not a number of seconds; ignored", text)
@@ -294,4 +335,24 @@ def _idle_exit_s(workspace: Path, given: float | None, environ: Mapping[str, str
     except ConfigError as exc:
         log.warning("idle exit: default (%s)", exc)
         configured = None
-    return DEFAULT_IDLE_EXIT_S if configured is None else configured
+    if configured is None or not configured >= 0:
+        return DEFAULT_IDLE_EXIT_S
+    return _never_if_infinite(configured)
+
+
+def _never_if_infinite(seconds: float) -> float:
+    return 0.0 if math.isinf(seconds) else seconds
+
+
+def _heartbeat_s(environ: Mapping[str, str]) -> float:
+    text = environ.get("MESH_DAEMON_HEARTBEAT_S")
+    if not text:
+        return DEFAULT_HEARTBEAT_S
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0.01 <= value <= 60:
+        log.warning("MESH_DAEMON_HEARTBEAT_S=%r: not 0.01 to 60 seconds; using %g", text, DEFAULT_HEARTBEAT_S)
+        return DEFAULT_HEARTBEAT_S
+    return value

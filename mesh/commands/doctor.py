@@ -510,7 +510,7 @@ def check_index(root: Path, folder: Path, hello: Hello | None, *, now: float) ->
             "index",
             Status.FAIL,
             f"cannot read {path}: {exc}",
-            f"{rebuild} (sets the damaged file aside as index.db.old and rebuilds it)",
+            f"{rebuild} (sets the damaged file aside as index.db.damaged and rebuilds it)",
         )
     if found.schema != SCHEMA_VERSION:
         return Check(

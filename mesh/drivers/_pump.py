@@ -18,6 +18,17 @@ socket; a terminal or a regular file never blocks for long), the loop writes wha
 take right away and polls for the rest. So a client that stops reading stalls its own answers,
 never the loop, and a stop request is still acted on.
 
+Output is bounded both ways (INV-BOUND-4). Past ``out_bytes_max`` bytes of answers waiting for the
+client, the loop neither reads input nor hands the session more of what it read, so a client that
+writes without reading is held back by its own pipe, never by the server's memory. A read is
+handed to the session in slices of ``FEED_BYTES``: one request of a few bytes can have an answer of
+kilobytes (``tools/list``), and a whole read's worth of them would be answered at once. What is
+held is at most the bound, plus the answers of one slice, plus the calls in flight.
+
+A pump given a ``heartbeat`` (the daemon's connections) writes it between frames whenever it has
+written nothing for ``heartbeat_s``: the loop, not a tool, writes it, so a peer can tell a slow
+tool (heartbeats go on) from a process that stopped or hung (they stop).
+
 EOF on the input: the session answers everything already accepted, then reports
 ``SessionClosed``; the loop writes out every frame and returns 0 (the drain barrier). A stop
 request ends the input the same way, tells running tools to stop, answers calls not yet started
@@ -59,6 +70,10 @@ log = logging.getLogger("mesh.server")
 
 SHUTTING_DOWN: Final = "The server is shutting down; this call was not run. Call it again once the server restarts."
 READ_CHUNK_BYTES: Final = 64 * 1024
+#: Input is handed to the session this much at a time (see the module docstring).
+FEED_BYTES: Final = 4 * 1024
+#: Answers waiting for a client past which the loop reads nothing more from it (INV-BOUND-4).
+OUT_BYTES_MAX: Final = 1024 * 1024
 #: Output still unwritten after a stop is abandoned after this long (the client is not reading).
 FLUSH_S_MAX: Final = 2.0
 
@@ -80,7 +95,14 @@ class ConnectionPump:
         shutdown_grace_s: float = 5.0,
         audit: AuditLog | None = None,
         session_id: str = "",
+        out_bytes_max: int = OUT_BYTES_MAX,
+        heartbeat: bytes = b"",
+        heartbeat_s: float = 0.0,
     ) -> None:
+        """``heartbeat`` (bytes that are no frame, written between frames after ``heartbeat_s``
+        without output) is off unless both are given."""
+        if out_bytes_max < 1:
+            raise ValueError(f"out_bytes_max must be at least 1, not {out_bytes_max}")
         self._session = session
         self._registry = registry
         self._workspace = workspace
@@ -91,6 +113,9 @@ class ConnectionPump:
         self._grace_s = shutdown_grace_s
         self._audit = audit
         self._session_id = session_id
+        self._out_bytes_max = out_bytes_max
+        self._heartbeat = heartbeat if heartbeat_s > 0 else b""
+        self._heartbeat_s = heartbeat_s
         self._wake_r, self._wake_w = wake_pipe()
         # Reentrant: a signal handler (request_stop) may run on the main thread while it holds it.
         self._wake_lock = threading.RLock()
@@ -99,6 +124,13 @@ class ConnectionPump:
         self._stops: deque[str] = deque()
         self._cancel_flags: dict[RequestId, threading.Event] = {}
         self._out = bytearray()
+        #: Input read but not yet handed to the session, from ``_unfed_at`` on.
+        self._unfed = b""
+        self._unfed_at = 0
+        #: The input ended (EOF, or a stop) and the session is told once it has all of ``_unfed``.
+        self._eof_pending = False
+        #: The most answer bytes waiting for the client at any one time (INV-BOUND-4).
+        self.out_bytes_peak = 0
         #: Calls still running when the pump returned (their threads may outlive it).
         self.abandoned = 0
         #: The session closed with every answer written: nothing accepted was lost.
@@ -135,8 +167,9 @@ class ConnectionPump:
         input_ended = stopping = closed = False
         reading = writing = False
         deadline: float | None = None
+        wrote_at = time.monotonic()
         while True:
-            want_read = False
+            want_read = held_back = False
             while not closed:
                 event = session.next_event()
                 if isinstance(event, ToolCallRequested):
@@ -151,14 +184,27 @@ class ConnectionPump:
                 elif isinstance(event, SessionClosed):
                     closed = True
                 else:
-                    want_read = event is Wait.NEED_DATA and not input_ended
+                    self._out += session.data_to_send()
+                    if event is not Wait.NEED_DATA:
+                        break  # paused: no input until a call completes
+                    if len(self._out) >= self._out_bytes_max:
+                        held_back = True  # answers wait past the bound: so does the input
+                        break
+                    if self._feed():
+                        continue
+                    want_read = not input_ended
                     break
             self._out += session.data_to_send()
-            if self._out and not self._write():
-                for flag in self._cancel_flags.values():
-                    flag.set()
-                self.abandoned = len(self._cancel_flags)
-                return 1
+            self.out_bytes_peak = max(self.out_bytes_peak, len(self._out))
+            if self._out:
+                if not self._write():
+                    for flag in self._cancel_flags.values():
+                        flag.set()
+                    self.abandoned = len(self._cancel_flags)
+                    return 1
+                wrote_at = time.monotonic()
+                if held_back and len(self._out) < self._out_bytes_max:
+                    continue  # the client took enough: hand the session more before sleeping
             if closed and not self._out:
                 self.drained = True
                 return 0
@@ -177,10 +223,16 @@ class ConnectionPump:
             if stopping and closed:
                 # Everything is answered; the client has FLUSH_S_MAX to take the last frames.
                 deadline = min(deadline or float("inf"), time.monotonic() + FLUSH_S_MAX)
-            timeout_ms = None if deadline is None else max(0, int((deadline - time.monotonic()) * 1000) + 1)
+            wake_at = deadline
+            if self._heartbeat and not writing:
+                wake_at = min(wake_at or float("inf"), wrote_at + self._heartbeat_s)
+            timeout_ms = None if wake_at is None else max(0, int((wake_at - time.monotonic()) * 1000) + 1)
             ready = dict(poller.poll(timeout_ms))
-            if not ready and deadline is not None and time.monotonic() >= deadline:
+            now = time.monotonic()
+            if not ready and deadline is not None and now >= deadline:
                 return self._give_up()
+            if self._heartbeat and not self._out and now >= wrote_at + self._heartbeat_s:
+                self._out += self._heartbeat  # between frames: _out holds whole frames only
             if self._wake_r in ready:
                 drain_pipe(self._wake_r)
                 while self._done:
@@ -198,16 +250,37 @@ class ConnectionPump:
                     for flag in self._cancel_flags.values():
                         flag.set()
                     if not input_ended:
-                        input_ended = True
-                        session.receive_eof()
-            if reading and self._in_fd in ready:
+                        # Nothing more is read; what was read is still answered (calls refused).
+                        input_ended = self._eof_pending = True
+            if reading and not input_ended and self._in_fd in ready:
                 data = self._read()
                 if data is not None:
-                    if not data:
-                        input_ended = True
-                    session.receive_data(data)  # b"" is EOF
+                    if data:
+                        self._unfed, self._unfed_at = data, 0
+                    else:
+                        input_ended = self._eof_pending = True
 
     # --- helpers -----------------------------------------------------------------------------
+
+    def _feed(self) -> bool:
+        """Hand the session the next slice of what was read, or the end of input; False when
+        there is nothing to hand over (read more)."""
+        unfed, at = self._unfed, self._unfed_at
+        if at < len(unfed):
+            if at == 0 and len(unfed) <= FEED_BYTES:
+                piece = unfed
+            else:
+                piece = unfed[at : at + FEED_BYTES]
+            self._unfed_at = at + len(piece)
+            if self._unfed_at >= len(unfed):
+                self._unfed, self._unfed_at = b"", 0
+            self._session.receive_data(piece)
+            return True
+        if self._eof_pending:
+            self._eof_pending = False
+            self._session.receive_eof()
+            return True
+        return False
 
     def _read(self) -> bytes | None:
         """The next chunk; b"" at EOF; None when nothing can be read after all (a non-blocking

@@ -4,22 +4,32 @@ Theory of operation
 -------------------
 :func:`open_daemon` connects to the workspace's socket and reads the daemon's hello; when nothing
 listens it starts ``meshd`` detached (its own session, no terminal, its output in its log) and
-retries for a bounded time. Any failure is a :class:`DaemonUnavailable` whose message says what
-happened: the caller serves standalone instead, with one warning.
+retries for a bounded time. A daemon whose queue of connections is full (a burst of clients:
+``EAGAIN``) is retried with backoff within the same bound. Any failure is a
+:class:`DaemonUnavailable` whose message says what happened: the caller serves standalone
+instead, with one warning.
 
 :func:`run_proxy` then copies bytes both ways on one thread, adding none and parsing none: ``poll``
-on the client's input, the socket and a wake-up pipe; a chunk read from one side is written whole
-to the other before the next is read (backpressure both ways: a client that stops reading stops
-the proxy reading the daemon, whose pump then holds the answers).
+on the client's input, the client's output, the socket and a wake-up pipe, every descriptor it
+writes non-blocking (a terminal aside). Each direction holds at most one chunk: a side is read
+only once what was read from it before has been written to the other (backpressure both ways,
+INV-BOUND-4), and one direction waiting never stops the other, so a daemon holding answers back
+for a slow client can never deadlock with a proxy holding requests back for it. The daemon's
+control records (its heartbeat and end marker, ``mesh/sockets.py``) are stripped, never forwarded.
 
 Ends:
 
 * the client's input ends (or SIGTERM/SIGINT arrives): the proxy shuts the socket's write half,
-  the daemon's session answers everything it was sent and closes, the proxy writes it all out and
-  exits 0 (after a signal it waits at most the daemon's grace period; a second signal exits now);
+  the daemon's session answers everything it was sent and closes with its end marker, the proxy
+  writes it all out and exits 0. After a signal it waits at most ``STOP_GRACE_S``; answers still
+  missing then (or at a second signal) are lost, and the exit is 1 (INV-PROXY-2);
 * the daemon closes or resets the connection first: it stopped or died mid-session. The proxy
   logs why (the daemon's pid gone or not, the last line of its log) and where the daemon's log is,
   and exits 1: the client sees EOF, never a hang;
+* the daemon falls silent: no byte, not even its heartbeat, for ``SILENT_BEATS_MAX`` of its
+  heartbeat periods while the proxy listens (it is stopped, SIGSTOP, or hung): the proxy says so,
+  with the daemon's state and log, and exits 1 (INV-PROXY-3). A slow tool is no silence: the
+  session's loop writes the heartbeat while tools run;
 * the client stops reading its output (EPIPE): exit 1, as the standalone server does.
 """
 
@@ -36,11 +46,24 @@ import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import FrameType
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from .. import __version__
-from ..sockets import END_MARKER, Hello, SocketDirError, check_length, private_dir, read_hello, socket_path
+from ..sockets import (
+    CONTROL_BYTES_MAX,
+    END_MARKER,
+    HEARTBEAT,
+    Hello,
+    SocketDirError,
+    check_length,
+    private_dir,
+    read_hello,
+    socket_path,
+)
 from ._wake import drain_pipe, wake_pipe
+
+if TYPE_CHECKING:
+    import subprocess
 
 __all__ = ["DaemonUnavailable", "Link", "open_daemon", "run_proxy"]
 
@@ -55,6 +78,11 @@ STOP_GRACE_S: Final = 7.0
 #: How long a daemon that dropped the connection is given to finish dying before it counts as alive.
 DEATH_WAIT_S: Final = 0.5
 CHUNK_BYTES: Final = 64 * 1024
+#: Heartbeat periods without a byte from the daemon after which it counts as stopped or hung.
+SILENT_BEATS_MAX: Final = 10
+#: Retries (a daemon starting, a full queue of connections) start this far apart and double.
+BUSY_PAUSE_S: Final = 0.005
+BUSY_PAUSE_S_MAX: Final = 0.05
 
 _IN: Final = select.POLLIN | select.POLLPRI | select.POLLHUP | select.POLLERR
 
@@ -83,23 +111,56 @@ def open_daemon(
     argv: Sequence[str] | None = None,
     start_timeout_s: float | None = None,
 ) -> Link:
-    """Connect to ``workspace``'s daemon, starting it when nothing listens; :class:`DaemonUnavailable` else."""
+    """Connect to ``workspace``'s daemon, starting it when nothing listens; :class:`DaemonUnavailable` else.
+
+    A daemon just started, and one whose queue of pending connections is full (a burst of
+    clients: INV-SOCK-4), are retried with backoff for up to ``start_timeout_s``
+    (``$MESH_DAEMON_START_S``): a burst queues, it never forks a standalone index."""
     environ = os.environ if environ is None else environ
     path = socket_path(workspace, environ)
-    try:
-        check_length(path)
-        link = _connect(path)
-        if link is not None:
-            return _checked(link, workspace, environ)
-        private_dir(path.parent)
-    except SocketDirError as exc:
-        raise DaemonUnavailable(str(exc)) from None
     if start_timeout_s is None:
         start_timeout_s = _seconds(environ.get("MESH_DAEMON_START_S"), START_TIMEOUT_S)
+    started = time.monotonic()
+    pause_s = BUSY_PAUSE_S
+    child = None
+    busy = 0
+    try:
+        check_length(path)
+        while True:
+            try:
+                link = _connect(path)
+            except _Busy:
+                busy += 1
+            else:
+                if link is not None:
+                    if child is not None or busy:
+                        log.info("meshd answered after %.0f ms", (time.monotonic() - started) * 1000)
+                    return _checked(link, workspace, environ)
+                if child is None:
+                    private_dir(path.parent)
+                    child = _start(workspace, environ, argv)
+            if child is not None:
+                code = child.poll()
+                if code not in (None, 0):  # 0: another daemon took the lock and serves: keep trying
+                    raise DaemonUnavailable(
+                        f"meshd exited with status {code} at start; its log: {_log_hint(workspace, environ)}"
+                    )
+            if time.monotonic() - started > start_timeout_s:
+                why = f"kept its queue of connections full ({busy} tries)" if busy else "did not answer"
+                raise DaemonUnavailable(
+                    f"meshd on {path} {why} within {start_timeout_s:g} s; its log: {_log_hint(workspace, environ)}"
+                )
+            time.sleep(pause_s)
+            pause_s = min(pause_s * 2, BUSY_PAUSE_S_MAX)
+    except SocketDirError as exc:
+        raise DaemonUnavailable(str(exc)) from None
+
+
+def _start(workspace: Path, environ: Mapping[str, str], argv: Sequence[str] | None) -> subprocess.Popen[bytes]:
+    """Start ``meshd`` for ``workspace``, detached: its own session, no terminal, no descriptors of ours."""
     import subprocess  # only a proxy that starts the daemon pays for it
 
     argv = list(argv or (sys.executable, "-m", "mesh", "daemon", "--workspace", str(workspace)))
-    started = time.monotonic()
     try:
         child = subprocess.Popen(
             argv,
@@ -114,31 +175,15 @@ def open_daemon(
     except OSError as exc:
         raise DaemonUnavailable(f"cannot start meshd ({exc})") from None
     log.info("started meshd (pid %d) for %s", child.pid, workspace)
-    pause_s = 0.005
-    while True:
-        link = _connect(path)
-        if link is not None:
-            log.info("meshd answered after %.0f ms", (time.monotonic() - started) * 1000)
-            return _checked(link, workspace, environ)
-        code = child.poll()
-        if code not in (None, 0):  # 0: another daemon took the lock and serves: keep trying
-            raise DaemonUnavailable(
-                f"meshd exited with status {code} at start; its log: {_log_hint(workspace, environ)}"
-            )
-        if time.monotonic() - started > start_timeout_s:
-            raise DaemonUnavailable(
-                f"meshd did not answer on {path} within {start_timeout_s:g} s; its log: {_log_hint(workspace, environ)}"
-            )
-        time.sleep(pause_s)
-        pause_s = min(pause_s * 2, 0.05)
+    return child
 
 
 def run_proxy(link: Link, *, out_fd: int, in_fd: int = 0) -> int:
     """Copy the client's bytes to the daemon and back until one side ends; the exit code."""
     connection = link.connection
-    connection.setblocking(True)
-    connection.settimeout(None)
-    os.set_blocking(out_fd, True)
+    connection.setblocking(False)
+    if not os.isatty(out_fd):
+        os.set_blocking(out_fd, False)  # a client that stops reading never blocks the proxy
     wake_r, wake_w = wake_pipe()
     stops: list[str] = []
 
@@ -148,10 +193,7 @@ def run_proxy(link: Link, *, out_fd: int, in_fd: int = 0) -> int:
     previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGTERM, signal.SIGINT)}
     previous_wakeup = signal.set_wakeup_fd(wake_w, warn_on_full_buffer=False)
     try:
-        relay = _Relay(out_fd)
-        if link.leftover and not relay.feed(link.leftover):
-            return 1
-        return _copy(link, in_fd, relay, wake_r, stops)
+        return _Copy(link, in_fd, out_fd, wake_r, stops).run()
     finally:
         signal.set_wakeup_fd(previous_wakeup)
         for sig, handler in previous.items():
@@ -162,99 +204,231 @@ def run_proxy(link: Link, *, out_fd: int, in_fd: int = 0) -> int:
 
 
 class _Relay:
-    """The daemon's bytes to the client, without the end marker (held back while a chunk ends in
-    what may be its beginning: a NUL, which no frame contains, so frames are never held)."""
+    """The daemon's bytes for the client, without its control records (``mesh/sockets.py``): a
+    NUL up to its newline. Only what may begin a record (from a NUL on) is held back while its
+    end has not come, so frames are never held."""
 
-    def __init__(self, out_fd: int) -> None:
-        self.out_fd = out_fd
+    def __init__(self) -> None:
         self.held = b""
         #: The daemon said the session ended with every answer written.
         self.ended = False
+        #: Heartbeats seen (for logs and tests).
+        self.beats = 0
 
-    def feed(self, data: bytes) -> bool:
-        """Pass ``data`` on; False when the client can take nothing more."""
-        data, self.held = self.held + data, b""
-        cut = data.find(END_MARKER)
-        if cut >= 0:
-            self.ended = True
-            if len(data) > cut + len(END_MARKER):
-                log.warning("%d byte(s) after the daemon's end marker dropped", len(data) - cut - len(END_MARKER))
-            data = data[:cut]
+    def feed(self, data: bytes) -> bytes:
+        """The bytes of ``data`` to pass on to the client."""
+        if self.ended:
+            if data:
+                log.warning("%d byte(s) after the daemon's end marker dropped", len(data))
+            return b""
+        if self.held:
+            data, self.held = self.held + data, b""
+        if b"\0" not in data:
+            return data
+        kept: list[bytes] = []
+        at = 0
+        while (nul := data.find(b"\0", at)) >= 0:
+            kept.append(data[at:nul])
+            end = data.find(b"\n", nul, nul + CONTROL_BYTES_MAX)
+            if end < 0:
+                if len(data) - nul < CONTROL_BYTES_MAX:
+                    self.held = data[nul:]  # a record cut by the chunk: its end comes next
+                    return b"".join(kept)
+                log.warning("the daemon sent a NUL that begins no control record; dropped")
+                at = nul + 1
+                continue
+            record, at = data[nul : end + 1], end + 1
+            if record == HEARTBEAT:
+                self.beats += 1
+            elif record == END_MARKER:
+                self.ended = True
+                if at < len(data):
+                    log.warning("%d byte(s) after the daemon's end marker dropped", len(data) - at)
+                return b"".join(kept)
+            else:
+                log.warning("unknown control record from the daemon dropped: %r", record[:CONTROL_BYTES_MAX])
+        kept.append(data[at:])
+        return b"".join(kept)
+
+
+class _Copy:
+    """The proxy's loop: see the module docstring."""
+
+    def __init__(self, link: Link, in_fd: int, out_fd: int, wake_r: int, stops: list[str]) -> None:
+        self.link = link
+        self.connection = link.connection
+        self.sock_fd = link.connection.fileno()
+        self.in_fd = in_fd
+        self.out_fd = out_fd
+        self.wake_r = wake_r
+        self.stops = stops
+        self.relay = _Relay()
+        #: Client bytes not yet taken by the daemon; daemon bytes not yet taken by the client.
+        self.to_daemon = b""
+        self.to_client = link.leftover
+        self.input_ended = False  # nothing more is read from the client
+        self.shut = False  # the socket's write half is shut: the daemon's session saw EOF
+        self.daemon_closed = False
+        beat_s = link.hello.heartbeat_s
+        #: A daemon silent this long while the proxy listens is stopped or hung; None: unknown.
+        self.silence_s_max = beat_s * SILENT_BEATS_MAX if beat_s > 0 else None
+
+    def run(self) -> int:
+        deadline: float | None = None  # after a stop request
+        handled_stops = 0
+        poller = select.poll()
+        masks: dict[int, int] = {}
+        listening = False
+        heard_at = time.monotonic()
+        self.to_client = self.relay.feed(self.to_client)
+        while True:
+            if self.input_ended and not self.to_daemon and not self.shut:
+                self._shut()
+            if self.daemon_closed and not self.to_client:
+                return self._ended()
+            # Each side is read only once what came from it before is gone (one chunk each way).
+            hear = not self.daemon_closed and not self.to_client
+            wanted = {self.wake_r: select.POLLIN}
+            for fd, mask in (
+                (self.in_fd, _IN if not self.input_ended and not self.to_daemon else 0),
+                (self.out_fd, select.POLLOUT if self.to_client else 0),
+                (self.sock_fd, (_IN if hear else 0) | (select.POLLOUT if self.to_daemon else 0)),
+            ):
+                if mask:
+                    wanted[fd] = wanted.get(fd, 0) | mask
+            for fd in [fd for fd in masks if fd not in wanted]:
+                poller.unregister(fd)
+                del masks[fd]
+            for fd, mask in wanted.items():
+                if masks.get(fd) != mask:
+                    poller.register(fd, mask)
+                    masks[fd] = mask
+            if hear and not listening:
+                heard_at = time.monotonic()  # silence counts only while the proxy listens
+            listening = hear
+            wake_at = deadline
+            if hear and self.silence_s_max is not None:
+                wake_at = min(wake_at or float("inf"), heard_at + self.silence_s_max)
+            timeout_ms = None if wake_at is None else max(0, int((wake_at - time.monotonic()) * 1000) + 1)
+            ready = dict(poller.poll(timeout_ms))
+            now = time.monotonic()
+            if deadline is not None and now >= deadline:
+                return self._stop_timed_out()
+            if self.wake_r in ready:
+                drain_pipe(self.wake_r)
+                while handled_stops < len(self.stops):
+                    handled_stops += 1
+                    if deadline is not None:
+                        stop = self.stops[-1]
+                        log.error("second stop request (%s): exiting now; answers not received are lost", stop)
+                        return 1
+                    log.info("%s: ending input; waiting for the daemon's answers", self.stops[-1])
+                    deadline = now + STOP_GRACE_S
+                    self.input_ended = True
+            if self.out_fd in ready and self.to_client and not self._to_client():
+                return 1
+            sock_events = ready.get(self.sock_fd, 0)
+            if hear and sock_events & _IN:
+                heard_at = now
+                code = self._from_daemon()
+                if code is not None:
+                    return code
+            if self.to_daemon and sock_events & (select.POLLOUT | select.POLLERR | select.POLLHUP):
+                code = self._to_daemon()
+                if code is not None:
+                    return code
+            if self.in_fd in ready and not self.input_ended and not self.to_daemon:
+                code = self._from_client()
+                if code is not None:
+                    return code
+            if hear and self.silence_s_max is not None and now - heard_at >= self.silence_s_max:
+                return _daemon_silent(self.link, now - heard_at)
+
+    def _stop_timed_out(self) -> int:
+        if self.relay.ended:
+            what = "the client did not take the daemon's last answers"
         else:
-            for size in range(min(len(END_MARKER) - 1, len(data)), 0, -1):
-                if data.endswith(END_MARKER[:size]):
-                    data, self.held = data[:-size], data[-size:]
-                    break
-        return not data or _write_all(self.out_fd, data)
+            what = "the daemon did not finish answering"
+        log.error(
+            "%s within %.0f s of the stop request; answers not yet delivered are lost. Daemon log: %s",
+            what,
+            STOP_GRACE_S,
+            self.link.hello.log,
+        )
+        return 1
 
+    # --- each direction ---------------------------------------------------------------------
 
-def _copy(link: Link, in_fd: int, relay: _Relay, wake_r: int, stops: list[str]) -> int:
-    connection = link.connection
-    sock_fd = connection.fileno()
-    poller = select.poll()
-    poller.register(wake_r, select.POLLIN)
-    poller.register(sock_fd, _IN)
-    poller.register(in_fd, _IN)
-    input_ended = False
-    deadline: float | None = None
-    handled_stops = 0
-
-    def end_input() -> None:
-        nonlocal input_ended
-        input_ended = True
-        poller.unregister(in_fd)
+    def _from_client(self) -> int | None:
         try:
-            connection.shutdown(socket.SHUT_WR)  # the daemon's session sees EOF and drains
+            data = os.read(self.in_fd, CHUNK_BYTES)
+        except BlockingIOError:
+            return None
+        except OSError as exc:
+            log.warning("reading the client failed (%s); treating it as EOF", exc)
+            data = b""
+        if not data:
+            self.input_ended = True
+            return None
+        self.to_daemon = data
+        return self._to_daemon()  # most often it all goes at once: no poll for it
+
+    def _to_daemon(self) -> int | None:
+        try:
+            sent = self.connection.send(self.to_daemon)
+        except BlockingIOError:
+            return None
+        except OSError as exc:
+            if exc.errno not in (errno.EPIPE, errno.ECONNRESET, errno.ENOTCONN):
+                log.warning("writing to the daemon failed: %s", exc)
+            return _daemon_lost(self.link, "stopped reading the session's requests")
+        self.to_daemon = self.to_daemon[sent:]
+        return None
+
+    def _shut(self) -> None:
+        self.shut = True
+        try:
+            self.connection.shutdown(socket.SHUT_WR)  # the daemon's session sees EOF and drains
         except OSError:
             pass  # already gone: the read side will tell
 
-    while True:
-        timeout_ms = None if deadline is None else max(0, int((deadline - time.monotonic()) * 1000) + 1)
-        ready = dict(poller.poll(timeout_ms))
-        if not ready and deadline is not None and time.monotonic() >= deadline:
-            log.warning("the daemon did not finish answering within %.0f s of the stop request", STOP_GRACE_S)
-            return 0
-        if wake_r in ready:
-            drain_pipe(wake_r)
-            while handled_stops < len(stops):
-                handled_stops += 1
-                if deadline is not None:
-                    log.warning("second stop request (%s): exiting now", stops[-1])
-                    return 0
-                log.info("%s: ending input; waiting for the daemon's answers", stops[-1])
-                deadline = time.monotonic() + STOP_GRACE_S
-                if not input_ended:
-                    end_input()
-        if sock_fd in ready:
-            try:
-                data = connection.recv(CHUNK_BYTES)
-            except ConnectionResetError:
-                return _daemon_lost(link, "reset the connection")
-            except OSError as exc:
-                return _daemon_lost(link, f"failed ({exc.strerror or exc})")
-            if not data:
-                if relay.ended and input_ended:
-                    return 0  # everything sent was answered: the drain barrier, through the daemon
-                return _daemon_lost(link, "closed the connection", answered=relay.ended)
-            if not relay.feed(data):
-                return 1
-        if not input_ended and in_fd in ready:
-            try:
-                data = os.read(in_fd, CHUNK_BYTES)
-            except BlockingIOError:
-                continue
-            except OSError as exc:
-                log.warning("reading the client failed (%s); treating it as EOF", exc)
-                data = b""
-            if not data:
-                end_input()
-                continue
-            try:
-                connection.sendall(data)
-            except OSError as exc:
-                if exc.errno not in (errno.EPIPE, errno.ECONNRESET, errno.ENOTCONN):
-                    log.warning("writing to the daemon failed: %s", exc)
-                return _daemon_lost(link, "stopped reading the session's requests")
+    def _from_daemon(self) -> int | None:
+        try:
+            data = self.connection.recv(CHUNK_BYTES)
+        except BlockingIOError:
+            return None
+        except ConnectionResetError:
+            return _daemon_lost(self.link, "reset the connection")
+        except OSError as exc:
+            return _daemon_lost(self.link, f"failed ({exc.strerror or exc})")
+        if not data:
+            self.daemon_closed = True  # what the client has not taken yet still goes out first
+            if self.relay.held:
+                log.warning("the daemon closed inside a control record; %d byte(s) dropped", len(self.relay.held))
+            return None
+        self.to_client = self.relay.feed(data)
+        if self.to_client and not self._to_client():  # most often it all goes at once
+            return 1
+        return None
+
+    def _to_client(self) -> bool:
+        """Write what the client takes now; False when it can take nothing more."""
+        try:
+            written = os.write(self.out_fd, self.to_client)
+        except BlockingIOError:
+            return True
+        except OSError as exc:
+            log.warning("cannot write to the client (%s); stopping", exc)
+            return False
+        self.to_client = self.to_client[written:]
+        return True
+
+    def _ended(self) -> int:
+        """The daemon closed and the client has everything it sent: 0 only for a session the
+        daemon drained after seeing the end of everything this proxy sent it (INV-PROXY-2)."""
+        if self.relay.ended and self.shut:
+            return 0  # everything sent was answered: the drain barrier, through the daemon
+        return _daemon_lost(self.link, "closed the connection", answered=self.relay.ended)
 
 
 def _daemon_lost(link: Link, how: str, *, answered: bool = False) -> int:
@@ -280,8 +454,13 @@ def _daemon_lost(link: Link, how: str, *, answered: bool = False) -> int:
     return 1
 
 
+class _Busy(Exception):
+    """The daemon's queue of pending connections is full (``EAGAIN``): try again shortly."""
+
+
 def _connect(path: Path) -> Link | None:
-    """A link to the daemon at ``path``; None when nothing listens there (no socket, refused)."""
+    """A link to the daemon at ``path``; None when nothing listens there (no socket, refused);
+    :class:`_Busy` when its queue of pending connections is full."""
     connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     connection.settimeout(CONNECT_TIMEOUT_S)
     try:
@@ -289,6 +468,9 @@ def _connect(path: Path) -> Link | None:
     except (FileNotFoundError, ConnectionRefusedError):
         connection.close()
         return None
+    except BlockingIOError:  # EAGAIN: a Unix socket's backlog is full
+        connection.close()
+        raise _Busy from None
     except OSError as exc:
         connection.close()
         raise DaemonUnavailable(f"cannot connect to {path} ({exc.strerror or exc})") from None
@@ -343,16 +525,35 @@ def _checked(link: Link, workspace: Path, environ: Mapping[str, str]) -> Link:
     return link
 
 
-def _write_all(fd: int, data: bytes) -> bool:
-    view = memoryview(data)
+def _daemon_silent(link: Link, silent_s: float) -> int:
+    """The daemon sent nothing, not even its heartbeat, for ``silent_s``: it is stopped or hung.
+    Say which (its state in ``/proc``) and where its log is; exit 1 (INV-PROXY-3)."""
+    hello = link.hello
+    state = _state(hello.pid)
+    if state is None:
+        what = f"meshd (pid {hello.pid}) is gone"
+    elif state in ("T", "t"):
+        what = f"meshd (pid {hello.pid}) is stopped (SIGSTOP?; `kill -CONT {hello.pid}` resumes it)"
+    else:
+        what = f"meshd (pid {hello.pid}) is hung (state {state}; `kill {hello.pid}` stops it)"
+    log.error(
+        "%s: it sent nothing, not even its heartbeat, for %.1f s; answers not yet received are lost "
+        "and the client sees EOF. Daemon log: %s",
+        what,
+        silent_s,
+        hello.log,
+    )
+    return 1
+
+
+def _state(pid: int) -> str | None:
+    """The one-letter state of ``pid`` in ``/proc`` (R, S, T...); None when it is gone."""
     try:
-        while view:
-            written = os.write(fd, view)
-            view = view[written:]
-    except OSError as exc:
-        log.warning("cannot write to the client (%s); stopping", exc)
-        return False
-    return True
+        return Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
+    except FileNotFoundError:
+        return None
+    except (OSError, IndexError):
+        return "?"
 
 
 def _alive(pid: int) -> bool:

@@ -14,6 +14,11 @@ daemon's hello line and a thread running a :class:`ConnectionPump`: the same loo
 tool dispatch as stdio, over the socket (read through the socket's descriptor, written through a
 ``dup`` of it, so ``poll`` can watch each direction on its own), with a worker pool of its own (a
 session's slow tool never holds up another's) and a session id ``meshd-<pid>-<n>`` in the audit.
+With ``heartbeat_s``, each pump writes ``HEARTBEAT`` between frames when its connection has been
+quiet that long: the proxy's proof that the daemon still runs (``mesh/sockets.py``).
+
+The idle deadline may be any length (days, or infinite): ``poll`` waits at most ``POLL_SLICE_S``
+at a time, so no timeout overflows it.
 
 Stopping (SIGTERM, SIGINT, idle): the listener closes first (a proxy arriving now gets "connection
 refused" and starts the next daemon, which waits for this one's lock), every pump is asked to stop
@@ -37,7 +42,7 @@ from typing import Final
 
 from ..audit import AuditLog
 from ..protocol import ServerSession, SessionConfig
-from ..sockets import END_MARKER, peer_uid
+from ..sockets import END_MARKER, HEARTBEAT, peer_uid
 from ..tools import Registry
 from ._pump import FLUSH_S_MAX, ConnectionPump
 from ._wake import drain_pipe, wake_pipe
@@ -55,6 +60,9 @@ ACCEPT_RETRY_S: Final = 0.1
 #: Connections served at once; one more is told so in its hello and closed (its proxy then
 #: serves standalone): each session holds a thread, up to four workers and its buffers.
 SESSIONS_MAX: Final = 256
+#: The longest single wait of the accept loop: a long idle deadline is waited for in slices
+#: (``poll`` takes at most 2**31 - 1 ms, about 24.8 days).
+POLL_SLICE_S: Final = 3600.0
 
 
 class Daemon:
@@ -72,10 +80,12 @@ class Daemon:
         workers_per_session: int = 4,
         allowed_uid: int | None = None,
         sessions_max: int = SESSIONS_MAX,
+        heartbeat_s: float = 0.0,
     ) -> None:
         """``hello(sessions, refused)`` makes the hello line (``sessions``: open connections, this
         one included; ``refused``: why this connection is not served, "" when it is);
-        ``idle_exit_s`` 0 never exits for idleness; ``allowed_uid`` defaults to ours."""
+        ``idle_exit_s`` 0 never exits for idleness (nor does an infinite one); ``allowed_uid``
+        defaults to ours; ``heartbeat_s`` 0 writes no heartbeat (the hello must say the same)."""
         self._listener = listener
         self._registry = registry
         self._workspace = workspace
@@ -87,6 +97,7 @@ class Daemon:
         self._workers_per_session = workers_per_session
         self._allowed_uid = os.getuid() if allowed_uid is None else allowed_uid
         self._sessions_max = sessions_max
+        self._heartbeat_s = heartbeat_s
         self._wake_r, self._wake_w = wake_pipe()
         # Reentrant: a signal handler (request_stop) may run on the main thread while it holds it.
         self._lock = threading.RLock()
@@ -126,7 +137,7 @@ class Daemon:
                 if left_s <= 0:
                     log.info("no client for %.0f s: exiting", self._idle_exit_s)
                     return self._drain("idle")
-                timeout_ms = int(left_s * 1000) + 1
+                timeout_ms = int(min(left_s, POLL_SLICE_S) * 1000) + 1  # the rest: next time round
             ready = dict(poller.poll(timeout_ms))
             if self._wake_r in ready:
                 drain_pipe(self._wake_r)
@@ -201,6 +212,8 @@ class Daemon:
                 shutdown_grace_s=self._grace_s,
                 audit=self._audit,
                 session_id=session_id,
+                heartbeat=HEARTBEAT,
+                heartbeat_s=self._heartbeat_s,
             )
         except OSError:  # its wake-up pipe: out of descriptors
             os.close(out_fd)

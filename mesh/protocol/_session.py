@@ -127,22 +127,35 @@ _ROUTES: Final = {
 }
 
 
+def _whole(low: int) -> Any:
+    """An attrs validator: a whole number (not a bool) of at least ``low``; else ``ValueError``."""
+
+    def check(_instance: object, attribute: attrs.Attribute, value: object) -> None:
+        if isinstance(value, bool) or not isinstance(value, int) or value < low:
+            raise ValueError(f"SessionConfig.{attribute.name} must be a whole number of at least {low}, not {value!r}")
+
+    return check
+
+
 @attrs.frozen
 class SessionConfig:
+    """What a session is allowed; each bound is checked when the config is built (INV-BOUND-3):
+    a session that could never serve (no call in flight, no byte per frame) is refused."""
+
     server_name: str = "mesh-mcp"
     server_version: str = "0.0.0"
     instructions: str | None = None
     #: A line longer than this (without its line ending) is dropped and answered with -32600.
-    max_frame_bytes: int = 1 << 20
+    max_frame_bytes: int = attrs.field(default=1 << 20, validator=_whole(1))
     #: Tool calls in flight before the session pauses its input.
-    max_in_flight: int = 16
+    max_in_flight: int = attrs.field(default=16, validator=_whole(1))
     #: Elements in one JSON-RPC batch (2025-03-26 only); a longer batch is refused whole.
-    max_batch_items: int = 64
+    max_batch_items: int = attrs.field(default=64, validator=_whole(1))
     #: Tools per ``tools/list`` page.
-    tools_page_size: int = 100
+    tools_page_size: int = attrs.field(default=100, validator=_whole(1))
     #: Stateless era: how long a client may cache ``tools/list`` and ``server/discover``.
     #: The catalogue is fixed for the life of a server process, but a restart may change it.
-    cache_ttl_ms: int = 60_000
+    cache_ttl_ms: int = attrs.field(default=60_000, validator=_whole(0))
 
 
 @attrs.define

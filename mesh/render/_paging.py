@@ -4,6 +4,10 @@ Every tool that pages or cuts its results ends with the same three things an age
 how many were shown of how many, the three busiest sub-scopes (first two path components) with
 their counts, and concrete follow-up calls (tool name and JSON arguments): one narrowed to the
 busiest scope, one for the next page. Pure and deterministic: ties are broken by name.
+
+Whatever an answer echoes goes through :func:`code` (or, for a whole error message, through
+:func:`escape_controls` in the registry): control characters an argument carries (an ANSI escape,
+a bidi override) are shown as ``\\uXXXX``, never written raw into the Markdown (INV-TOOL-7).
 """
 
 from __future__ import annotations
@@ -16,9 +20,12 @@ from typing import Final
 
 import attrs
 
-__all__ = ["Paging", "busiest_scopes", "call_text", "code", "paging_footer", "scope_of"]
+__all__ = ["Paging", "busiest_scopes", "call_text", "code", "escape_controls", "paging_footer", "scope_of"]
 
 BUSIEST: Final = 3
+#: What an answer never carries raw: C0 controls but newline and tab, DEL, C1 controls, and the
+#: bidi embeddings, overrides (U+202A-U+202E) and isolates (U+2066-U+2069).
+_CONTROL: Final = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
 @attrs.frozen
@@ -54,8 +61,19 @@ def call_text(tool: str, arguments: Mapping[str, object]) -> str:
     return f"{code(tool)} {code(encoded)}"
 
 
+def escape_controls(text: str) -> str:
+    """``text`` with each control character (see ``_CONTROL``) written as ``\\uXXXX``: visible,
+    inert in a terminal or a renderer, and the same escape JSON reads back (a follow-up call
+    printed with one gives the argument exactly). Anything else is left as it is."""
+    if _CONTROL.search(text) is None:
+        return text
+    return _CONTROL.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
+
+
 def code(text: str) -> str:
-    """``text`` as a Markdown code span, whatever backticks it holds (the delimiter is longer)."""
+    """``text`` as a Markdown code span, whatever backticks it holds (the delimiter is longer);
+    control characters are escaped (:func:`escape_controls`)."""
+    text = escape_controls(text)
     longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
     fence = "`" * (longest + 1)
     pad = " " if text.startswith("`") or text.endswith("`") else ""

@@ -3,13 +3,15 @@
 Each tool module holds ``NAME``, ``TITLE``, ``DESCRIPTION``, ``Args`` and a pure
 ``answer(args, view) -> str``; this module turns them into registry entries that open one
 snapshot per call. Before the first snapshot exists every tool answers ``isError`` "still
-indexing" with the files done of total; when the index cannot be built, it says why.
+indexing" with the files done of total; when the index cannot be built, it says why; when the
+index was found damaged, that it is being rebuilt (INV-INDEX-8).
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
-from contextlib import AbstractContextManager, ExitStack
+from contextlib import AbstractContextManager
 from pathlib import Path
 from types import ModuleType
 from typing import Any, Final, Protocol
@@ -60,12 +62,12 @@ def _bound(answer: Callable[[Any, View], str], source: IndexSource | None) -> Ca
     def run(args: Any, context: CallContext) -> str:
         if source is None:
             raise ToolError("This server has no workspace index; start it with a workspace (--workspace DIR).")
-        with ExitStack() as stack:
-            try:
-                db = stack.enter_context(source.snapshot())
-            except NotReady as exc:
-                raise ToolError(not_ready_text(exc)) from None
-            return answer(args, View(db, source.root, context.cancelled))
+        try:
+            with source.snapshot() as db:
+                return answer(args, View(db, source.root, context.cancelled))
+        except NotReady as exc:  # no snapshot yet, or the one read was damaged (said when the read fails)
+            # The failure may name a file of the workspace (mesh.toml) by its absolute path.
+            raise ToolError(not_ready_text(exc).replace(f"{source.root}{os.sep}", "")) from None
 
     return run
 
@@ -79,11 +81,20 @@ def not_ready_text(exc: NotReady) -> str:
             else "restart the server once that is fixed"
         )
         return f"The workspace index is not available: {exc.failure}. {then.capitalize()}."
+    if exc.rebuilt:
+        return f"The workspace index was damaged ({exc.damaged}); it was set aside and rebuilt. Call the tool again."
     progress = exc.progress
     if progress.phase == "parsing" and progress.total:
         doing = f"{progress.done:,} of {progress.total:,} files parsed"
     elif progress.phase in ("writing", "done"):
         doing = f"writing the index ({progress.total:,} files parsed)"
+    elif progress.phase == "checking":
+        doing = "checking the index left by a server that did not stop cleanly"
     else:
         doing = "listing the workspace's files"
+    if exc.damaged:
+        return (
+            f"The workspace index was damaged and is being rebuilt ({exc.damaged}): {doing}."
+            " Try again in a few seconds."
+        )
     return f"Still indexing the workspace: {doing}. Try again in a few seconds."

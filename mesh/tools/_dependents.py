@@ -22,7 +22,7 @@ from ..index.query._graph import GraphError, Scope, find_dependents, resolve_sco
 from ..render._dependents import render_dependents
 from ._args import describe
 from ._registry import ToolError
-from ._view import View, arguments_of, cursor_offset, workspace_path
+from ._view import CURSOR_CHARS_MAX, View, arguments_of, cursor_offset, workspace_path
 
 __all__ = ["DESCRIPTION", "NAME", "TITLE", "Args", "answer", "scope_of_text"]
 
@@ -55,7 +55,8 @@ class Args:
         metadata=describe("Show only dependents in this service, or under this path prefix", max_length=1000),
     )
     cursor: str | None = attrs.field(
-        default=None, metadata=describe("The cursor printed by the previous page, to see the next one", max_length=20)
+        default=None,
+        metadata=describe("The cursor printed by the previous page, to see the next one", max_length=CURSOR_CHARS_MAX),
     )
 
 

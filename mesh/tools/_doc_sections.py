@@ -70,7 +70,7 @@ from ..render._docs import (
 from ..render._paging import call_text, code
 from ._args import describe
 from ._registry import ToolError
-from ._view import View, arguments_of, workspace_path
+from ._view import CURSOR_CHARS_MAX, View, arguments_of, workspace_path
 
 __all__ = ["DESCRIPTION", "NAME", "TITLE", "Args", "answer"]
 
@@ -105,7 +105,9 @@ class Args:
     )
     section_id: str | None = attrs.field(
         default=None,
-        metadata=describe("A section id as an answer printed it (`path#id`), for that section's text", min_length=1),
+        metadata=describe(
+            "A section id as an answer printed it (`path#id`), for that section's text", min_length=1, max_length=5000
+        ),
     )
     depth: int | None = attrs.field(
         default=None,
@@ -117,7 +119,10 @@ class Args:
         ),
     )
     cursor: str | None = attrs.field(
-        default=None, metadata=describe("The cursor a previous answer printed, for its next page", min_length=1)
+        default=None,
+        metadata=describe(
+            "The cursor a previous answer printed, for its next page", min_length=1, max_length=CURSOR_CHARS_MAX
+        ),
     )
 
 

@@ -11,7 +11,7 @@ from ..render._grpc import listed_sites, render_grpc
 from ..render._paging import busiest_scopes, call_text, code
 from ._args import describe
 from ._registry import ToolError
-from ._view import View, arguments_of, cursor_offset, workspace_path
+from ._view import CURSOR_CHARS_MAX, View, arguments_of, cursor_offset, workspace_path
 
 __all__ = ["DESCRIPTION", "NAME", "TITLE", "Args", "answer"]
 
@@ -43,7 +43,8 @@ class Args:
         ),
     )
     cursor: str | None = attrs.field(
-        default=None, metadata=describe("The cursor a previous page gave, to read the next page", max_length=20)
+        default=None,
+        metadata=describe("The cursor a previous page gave, to read the next page", max_length=CURSOR_CHARS_MAX),
     )
 
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+from pathlib import Path
 from typing import Final
 
 import attrs
@@ -34,7 +35,7 @@ from ..render._paging import code
 from ._args import describe
 from ._dependents import scope_of_text
 from ._registry import ToolError
-from ._view import View, arguments_of, cursor_offset, workspace_path
+from ._view import CURSOR_CHARS_MAX, View, arguments_of, cursor_offset, workspace_path
 
 __all__ = ["DESCRIPTION", "GIT_TIMEOUT_S", "NAME", "TITLE", "Args", "answer", "changed_paths"]
 
@@ -48,6 +49,8 @@ DESCRIPTION: Final = (
 GIT_TIMEOUT_S: Final = 10.0
 #: A revision as git spells one: no blanks, no option, nothing a shell or git would read otherwise.
 _REVISION: Final = re.compile(r"[A-Za-z0-9_@][A-Za-z0-9_./~^@{}+-]*")
+#: An absolute path in a message of git's (not inside a word or a relative path).
+_ABSOLUTE: Final = re.compile(r"(?<![\w.~-])/[^\s'\"`:]+")
 #: Variables that would point git at another repository than the folder it is given.
 _GIT_LOCATION: Final = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_COMMON_DIR",
                         "GIT_NAMESPACE")  # fmt: skip
@@ -81,7 +84,8 @@ class Args:
         metadata=describe("Show only this service, or the files under this path prefix", max_length=1000),
     )
     cursor: str | None = attrs.field(
-        default=None, metadata=describe("The cursor printed by the previous page, to see the next one", max_length=20)
+        default=None,
+        metadata=describe("The cursor printed by the previous page, to see the next one", max_length=CURSOR_CHARS_MAX),
     )
 
 
@@ -157,7 +161,14 @@ def changed_paths(view: View, text: str) -> tuple[list[str], str]:
             "(`orders:main..HEAD`)."
         )
     folder = _repo_folder(view, repo) if repo else ""
-    where = view.root / folder if folder else view.root
+    # The folder git runs in is confined here, whatever named it (a service's path from the index
+    # may have become a link out since it was indexed): git never reads another repository.
+    where = Path(os.path.realpath(view.root / folder)) if folder else view.root
+    if where != view.root and not where.is_relative_to(view.root):
+        raise ToolError(
+            f"The repository folder {code(repo)} leads through a symlink to what {code(folder)} points at, outside "
+            "the workspace; name a folder inside it, or give the changed files as `changes`."
+        )
     if not where.is_dir():
         raise ToolError(f"The repository folder {code(repo)} is not a folder of the workspace.")
     command = ["git", "-C", str(where), "diff", "--name-only", "-z", "--no-renames", "--relative", spec, "--"]
@@ -182,7 +193,7 @@ def changed_paths(view: View, text: str) -> tuple[list[str], str]:
     except OSError as exc:
         raise ToolError(f"git could not be run ({exc.strerror}): give the changed files as `changes`.") from None
     if done.returncode != 0:
-        raise ToolError(_git_failure(done.stderr.decode("utf-8", "replace"), raw, folder))
+        raise ToolError(_git_failure(_relative(done.stderr.decode("utf-8", "replace"), where), raw, folder))
     relative = [name.decode("utf-8", "replace") for name in done.stdout.split(b"\0") if name]
     paths = sorted({f"{folder}/{name}" if folder else name for name in relative})
     return paths, raw
@@ -193,6 +204,13 @@ def _repo_folder(view: View, repo: str) -> str:
     if row is not None:
         return row[0]
     return workspace_path(view.root, repo, what="repository folder")
+
+
+def _relative(message: str, where: Path) -> str:
+    """git's ``message`` naming no absolute path (INV-TOOL-3): the folder git ran in as ``.``, any
+    other absolute path (a parent repository, a resolved link) as ``…``."""
+    message = message.replace(f"{where}{os.sep}", "").replace(str(where), ".")
+    return _ABSOLUTE.sub("…", message)
 
 
 def _git_failure(stderr: str, raw: str, folder: str) -> str:

@@ -11,6 +11,7 @@ from typing import Any, Final
 import attrs
 
 from ..render import TOOL_TEXT_BYTES_MAX, bound_markdown
+from ..render._paging import escape_controls
 from ._args import ArgumentError, Meta, parse_args, schema_of
 
 __all__ = ["CallContext", "Registry", "Tool", "ToolError", "ToolOutput"]
@@ -94,15 +95,18 @@ class Registry:
         cancelled: threading.Event | None = None,
     ) -> ToolOutput:
         """Run one call. Bad arguments and :class:`ToolError` become ``is_error`` answers; any
-        other exception propagates (the driver answers it as an internal error)."""
+        other exception propagates (the driver answers it as an internal error).
+
+        An error message may quote any argument, wherever it was written (a tool, the index's
+        queries): its control characters are escaped here, once for every message (INV-TOOL-7)."""
         tool = self._tools.get(name)
         if tool is None:
             known = ", ".join(self._tools) or "none"
-            return ToolOutput(f"Unknown tool `{name}`. Tools: {known}.", is_error=True)
+            return _error(f"Unknown tool `{name}`. Tools: {known}.")
         try:
             args, meta = parse_args(tool.args, arguments, params_meta)
         except ArgumentError as exc:
-            return ToolOutput(f"Invalid arguments for `{name}`: {exc}", is_error=True)
+            return _error(f"Invalid arguments for `{name}`: {exc}")
         context = CallContext(workspace, meta, cancelled if cancelled is not None else threading.Event())
         try:
             output = tool.run(args, context)
@@ -110,7 +114,14 @@ class Registry:
             output = ToolOutput(str(exc), is_error=True)
         if isinstance(output, str):
             output = ToolOutput(output)
-        bounded = bound_markdown(output.text, TOOL_TEXT_BYTES_MAX)
-        if bounded.truncated:
-            output = attrs.evolve(output, text=bounded.text, truncated=True)
+        text = escape_controls(output.text) if output.is_error else output.text
+        bounded = bound_markdown(text, TOOL_TEXT_BYTES_MAX)
+        if bounded.text != output.text:
+            output = attrs.evolve(output, text=bounded.text, truncated=bounded.truncated)
         return output
+
+
+def _error(text: str) -> ToolOutput:
+    """An ``is_error`` answer of the registry's own: control characters escaped, bounded."""
+    bounded = bound_markdown(escape_controls(text), TOOL_TEXT_BYTES_MAX)
+    return ToolOutput(bounded.text, is_error=True, truncated=bounded.truncated)

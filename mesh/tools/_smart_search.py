@@ -26,7 +26,7 @@ from ..index.query._search import SearchError, left_out_under, not_searched, sea
 from ..render._search import ScopeReading, render_search
 from ._args import describe
 from ._registry import ToolError
-from ._view import View, arguments_of, cursor_offset, workspace_path
+from ._view import CURSOR_CHARS_MAX, View, arguments_of, cursor_offset, workspace_path
 
 __all__ = ["DESCRIPTION", "NAME", "TITLE", "Args", "answer"]
 
@@ -49,14 +49,19 @@ class Args:
         metadata=describe("auto: /pattern/ is a regex, anything else literal; symbol: definitions by name"),
     )
     scope: str | None = attrs.field(
-        default=None, metadata=describe("A service name, a path prefix or a glob such as 'orders/**/*.py'")
+        default=None,
+        metadata=describe("A service name, a path prefix or a glob such as 'orders/**/*.py'", max_length=1000),
     )
-    language: str | None = attrs.field(default=None, metadata=describe("Only files of this language, e.g. 'go'"))
+    language: str | None = attrs.field(
+        default=None, metadata=describe("Only files of this language, e.g. 'go'", max_length=100)
+    )
     kind: Literal["code", "test", "docs", "proto", "config"] | None = attrs.field(
         default=None, metadata=describe("Only files of this kind")
     )
     case_sensitive: bool = attrs.field(default=False, metadata=describe("Match case exactly"))
-    cursor: str | None = attrs.field(default=None, metadata=describe("From a previous answer: the next page"))
+    cursor: str | None = attrs.field(
+        default=None, metadata=describe("From a previous answer: the next page", max_length=CURSOR_CHARS_MAX)
+    )
 
 
 def answer(args: Args, view: View) -> str:

@@ -12,14 +12,18 @@ import os
 import sqlite3
 import threading
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, Final
 
 import attrs
 
 from ..render._paging import call_text, code
 from ._registry import ToolError
 
-__all__ = ["View", "arguments_of", "cursor_offset", "workspace_path"]
+__all__ = ["CURSOR_CHARS_MAX", "View", "arguments_of", "cursor_offset", "workspace_path"]
+
+#: The longest cursor any answer prints (``section:123456789``, an offset of a few digits); every
+#: tool's ``cursor`` argument declares it, and no decoder converts more digits than this.
+CURSOR_CHARS_MAX: Final = 20
 
 
 @attrs.frozen
@@ -50,7 +54,9 @@ def workspace_path(root: Path, text: str, *, what: str = "path") -> str:
 
     Accepts a relative path, or an absolute one inside ``root``. Refuses ``..`` that leaves the
     workspace, absolute paths outside it and symlinks whose target is outside it. The empty path
-    and ``.`` are the workspace itself (``""``). The path need not exist.
+    and ``.`` are the workspace itself (``""``). The path need not exist. A refusal names the path
+    as given and the workspace-relative link it goes through, never where the link leads
+    (INV-TOOL-3: ``/proc/<pid>/environ`` is nobody's business).
     """
     raw = text.strip()
     if "\0" in raw:
@@ -72,14 +78,27 @@ def workspace_path(root: Path, text: str, *, what: str = "path") -> str:
         elif part != ".":
             parts.append(part)
     relative = "/".join(parts)
-    if relative:
-        real = os.path.realpath(root / relative)
-        if real != str(root) and not real.startswith(str(root) + os.sep):
-            raise ToolError(
-                f"The {what} `{raw}` leads through a symlink to `{real}`, outside the workspace; "
-                "give a path whose target is inside it."
-            )
+    if relative and not _inside(root, root / relative):
+        link = _link_out(root, parts)
+        raise ToolError(
+            f"The {what} {code(raw)} leads through a symlink to what {code(link)} points at, outside the "
+            "workspace; give a path whose target is inside it."
+        )
     return relative
+
+
+def _inside(root: Path, path: Path | str) -> bool:
+    """Whether ``path``, every symlink followed, is ``root`` or under it (``root`` is resolved)."""
+    real = os.path.realpath(path)
+    return real == str(root) or real.startswith(str(root) + os.sep)
+
+
+def _link_out(root: Path, parts: list[str]) -> str:
+    """The first prefix of ``parts`` (workspace-relative) that leads out of ``root``."""
+    for end in range(1, len(parts) + 1):
+        if not _inside(root, root.joinpath(*parts[:end])):
+            return "/".join(parts[:end])
+    return "/".join(parts)
 
 
 def cursor_offset(cursor: str | None, total: int, *, tool: str, args: Any, noun: str) -> int:
@@ -92,8 +111,10 @@ def cursor_offset(cursor: str | None, total: int, *, tool: str, args: Any, noun:
     if cursor is None or cursor == "":
         return 0
     restart = call_text(tool, {name: value for name, value in arguments_of(args).items() if name != "cursor"})
-    if not (cursor.isascii() and cursor.isdigit()):
-        raise ToolError(f"The cursor {code(cursor)} is not one this tool gave; start from the first page: {restart}.")
+    # Bounded before int(): no answer prints more digits, and int() refuses past 4,300 of them.
+    if len(cursor) > CURSOR_CHARS_MAX or not (cursor.isascii() and cursor.isdigit()):
+        shown = cursor if len(cursor) <= CURSOR_CHARS_MAX else cursor[:CURSOR_CHARS_MAX] + "…"
+        raise ToolError(f"The cursor {code(shown)} is not one this tool gave; start from the first page: {restart}.")
     offset = int(cursor)
     if offset and offset >= total:
         raise ToolError(

@@ -14,7 +14,7 @@ from pathlib import Path
 import attrs
 import pytest
 
-from mesh.drivers._pump import SHUTTING_DOWN, ConnectionPump
+from mesh.drivers._pump import FEED_BYTES, SHUTTING_DOWN, ConnectionPump
 from mesh.drivers._workers import WorkerPool
 from mesh.drivers.stdio import catalogue
 from mesh.protocol import ServerSession, SessionConfig
@@ -258,3 +258,126 @@ def test_crashing_tool_is_an_internal_error(name: str) -> None:
     executor.shutdown()
     pipe.done()
     assert pipe.answers()[1]["error"]["code"] == -32603
+
+
+# --- output bound and heartbeat ------------------------------------------------------------------
+
+
+def _unread(fd: int) -> int:
+    return struct.unpack("i", fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0"))[0]
+
+
+def _test_registry() -> Registry:
+    registry = Registry()
+    load_plugins(registry, ["tests.support.tools"])
+    return registry
+
+
+def _listing_bytes(registry: Registry) -> int:
+    """The size of one ``tools/list`` answer of ``registry``."""
+    probe = ServerSession(SessionConfig(), catalogue(registry))
+    probe.receive_data(initialize() + request(1, "tools/list"))
+    probe.next_event()
+    return len(probe.data_to_send().split(b"\n")[1]) + 1
+
+
+def _bounded_pump(bound: int) -> tuple[ConnectionPump, WorkerPool, tuple[int, int, int, int]]:
+    """A pump with the output bound ``bound`` over fresh pipes (in_r, in_w, out_r, out_w); its
+    output non-blocking, as claim_stdout and the daemon hand it over."""
+    in_r, in_w = os.pipe()
+    out_r, out_w = os.pipe()
+    os.set_blocking(out_w, False)
+    registry = _test_registry()
+    workers = WorkerPool(2)
+    pump = ConnectionPump(
+        session=ServerSession(SessionConfig(), catalogue(registry)), registry=registry, workspace=Path("."),
+        in_fd=in_r, out_fd=out_w, workers=workers, name="test", out_bytes_max=bound,
+    )  # fmt: skip
+    return pump, workers, (in_r, in_w, out_r, out_w)
+
+
+def test_a_client_that_never_reads_stops_the_pump_reading_INV_BOUND_4() -> None:
+    """INV-BOUND-4: past the bound of answers waiting, the pump reads nothing more (the client's
+    own writes block) and holds at most the bound plus one input slice's answers; once the client
+    reads, every request is answered."""
+    bound = 64 * 1024
+    pump, workers, (in_r, in_w, out_r, out_w) = _bounded_pump(bound)
+    thread, result = run_pump(pump)
+    count = 5000
+    listing = b"".join(request(i, "tools/list") for i in range(1, count + 1))
+    written = threading.Event()
+
+    def client_writes() -> None:
+        os.write(in_w, initialize())
+        view = memoryview(listing)
+        while view:
+            view = view[os.write(in_w, view) :]  # blocks once the pump stops reading
+        os.close(in_w)
+        written.set()
+
+    threading.Thread(target=client_writes, daemon=True).start()
+    time.sleep(0.5)
+    assert not written.is_set() and _unread(in_r) > 0, "the pump kept reading a client that never reads"
+    answer = _listing_bytes(_test_registry())
+    per_slice = (FEED_BYTES // len(request(1, "tools/list")) + 1) * answer
+    assert bound < pump.out_bytes_peak <= bound + per_slice + answer
+    received = bytearray()
+    while received.count(b"\n") < count + 1 and (chunk := os.read(out_r, 1 << 20)):
+        received += chunk  # the client reads at last: everything comes
+    thread.join(10)
+    workers.shutdown()
+    for fd in (in_r, out_r, out_w):
+        os.close(fd)
+    assert result == [0] and written.is_set()
+    assert [json.loads(line)["id"] for line in bytes(received).splitlines()] == list(range(count + 1))
+
+
+def test_one_read_of_small_requests_with_large_answers_is_handed_over_a_slice_at_a_time() -> None:
+    """A single read may hold a thousand requests of a few bytes whose answers are kilobytes each:
+    the session gets it a slice at a time, so the bound holds within one slice's answers."""
+    bound = 4096
+    pump, workers, (in_r, in_w, out_r, out_w) = _bounded_pump(bound)
+    small = request(1, "tools/list")
+    os.write(in_w, initialize() + small * (60_000 // len(small)))  # one read's worth, before the pump runs
+    thread, _ = run_pump(pump)
+    time.sleep(0.3)
+    answer = _listing_bytes(_test_registry())
+    assert bound < pump.out_bytes_peak <= bound + (FEED_BYTES // len(small) + 1) * answer
+    pump.request_stop("test")
+    thread.join(10)
+    workers.shutdown()
+    for fd in (in_r, in_w, out_r, out_w):
+        os.close(fd)
+
+
+def test_a_heartbeat_goes_between_frames_while_a_slow_call_runs() -> None:
+    """The loop writes its heartbeat while a tool runs (a slow tool is not a silent server);
+    never inside a frame, and a pump without one (stdio) writes none."""
+    pipe = Pipe()
+    registry = Registry()
+    load_plugins(registry, ["tests.support.tools"])
+    workers = WorkerPool(2)
+    beat = b"\0beat\n"
+    pump = ConnectionPump(
+        session=ServerSession(SessionConfig(), catalogue(registry)), registry=registry, workspace=Path("."),
+        in_fd=pipe.in_r, out_fd=pipe.out_w, workers=workers, name="test", heartbeat=beat, heartbeat_s=0.05,
+    )  # fmt: skip
+    pipe.chunks.put(initialize() + request(1, "tools/call", {"name": "sleep", "arguments": {"ms": 400}}))
+    pipe.chunks.put(b"")
+    assert pump.run() == 0
+    workers.shutdown()
+    pipe.done()
+    written = bytes(pipe.written)
+    assert written.count(beat) >= 3
+    frames = written.replace(beat, b"").splitlines()
+    assert [json.loads(line)["id"] for line in frames] == [0, 1]
+    assert b"\0" not in written.replace(beat, b"")
+
+    quiet = Pipe()
+    pump, workers = make_pump(quiet)
+    quiet.chunks.put(initialize() + request(1, "tools/call", {"name": "sleep", "arguments": {"ms": 200}}))
+    quiet.chunks.put(b"")
+    assert pump.run() == 0
+    workers.shutdown()
+    quiet.done()
+    assert b"\0" not in bytes(quiet.written)

@@ -223,3 +223,22 @@ def test_out_of_descriptors_refuses_the_new_connection_and_keeps_serving(running
     assert daemon.thread.is_alive() and daemon.daemon.refused == 1
     kept.sendall(request(1, "ping"))
     assert answers(kept, 1) == [{"id": 1, "jsonrpc": "2.0", "result": {}}]
+
+
+def test_a_quiet_connection_gets_the_heartbeat_and_none_without_one(running: Any) -> None:
+    """With ``heartbeat_s`` every session's loop writes HEARTBEAT between frames while it is quiet
+    (a slow call running too); without it, the stream holds frames only."""
+    from mesh.sockets import HEARTBEAT
+
+    beating = running(heartbeat_s=0.05)
+    client, _ = beating.connect()
+    client.sendall(call(1, "sleep", {"ms": 300}))  # not initialized: answered at once with an error
+    time.sleep(0.3)
+    client.shutdown(socket.SHUT_WR)
+    received = _rest(client)
+    assert received.count(HEARTBEAT) >= 2 and received.endswith(END_MARKER)
+    quiet = running()
+    client, _ = quiet.connect()
+    time.sleep(0.2)
+    client.shutdown(socket.SHUT_WR)
+    assert _rest(client) == END_MARKER

@@ -201,7 +201,7 @@ def test_a_damaged_database_is_set_aside_and_rebuilt(ws: Path, tmp_path: Path) -
         (cache / extra).unlink(missing_ok=True)
     index, summary = build(ws, cache)
     assert summary.files == 5 and summary.parsed == 5
-    assert (cache / "index.db.old").exists()
+    assert (cache / "index.db.damaged").exists()
 
 
 def test_a_database_of_another_schema_is_rebuilt(ws: Path, tmp_path: Path) -> None:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+import mesh.index.build._enumerate as enumerate_module
 from mesh.index import walk
 
 
@@ -102,20 +103,21 @@ def test_symlinks_inside_are_followed_once_outside_never(tmp_path: Path) -> None
     assert [entry.path for entry in result.files] == ["svc/main.go"]
     reasons = {skipped.path: skipped.reason for skipped in result.skipped}
     assert reasons["escape"] == reasons["escape.go"] == "symlink out of the workspace"
-    assert reasons["svc/loop"] == "folder already walked (symlink loop or alias)"
+    assert reasons["svc/loop"] == "symlink to a folder inside the workspace"  # INV-WALK-1: never entered
     assert reasons["dangling"] == "broken symlink"
 
 
 def test_unreadable_folder_is_reported_and_the_walk_goes_on(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     make(tmp_path, {"locked/a.py": "", "ok.py": ""})
-    real_scandir = os.scandir
+    real_open = enumerate_module.open_folder_inside
 
-    def scandir(path: os.PathLike[str]) -> object:
-        if Path(path).name == "locked":
+    def open_folder_inside(root: Path, rel: str) -> int:
+        if rel == "locked":
             raise PermissionError(13, "Permission denied")
-        return real_scandir(path)
+        return real_open(root, rel)
 
-    monkeypatch.setattr(os, "scandir", scandir)  # as root, chmod 0 would not stop the walk
+    # as root, chmod 0 would not stop the walk
+    monkeypatch.setattr(enumerate_module, "open_folder_inside", open_folder_inside)
     result = walk(tmp_path)
     assert [entry.path for entry in result.files] == ["ok.py"]
     assert [(s.path, s.reason) for s in result.skipped] == [("locked", "unreadable folder: Permission denied")]

@@ -7,11 +7,17 @@ import functools
 import re
 import sqlite3
 import sys
+import warnings
+from re import _constants as sre  # the planner's private dependencies, pinned at the end
+from re import _parser
+from typing import Any
 
 import pytest
+import re2
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from mesh.index.query._search import SearchError, compile_query
 from mesh.index.store._trigrams import ALL, GRAM, NONE, Query, fold, plan, plan_literal, trigrams
 
 # ---------------------------------------------------------------------------------------------------------------------
@@ -263,28 +269,46 @@ def test_fts5_expression() -> None:
 
 
 # ---------------------------------------------------------------------------------------------------------------------
-# The contract: the planner never loses a match
+# The contract: the planner never loses a match that search would report
+#
+# smart_search matches a regular expression with RE2 and a literal with ``re`` (``compile_query``), and asks the index
+# with the formula ``compile_query`` plans. So the reference of the properties below is the pattern ``compile_query``
+# compiles, RE2 for a regex: a text it matches must satisfy the formula. ``plan``'s own contract (``re`` semantics,
+# look-arounds and back-references that RE2 refuses) is checked too, with ``re`` as the reference.
 
 
 ALPHABET = "abcxyz_ ().-\niIsSkKıİſ\u212aσΣςµμß0"
+SHARED_ATOMS = [".", r"\w", r"\W", r"\d", r"\s", "[ab]", "[a-c]", "[^a]", "[İı]", "[A-Z]", "[sS_]", "[ſ\u212a]",
+                "[σς]", "[0-9]", "[Ii]", "[xX][yY]", "\\Σ"]  # fmt: skip
+#: Syntax RE2 reads and ``re`` reads otherwise or not at all (the planner must then ask for nothing it cannot prove).
+RE2_ONLY_ATOMS = [r"\pL", r"\p{Greek}", r"\PL", "[[:alpha:]]", "[[:^digit:]]", r"\Qa.b\E", r"\x{3c3}", r"\C", r"\z",
+                  "(?U:a+)", "x{,2}", "(?<n>ab)"]  # fmt: skip
 ATOMS = st.one_of(
     st.sampled_from(ALPHABET).map(re.escape),
     st.text(ALPHABET, min_size=2, max_size=5).map(re.escape),
-    st.sampled_from([".", r"\w", r"\W", r"\d", r"\s", "[ab]", "[a-c]", "[^a]", "[İı]", "[A-Z]", "[sS_]", "[ſ\u212a]",
-                     "[σς]", "[0-9]", "[Ii]", "[xX][yY]", "\\Σ"]),
-)  # fmt: skip
+    st.sampled_from(SHARED_ATOMS),
+)
+RE2_ATOMS = ATOMS | st.sampled_from(RE2_ONLY_ATOMS)
 ANCHORS = st.sampled_from(["^", "$", r"\b", r"\B", r"\A", r"\Z"])
+RE2_ANCHORS = st.sampled_from(["^", "$", r"\b", r"\B", r"\A", r"\z"])
 SUFFIXES = st.sampled_from(["*", "+", "?", "{2}", "{1,3}", "{0,2}", "{2,}", "{0}", "{1}", "*?", "+?", "??", "*+", "++"])
+RE2_SUFFIXES = st.sampled_from(["*", "+", "?", "{2}", "{1,3}", "{0,2}", "{2,}", "{0}", "{1}", "*?", "+?", "??", "{,2}"])
+
+
+def extend_common(children: st.SearchStrategy[str], suffixes: st.SearchStrategy[str]) -> list[st.SearchStrategy[str]]:
+    return [
+        st.lists(children, min_size=1, max_size=4).map("".join),
+        st.lists(children, min_size=2, max_size=3).map(lambda xs: "(?:" + "|".join(xs) + ")"),
+        st.tuples(children, suffixes).map(lambda t: f"(?:{t[0]}){t[1]}"),
+        children.map(lambda x: f"({x})"),
+        children.map(lambda x: f"(?i:{x})"),
+        children.map(lambda x: f"(?-i:{x})"),
+    ]
 
 
 def extend(children: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
     return st.one_of(
-        st.lists(children, min_size=1, max_size=4).map("".join),
-        st.lists(children, min_size=2, max_size=3).map(lambda xs: "(?:" + "|".join(xs) + ")"),
-        st.tuples(children, SUFFIXES).map(lambda t: f"(?:{t[0]}){t[1]}"),
-        children.map(lambda x: f"({x})"),
-        children.map(lambda x: f"(?i:{x})"),
-        children.map(lambda x: f"(?-i:{x})"),
+        *extend_common(children, SUFFIXES),
         children.map(lambda x: f"(?>{x})"),
         children.map(lambda x: f"(?={x})"),
         children.map(lambda x: f"(?!{x})"),
@@ -296,7 +320,12 @@ def extend(children: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
     )
 
 
+def extend_re2(children: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+    return st.one_of(*extend_common(children, RE2_SUFFIXES), children.map(lambda x: f"(?s:{x})"), RE2_ANCHORS)
+
+
 PATTERNS = st.recursive(ATOMS, extend, max_leaves=10)
+RE2_PATTERNS = st.recursive(RE2_ATOMS, extend_re2, max_leaves=10)
 FLAGS = st.sampled_from([0, re.IGNORECASE, re.IGNORECASE | re.ASCII, re.MULTILINE, re.DOTALL, re.VERBOSE,
                          re.IGNORECASE | re.MULTILINE | re.DOTALL])  # fmt: skip
 
@@ -309,6 +338,26 @@ def compiled(pattern: str, flags: int) -> re.Pattern[str]:
         raise AssertionError("unreachable") from None
 
 
+def searched(pattern: str, case_sensitive: bool) -> tuple[Any, Query]:
+    """What smart_search matches a regex with (RE2) and the formula it asks the index, from ``compile_query``."""
+    try:
+        return compile_query(pattern, regex=True, case_sensitive=case_sensitive)
+    except SearchError:  # not RE2 syntax: search refuses it before reading anything
+        assume(False)
+        raise AssertionError("unreachable") from None
+
+
+def texts_for(pattern: str, case_sensitive: bool) -> st.SearchStrategy[str]:
+    """Texts likely to hold a match: drawn from the pattern as ``re`` reads it (where it can), or from the alphabet."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", FutureWarning)  # "possible nested set": RE2's [[:alpha:]]
+            rx = re.compile(pattern, 0 if case_sensitive else re.IGNORECASE)
+    except re.error:
+        return st.text(ALPHABET, max_size=12)
+    return st.from_regex(rx) | st.text(ALPHABET, max_size=12)
+
+
 def case_variant(data: st.DataObject, text: str) -> str:
     """``text`` with some characters swapped for others ``re`` may treat as the same ignoring case."""
     out = []
@@ -318,24 +367,73 @@ def case_variant(data: st.DataObject, text: str) -> str:
     return "".join(out)
 
 
-def assert_plan_keeps(pattern: str, flags: int, rx: re.Pattern[str], text: str) -> None:
-    if rx.search(text) is None:
+def assert_formula_keeps(what: str, q: Query, found: bool, text: str) -> None:
+    """A text in which the engine found a match satisfies the formula, its trigrams too, and holds a needle."""
+    if not found:
         return
-    q = plan(pattern, flags)
     folded = fold(text)
-    assert q.matches(folded), f"{pattern!r} {flags} matches {text!r} but the plan {q} does not"
+    assert q.matches(folded), f"{what} matches {text!r} but the plan {q} does not"
     assert q.matches_trigrams(trigrams(folded))
     needles = q.needles()
-    assert needles is None or any(n in folded for n in needles), (pattern, text, needles)
+    assert needles is None or any(n in folded for n in needles), (what, text, needles)
 
 
+def assert_plan_keeps(pattern: str, flags: int, rx: re.Pattern[str], text: str) -> None:
+    assert_formula_keeps(f"re {pattern!r} {flags}", plan(pattern, flags), rx.search(text) is not None, text)
+
+
+def assert_search_keeps(pattern: str, case_sensitive: bool, text: str) -> None:
+    rx, q = searched(pattern, case_sensitive)
+    what = f"RE2 {pattern!r} case_sensitive={case_sensitive}"
+    assert_formula_keeps(what, q, rx.search(text) is not None, text)
+
+
+#: ``re`` (and Hypothesis's reading of a pattern) warn of "[[" as a possible nested set: RE2's POSIX classes.
+NESTED_SET_WARNING = pytest.mark.filterwarnings("ignore:Possible nested set:FutureWarning")
+
+
+@NESTED_SET_WARNING
 @settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(RE2_PATTERNS, st.booleans(), st.data())
+def test_the_planner_never_loses_a_match_search_finds_with_re2(
+    pattern: str, case_sensitive: bool, data: st.DataObject
+) -> None:
+    """The reference is the engine search matches with: RE2, compiled as ``compile_query`` compiles it."""
+    searched(pattern, case_sensitive)
+    text = data.draw(texts_for(pattern, case_sensitive), label="text")
+    assert_search_keeps(pattern, case_sensitive, text)
+    assert_search_keeps(pattern, case_sensitive, case_variant(data, text))
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(PATTERNS, FLAGS, st.data())
-def test_the_planner_never_loses_a_match(pattern: str, flags: int, data: st.DataObject) -> None:
+def test_the_planner_never_loses_a_match_of_re(pattern: str, flags: int, data: st.DataObject) -> None:
+    """``plan``'s own contract, in ``re`` terms (look-arounds, back-references, conditionals...)."""
     rx = compiled(pattern, flags)
     text = data.draw(st.from_regex(rx) | st.text(ALPHABET, max_size=12), label="text")
     assert_plan_keeps(pattern, flags, rx, text)
     assert_plan_keeps(pattern, flags, rx, case_variant(data, text))
+
+
+@pytest.mark.parametrize(
+    ("pattern", "text"),
+    [
+        (r"[[:alpha:]]xyz", "bxyz"),  # a POSIX class (re would read a class of "[:alph" and a literal "]xyz")
+        (r"[[:^digit:]]abc", "_abc"),
+        (r"\Qa.b\E", "a.b"),
+        (r"\pLxyz", "σxyz"),
+        (r"\x{3c3}abc", "σabc"),
+        (r"(?U:a+)bcd", "aabcd"),
+        (r"x{,2}yz", "x{,2}yz"),  # re reads a repeat, RE2 a literal
+        (r"(?<n>abc)d", "abcd"),
+        (r"\Cabc", "ıabc"),
+    ],
+)
+def test_re2_only_syntax_never_loses_a_match(pattern: str, text: str) -> None:
+    for case_sensitive in (True, False):
+        rx, q = searched(pattern, case_sensitive)
+        assert rx.search(text) is not None, (pattern, text)
+        assert_search_keeps(pattern, case_sensitive, text)
 
 
 @pytest.mark.parametrize(
@@ -344,14 +442,19 @@ def test_the_planner_never_loses_a_match(pattern: str, flags: int, data: st.Data
 @pytest.mark.parametrize("text", ["import os", "ımport", "İMPORT", "\u212aey", "ſtring", "ΣΑΣ", "micro Μ", "ıMPORT"])
 def test_case_variants_re_matches_are_kept(pattern: str, text: str) -> None:
     assert_plan_keeps(pattern, 0, re.compile(pattern), text)
+    for case_sensitive in (True, False):
+        assert_search_keeps(pattern, case_sensitive, text)
 
 
 @settings(max_examples=300, deadline=None)
 @given(st.text(ALPHABET + "Ab\"'*%", max_size=10), st.text(ALPHABET, max_size=20), st.text(ALPHABET, max_size=20))
 def test_literal_plans_never_lose_a_match(literal: str, before: str, after: str) -> None:
+    """A literal search matches with ``re`` (``compile_query``): its formula keeps every match."""
     text = before + literal + after
-    for flags in (0, re.IGNORECASE):
-        assert_plan_keeps(re.escape(literal), flags, re.compile(re.escape(literal), flags), text)
+    for case_sensitive in (True, False):
+        rx, q = compile_query(literal, regex=False, case_sensitive=case_sensitive)
+        assert_formula_keeps(f"literal {literal!r}", q, rx.search(text) is not None, text)
+        assert rx.search(text) is not None
     assert plan_literal(literal).matches(fold(text))
 
 
@@ -363,6 +466,36 @@ def test_a_case_insensitive_literal_matches_where_its_fold_is_a_substring_of_the
     """What lets a verifier find case-insensitive literals with ``str.find`` in folded text instead of ``re``."""
     for hay in (text, text + case_variant(data, literal) + text):
         assert (re.search(re.escape(literal), hay, re.IGNORECASE) is not None) == (fold(literal) in fold(hay))
+
+
+def re2_ignoring_case(pattern: str) -> Any:
+    options = re2.Options()
+    options.case_sensitive = False
+    return re2.compile(pattern, options)
+
+
+def test_re2_matches_characters_ignoring_case_only_when_they_fold_alike() -> None:
+    """Search matches a case-insensitive regex with RE2, whose case classes are Unicode's simple folding: every
+    character RE2 takes for another ignoring case has the same fold, so the folded index finds it."""
+    classes = fold_classes()
+    cased = [
+        ch
+        for ch, up in zip(all_characters(), map(str.upper, all_characters()), strict=True)
+        if up != ch or ch.lower() != ch or ch in classes
+    ]
+    mismatched = []
+    for ch in cased:
+        pattern = re2_ignoring_case(r"\x{%x}" % ord(ch))
+        variants = {ch.lower(), ch.upper(), ch.title(), *classes.get(ch, ())}
+        for other in (v for v in variants if len(v) == 1 and v != ch):
+            if pattern.fullmatch(other) is not None and fold(other) != fold(ch):
+                mismatched.append((hex(ord(ch)), hex(ord(other))))
+    assert mismatched == []
+    # And no character outside those has RE2 case partners among them: the closure of the cased set is itself.
+    closure = re2_ignoring_case("[" + "".join(r"\x{%x}" % ord(ch) for ch in cased) + "]")
+    known = set(cased)
+    outside = "".join(ch for ch in all_characters() if ch not in known and ch != "\n")
+    assert [hex(ord(m.group())) for m in closure.finditer(outside)] == []
 
 
 # ---------------------------------------------------------------------------------------------------------------------
@@ -381,15 +514,15 @@ needs_fts5 = pytest.mark.skipif(not fts5_trigram_available(), reason="SQLite wit
 
 
 @needs_fts5
+@NESTED_SET_WARNING
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
-@given(PATTERNS, FLAGS, st.data())
-def test_fts5_candidates_include_every_match(pattern: str, flags: int, data: st.DataObject) -> None:
-    rx = compiled(pattern, flags)
+@given(RE2_PATTERNS, st.booleans(), st.data())
+def test_fts5_candidates_include_every_match(pattern: str, case_sensitive: bool, data: st.DataObject) -> None:
+    rx, q = searched(pattern, case_sensitive)
     # SQLite's FTS5 reads a text up to its first NUL: the index is never given one (a NUL makes a file binary).
-    text = (st.from_regex(rx) | st.text(ALPHABET, max_size=12)).map(lambda t: t.replace("\x00", " "))
+    text = texts_for(pattern, case_sensitive).map(lambda t: t.replace("\x00", " "))
     texts = data.draw(st.lists(text, min_size=1, max_size=4))
     texts += [case_variant(data, t) for t in texts]
-    q = plan(pattern, flags)
     db = sqlite3.connect(":memory:")
     for detail, phrases in (("full", True), ("none", False)):
         db.execute(
@@ -411,3 +544,89 @@ def test_fts5_candidates_include_every_match(pattern: str, flags: int, data: st.
         # And the candidates are exactly the texts that satisfy the formula (FTS5 evaluates what we mean).
         decide = q.matches if phrases else lambda f: q.matches_trigrams(trigrams(f))
         assert candidates == {i for i, t in enumerate(texts) if decide(fold(t))}, (detail, expression)
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# CPython's private regular-expression parser, as the planner reads it
+#
+# ``plan`` walks the tree of ``re._parser.parse`` with the opcodes of ``re._constants``, and ``fold`` takes the extra
+# case classes of ``re._casefix``: none of them is a public API. These tests pin every shape the planner reads, on
+# every Python CI runs the quick tier with (3.11, 3.12, 3.13): a change in a new Python fails here, by name, before
+# it can make a plan wrong. ``_node`` treats an opcode it does not know as "no information", never a wrong one.
+
+
+def shape(node: object) -> object:
+    """A parse tree as plain data: opcodes by name, sub-patterns as lists."""
+    if isinstance(node, (_parser.SubPattern, list)):
+        return [shape(item) for item in node]
+    if isinstance(node, tuple):
+        return tuple(shape(item) for item in node)
+    if isinstance(node, sre._NamedIntConstant):
+        return node.name
+    return node
+
+
+@pytest.mark.parametrize(
+    ("pattern", "expected"),
+    [
+        ("a", [("LITERAL", 97)]),
+        ("[ab]", [("IN", [("LITERAL", 97), ("LITERAL", 98)])]),
+        ("[a-c]", [("IN", [("RANGE", (97, 99))])]),
+        ("[^a]", [("NOT_LITERAL", 97)]),
+        ("[^ab]", [("IN", [("NEGATE", None), ("LITERAL", 97), ("LITERAL", 98)])]),
+        (r"\d", [("IN", [("CATEGORY", "CATEGORY_DIGIT")])]),
+        (".", [("ANY", None)]),
+        ("ab|cd", [("BRANCH", (None, [[("LITERAL", 97), ("LITERAL", 98)], [("LITERAL", 99), ("LITERAL", 100)]]))]),
+        ("(a)", [("SUBPATTERN", (1, 0, 0, [("LITERAL", 97)]))]),
+        ("(?i:a)", [("SUBPATTERN", (None, re.IGNORECASE, 0, [("LITERAL", 97)]))]),
+        ("(?-i:a)", [("SUBPATTERN", (None, 0, re.IGNORECASE, [("LITERAL", 97)]))]),
+        ("(?>a)", [("ATOMIC_GROUP", [("LITERAL", 97)])]),
+        ("a*", [("MAX_REPEAT", (0, "MAXREPEAT", [("LITERAL", 97)]))]),
+        ("a{2,5}?", [("MIN_REPEAT", (2, 5, [("LITERAL", 97)]))]),
+        ("a++", [("POSSESSIVE_REPEAT", (1, "MAXREPEAT", [("LITERAL", 97)]))]),
+        ("^", [("AT", "AT_BEGINNING")]),
+        ("(?=a)", [("ASSERT", (1, [("LITERAL", 97)]))]),
+        ("(?<=a)", [("ASSERT", (-1, [("LITERAL", 97)]))]),
+        ("(?!a)", [("ASSERT_NOT", (1, [("LITERAL", 97)]))]),
+        (r"(a)\1", [("SUBPATTERN", (1, 0, 0, [("LITERAL", 97)])), ("GROUPREF", 1)]),
+        ("(a)(?(1)b|c)", [("SUBPATTERN", (1, 0, 0, [("LITERAL", 97)])),
+                          ("GROUPREF_EXISTS", (1, [("LITERAL", 98)], [("LITERAL", 99)]))]),
+        ("(a)(?(1)b)", [("SUBPATTERN", (1, 0, 0, [("LITERAL", 97)])),
+                        ("GROUPREF_EXISTS", (1, [("LITERAL", 98)], None))]),
+    ],
+)  # fmt: skip
+def test_the_private_parser_gives_the_shapes_the_planner_reads(pattern: str, expected: list) -> None:
+    assert shape(_parser.parse(pattern)) == expected
+
+
+def test_the_private_parser_flags_repeat_bound_and_errors_are_as_the_planner_expects() -> None:
+    assert sre.SRE_FLAG_IGNORECASE == re.IGNORECASE
+    assert _parser.parse("(?i)a").state.flags & sre.SRE_FLAG_IGNORECASE
+    assert not _parser.parse("a").state.flags & sre.SRE_FLAG_IGNORECASE
+    assert _parser.parse("a", re.IGNORECASE).state.flags & sre.SRE_FLAG_IGNORECASE
+    assert int(sre.MAXREPEAT) >= 2**16  # "unbounded" compares as a large number
+    with pytest.raises(re.error):
+        _parser.parse("(unclosed")
+    # The opcodes ``_node`` and ``_class`` compare against, by identity.
+    for name in ("LITERAL", "NOT_LITERAL", "ANY", "IN", "BRANCH", "SUBPATTERN", "ATOMIC_GROUP", "MAX_REPEAT",
+                 "MIN_REPEAT", "POSSESSIVE_REPEAT", "AT", "ASSERT", "ASSERT_NOT", "GROUPREF_EXISTS",
+                 "RANGE"):  # fmt: skip
+        assert isinstance(getattr(sre, name), sre._NamedIntConstant), name
+
+
+def test_the_private_extra_case_classes_are_a_table_of_code_points() -> None:
+    from re._casefix import _EXTRA_CASES
+
+    assert all(isinstance(k, int) and isinstance(v, tuple) and all(isinstance(x, int) for x in v)
+               for k, v in _EXTRA_CASES.items())  # fmt: skip
+    # The classes fold's docstring names, both ways.
+    for one, other in ((0x69, 0x131), (0x73, 0x17F), (0x3C3, 0x3C2), (0xB5, 0x3BC), (0x3B2, 0x3D0)):
+        assert other in _EXTRA_CASES[one] and one in _EXTRA_CASES[other], (hex(one), hex(other))
+
+
+def test_an_opcode_the_planner_does_not_know_asks_for_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Were a new Python to add an opcode, ``_node`` answers "no information" (every file a candidate)."""
+    from mesh.index.store import _trigrams
+
+    monkeypatch.setattr(_trigrams.sre, "LITERAL", object())  # LITERAL is now unknown to the planner
+    assert plan("abcdef") == ALL

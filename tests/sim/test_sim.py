@@ -11,7 +11,7 @@ import pytest
 
 from sim.__main__ import main, run_one
 from sim.check import check, first_difference
-from sim.scenario import FAULTS, generate
+from sim.scenario import FAULTS, GENERATOR_VERSION, generate
 from sim.seeds import DEFAULT_SEEDS, Recorded, read_seeds
 from sim.targets import MemoryTarget, PipeTarget, Transcript
 
@@ -43,9 +43,10 @@ def test_swarm_switches_every_fault_kind_on_and_off_across_seeds() -> None:
     assert all(40 < count < 160 for count in seen_on.values()), seen_on
 
 
-def test_at_least_a_thousand_seeds_are_recorded_with_their_generator_and_python() -> None:
+def test_at_least_a_thousand_seeds_are_recorded_with_their_generator() -> None:
+    """INV-DET-4: the header names the generator only; no Python version is pinned."""
     assert len(RECORDED) >= 1000
-    assert HEADER["generator"] and HEADER["python"] == f"{sys.version_info.major}.{sys.version_info.minor}"
+    assert HEADER == {"generator": str(GENERATOR_VERSION)}
 
 
 def test_every_recorded_seed_replays_in_memory_INV_DET_2() -> None:

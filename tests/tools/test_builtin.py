@@ -78,16 +78,29 @@ calls = {calls!r}
 index = Index(Path({fixture!r}), Path(sys.argv[1]), workers=1)
 index.refresh()
 registry = builtin_registry(StaticIndex(index))
-for name, arguments in calls.items():
+for name, arguments in calls:
     sys.stdout.write(registry.call(name, arguments, None, workspace=index.root).text)
 """
+#: The calls compared across processes: one per tool, and answers that overflow a page (footers, busiest
+#: scopes and their ties, next-page calls) where an order taken from a set or a hash would show.
+DETERMINISM_CALLS = [
+    *CALLS.items(),
+    ("smart_search", {"query": "e"}),
+    ("smart_search", {"query": "e", "cursor": "20"}),
+    ("smart_search", {"query": "Order", "mode": "symbol"}),
+    ("dependents", {"target": "orders", "depth": 3}),
+    ("impact_matrix", {"changes": ["acme.payments.v1.Payments/Charge"]}),
+    ("grpc_trace", {"target": "Inventory"}),
+    ("doc_sections", {}),
+]
 
 
 def test_answers_are_the_same_bytes_in_other_processes_and_hash_seeds(tmp_path: Path, fixture_index: Index) -> None:
     """INV-TOOL-3: a fresh index in a fresh process, under two PYTHONHASHSEEDs, answers the same bytes."""
     registry = builtin_registry(StaticIndex(fixture_index))
-    here = "".join(registry.call(name, arguments, None, workspace=FIXTURE).text for name, arguments in CALLS.items())
-    script = _DUMP.format(calls=CALLS, fixture=str(FIXTURE))
+    here = "".join(registry.call(name, args, None, workspace=FIXTURE).text for name, args in DETERMINISM_CALLS)
+    assert "Busiest scopes" in here and "Next page" in here  # pages whose order a hash could change
+    script = _DUMP.format(calls=DETERMINISM_CALLS, fixture=str(FIXTURE))
     for seed in ("0", "4242"):
         result = subprocess.run(
             [sys.executable, "-c", script, str(tmp_path / f"cache-{seed}")],
@@ -105,3 +118,27 @@ def test_no_golden_answer_names_a_machine_path() -> None:
         text = golden.read_text()
         for marker in (str(FIXTURE), "/tmp/", "/home/", "/root/", "/work/"):
             assert marker not in text, f"{golden} names {marker}"
+
+
+def test_ties_are_ordered_by_name_in_every_process_INV_TOOL_3(tmp_path: Path) -> None:
+    """INV-TOOL-3: thirty scopes with the same count (and matches with the same rank): whatever breaks a tie
+    must be the same under every PYTHONHASHSEED, or the busiest scopes and the pages differ between processes."""
+    workspace = tmp_path / "ws"
+    for number in range(30):
+        folder = workspace / f"s{number:02}" / "pkg"
+        folder.mkdir(parents=True)
+        (folder / "m.py").write_text("".join(f"tie_{line} = 'needle'\n" for line in range(10)))
+    calls = [("smart_search", {"query": "needle"}), ("smart_search", {"query": "needle", "cursor": "50"})]
+    script = _DUMP.format(calls=calls, fixture=str(workspace))
+    answers = []
+    for seed in ("0", "4242", "777"):
+        result = subprocess.run(
+            [sys.executable, "-c", script, str(tmp_path / f"cache-{seed}")],
+            capture_output=True,
+            timeout=300,
+            check=True,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+        )
+        answers.append(result.stdout.decode())
+    assert "Busiest scopes: `s00/pkg` (10), `s01/pkg` (10), `s02/pkg` (10)." in answers[0]
+    assert answers[0] == answers[1] == answers[2]

@@ -119,13 +119,13 @@ def test_secret_looking_files_are_counted_never_named_read_or_shown(
 ) -> None:
     """INV-TOOL-4, INV-SEARCH-1."""
     opened: list[str] = []
-    real_open = open
+    real_read = _search.read_if_unchanged
 
-    def spying_open(path, *args, **kwargs):
+    def spying_read(root, path, *args):
         opened.append(str(path))
-        return real_open(path, *args, **kwargs)
+        return real_read(root, path, *args)
 
-    monkeypatch.setattr(_search, "open", spying_open, raising=False)
+    monkeypatch.setattr(_search, "read_if_unchanged", spying_read)  # every read of workspace text
     text = ask(view, query="hunter2")
     assert "TOKEN" not in text and ".env" not in text
     assert "- 1 secret-looking file (never read)" in text

@@ -31,12 +31,12 @@ from typing import Final
 import attrs
 
 from ...workspace import cache_dir
-from ._enumerate import GENERATED_RULE, FileEntry, Skipped, Walk, check_paths, walk
+from ._enumerate import GENERATED_RULE, SECRET_CONTENT_REASON, SECRET_RULE, FileEntry, Skipped, Walk, check_paths, walk
 from ..parse._kinds import kind_of
 from ._pool import DEFAULT_BUDGET_S, WORKER_MODULE, ParsePool, run_inline
 from ._progress import Progress
 from ._resolve import resolve
-from ..store._store import FileRecord, Store, Writer
+from ..store._store import DiskFull, FileRecord, IndexUnavailable, Store, Writer
 from ._work import Outcome, Task
 from ._services import structural
 from ._workspace import Config, Workspace, discover_workspace, load_config, order_services
@@ -84,9 +84,15 @@ class Index:
         budget_s: float = DEFAULT_BUDGET_S,
         worker_module: str = WORKER_MODULE,
         keep_workers: bool = False,
+        on_damaged: Callable[[str], None] | None = None,
     ) -> None:
+        """``on_damaged(why)``: told when a refresh found the index damaged and set it aside,
+        before it rebuilds it (a server's readers then hear that it is being rebuilt)."""
         self.root = root.resolve()
         self.store = Store(folder if folder is not None else cache_dir(self.root))
+        self.on_damaged = on_damaged or (lambda _why: None)
+        #: (files, bytes of text) of the last full walk: what a full disk is told the index needs.
+        self._walked = (0, 0)
         self.workers = workers
         self.budget_s = budget_s
         self.worker_module = worker_module
@@ -112,13 +118,49 @@ class Index:
         """Bring the index in step with the files; ``changed`` limits the check to those paths.
 
         Refreshes are serialised (the watcher and a caller may both ask); each is one transaction.
+        One that meets damage in the index (a query failing with corruption, stored text that no
+        longer decodes) sets it aside and rebuilds it from the files (INV-INDEX-8); a full disk
+        fails it as a whole with :class:`DiskFull`, saying about how much the index needs.
         """
         with self._refreshing:
             try:
                 return self._refresh(changed, progress)
-            except BaseException:
+            except DiskFull as exc:
+                self._files = None
+                raise self._needing(exc) from None
+            except BaseException as exc:
                 self._files = None  # it may describe the rolled-back transaction
-                raise
+                if not isinstance(exc, Exception) or isinstance(exc, (IndexUnavailable, OSError)):
+                    raise
+                why = self.store.damaged(exc)
+                if not why:
+                    raise
+            return self._rebuild(why, progress)
+
+    def rebuild(
+        self, why: str, progress: Callable[[Progress], None] | None = None, *, inode: int | None = None
+    ) -> Summary:
+        """Set the damaged index aside (with ``inode``: only if the file is still that one, not
+        already replaced) and build it again from the files."""
+        with self._refreshing:
+            return self._rebuild(why, progress, inode=inode)
+
+    def _rebuild(self, why: str, progress: Callable[[Progress], None] | None, *, inode: int | None = None) -> Summary:
+        if self.store.set_aside_damaged(why, inode=inode):
+            self.on_damaged(why)
+        self._files = None
+        self._workspace = None
+        try:
+            return self._refresh(None, progress)
+        except DiskFull as exc:
+            raise self._needing(exc) from None
+        except BaseException:
+            self._files = None
+            raise
+
+    def _needing(self, exc: DiskFull) -> DiskFull:
+        files, text_bytes = self._walked
+        return exc.needing(text_bytes, files) if text_bytes else exc
 
     def _refresh(
         self,
@@ -149,12 +191,18 @@ class Index:
         failures: list[tuple[str, str]] = []
         with self.store.transaction() as writer:
             known = writer.known_files()
-            # Generated code found by its first bytes: an unchanged one is not read again, unless the
-            # rule (or include_vendored) changed since the last refresh: then every file is read once.
+            # Generated code and secrets found by their first bytes: an unchanged one is not read again,
+            # unless a rule (or include_vendored, include_secrets) changed since the last refresh: then
+            # every file is read once.
             skip_generated = not workspace.config.include_vendored
-            rule = f"{GENERATED_RULE}:{'skip' if skip_generated else 'keep'}"
+            skip_secrets = not workspace.config.include_secrets
+            rule = (f"{GENERATED_RULE}:{'skip' if skip_generated else 'keep'}"
+                    f" secrets {SECRET_RULE}:{'skip' if skip_secrets else 'keep'}")  # fmt: skip
             recheck = writer.db.execute("SELECT value FROM meta WHERE key = 'generated_rule'").fetchone() != (rule,)
-            generated = writer.skipped_stats("generated") if skip_generated and not recheck else {}
+            generated = {}  # path -> (size, mtime_ns, marker, reason) of files left out for their content
+            for reason, skipping in (("generated", skip_generated), (SECRET_CONTENT_REASON, skip_secrets)):
+                if skipping and not recheck:
+                    generated |= {path: (*stats, reason) for path, stats in writer.skipped_stats(reason).items()}
             read_skipped: list[Skipped] = []
             if only is None:
                 paths = set(walked) | set(known)
@@ -174,18 +222,18 @@ class Index:
                         gone.append(path)
                         counts["deleted"] += 1
                 elif path in generated and generated[path][:2] == (entry.size, entry.mtime_ns):
-                    read_skipped.append(Skipped(path, "generated", size=entry.size, mtime_ns=entry.mtime_ns,
+                    read_skipped.append(Skipped(path, generated[path][3], size=entry.size, mtime_ns=entry.mtime_ns,
                                                 marker=generated[path][2]))  # fmt: skip
                 elif not recheck and old is not None and (old[1], old[2]) == (entry.size, entry.mtime_ns):
                     counts["unchanged"] += 1
                 else:
-                    tasks.append(Task(path, old[3] if old is not None else None, skip_generated))
+                    tasks.append(Task(path, old[3] if old is not None else None, skip_generated, skip_secrets))
             total = len(tasks)
             report(Progress("parsing", 0, total))
             written: list[int] = []
 
             def on_outcome(outcome: Outcome) -> None:
-                if outcome.status == "skipped":  # generated code, known by its first bytes
+                if outcome.status == "skipped":  # generated code or a secret, known by its first bytes
                     read_skipped.append(Skipped(outcome.path, outcome.reason, size=outcome.size,
                                                 mtime_ns=outcome.mtime_ns, marker=outcome.marker))  # fmt: skip
                     if outcome.path in known:
@@ -270,6 +318,7 @@ class Index:
             extra_ignores=workspace.ignore_patterns(),
         )
         workspace = discover_workspace(self.root, config, [f.path for f in tree.files])
+        self._walked = (len(tree.files), sum(entry.size for entry in tree.files))
         for warning in workspace.warnings:
             log.warning("%s:%d: %s", warning.path, warning.line, warning.message)
         return tree, workspace

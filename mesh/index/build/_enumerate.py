@@ -7,9 +7,18 @@ ignore rules (``.gitignore`` and ``.meshignore``, gitignore syntax, matched by `
 relative to itself; a path is decided by the deepest folder whose rules say anything about it, so a
 deeper ``!pattern`` can take back what a shallower file ignored, as git does. Folders that are
 never source (``.git``, ``node_modules``, vendored and build output) are skipped unless the
-configuration lets vendored trees in. A symlink is followed only when its target resolves inside
-the workspace, and a folder is entered once (by device and inode), so loops and escapes end
-quietly. What is left out is reported with its reason, never silently.
+configuration lets vendored trees in. A symlink to a file is followed only when its target resolves
+inside the workspace; a symlink to a folder is never entered (one outside is no part of the
+workspace, one inside is walked under its own, real path: an alias must not shadow it, whichever
+sorts first), and a folder is entered once (by device and inode), so loops and escapes end
+quietly. What is left out is reported with its reason, never silently. Ignore files are read
+through :func:`~mesh.index._files.read_inside`, like every other read of workspace text.
+
+Secret-looking files are left out (reason "may hold secrets") unless the configuration lets them
+in, by one policy that errs on the side of skipping: by name here (:func:`secret_name`: names,
+suffixes, key-file stems, folders such as ``.ssh/`` and ``.aws/``), and by a signature of a private
+key or a cloud credential in the first :data:`SECRET_HEAD_BYTES` (:func:`secret_signature`), which
+the parse worker applies to the bytes it reads anyway (reason "may hold secrets (content)").
 
 Generated code is left out (reason "generated") unless the configuration lets vendored trees in:
 by name here (protobuf and gRPC stubs), and by a marker in its first lines
@@ -27,9 +36,13 @@ from typing import Final
 
 import attrs
 import pathspec
+import re2
 
-__all__ = ["GENERATED_HEAD_BYTES", "GENERATED_RULE", "FileEntry", "Skipped", "Walk", "check_paths",
-           "generated_marker", "walk"]  # fmt: skip
+from .._files import open_folder_inside, read_inside
+
+__all__ = ["GENERATED_HEAD_BYTES", "GENERATED_RULE", "SECRET_CONTENT_REASON", "SECRET_HEAD_BYTES", "SECRET_REASON",
+           "SECRET_RULE", "FileEntry", "Skipped", "Walk", "check_paths", "generated_marker", "secret_name",
+           "secret_signature", "walk"]  # fmt: skip
 
 #: Folders that are never source, at any depth.
 ALWAYS_SKIPPED_DIRS: Final = frozenset({".git", ".hg", ".svn", "__pycache__", ".mypy_cache", ".pytest_cache",
@@ -44,11 +57,88 @@ BINARY_SUFFIXES: Final = frozenset({".png", ".jpg", ".jpeg", ".gif", ".bmp", ".i
                                     ".xz", ".7z", ".jar", ".war", ".class", ".so", ".dylib", ".dll", ".exe", ".o", ".a", ".pyc",
                                     ".pyo", ".whl", ".egg", ".woff", ".woff2", ".ttf", ".otf", ".eot", ".mp3", ".mp4", ".mov", ".avi",
                                     ".wav", ".sqlite", ".db", ".bin"})  # fmt: skip
-#: Files that hold secrets: never indexed unless the workspace opts in.
-SECRET_NAMES: Final = frozenset({".env", ".netrc", ".npmrc", ".pypirc", "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519",
-                                 "credentials", "credentials.json", ".htpasswd"})  # fmt: skip
-SECRET_SUFFIXES: Final = (".pem", ".key", ".p12", ".pfx", ".jks", ".keystore", ".kdbx")
 IGNORE_FILES: Final = (".gitignore", ".meshignore")
+
+# -- the secret-file policy: never indexed unless the workspace opts in ([index] include_secrets) --
+#: Why a file or folder is left out for its name, and for its content.
+SECRET_REASON: Final = "may hold secrets"
+SECRET_CONTENT_REASON: Final = "may hold secrets (content)"
+#: Names the policy (names and signatures): an index made under another policy reads its files once
+#: more to apply this one.
+SECRET_RULE: Final = "1"
+#: Folders of credentials, at any depth: left out whole.
+SECRET_DIRS: Final = frozenset({".aws", ".azure", ".docker", ".gcloud", ".gnupg", ".kube", ".m2", ".minikube",
+                                ".password-store", ".secrets", ".ssh", ".terraform", ".vagrant"})  # fmt: skip
+#: Exact names (compared in lower case).
+SECRET_NAMES: Final = frozenset({
+    ".netrc", "_netrc", ".npmrc", ".yarnrc", ".yarnrc.yml", ".pypirc", ".pgpass", ".git-credentials", ".dockercfg",
+    ".htpasswd", ".my.cnf", ".mylogin.cnf", ".boto", ".s3cfg", ".vault-token", ".terraformrc", "terraform.rc", ".envrc",
+    "auth.json", "google-services.json", "googleservice-info.plist", "keystore.properties", ".bash_history",
+    ".zsh_history", ".sh_history", ".python_history", ".psql_history", ".mysql_history", ".node_repl_history",
+})  # fmt: skip
+#: SSH private keys and their copies (``id_rsa.bak``); the ``.pub`` halves are public.
+SECRET_PREFIXES: Final = ("id_rsa", "id_dsa", "id_ecdsa", "id_ed25519")
+#: Extensions of keys, keystores, environment files and infrastructure state, anywhere among a
+#: name's dotted parts (``client.key.txt``, ``server.pem.bak``, ``.env.local``, ``prod.env``).
+SECRET_EXTENSIONS: Final = frozenset({"pem", "key", "p8", "p12", "pfx", "jks", "jceks", "bks", "keystore", "kdbx",
+                                      "asc", "gpg", "pgp", "ppk", "ovpn", "keytab", "env", "tfstate", "tfvars",
+                                      "secret", "secrets"})  # fmt: skip
+#: Words that make a data file (or one without an extension) secret-looking by its name
+#: (``secrets.yaml``, ``service-account.json``, ``kubeconfig``, ``db-password.txt``); code is never
+#: left out for its name (``secret_store.go`` is code about secrets).
+SECRET_WORDS: Final = ("secret", "credential", "passw", "service-account", "service_account", "serviceaccount",
+                       "kubeconfig", "private-key", "private_key", "privatekey", "api-key", "api_key",
+                       "apikey")  # fmt: skip
+#: Folders whose data files are all secret-looking (``k8s/secrets/db.yaml``; code stays in).
+SECRET_DATA_DIRS: Final = frozenset({"secret", "secrets", "credentials", "creds"})
+#: What counts as a data file for the two rules above.
+DATA_EXTENSIONS: Final = frozenset({"json", "yaml", "yml", "toml", "ini", "cfg", "conf", "env", "txt", "properties",
+                                    "xml", "plist", "csv", "bak", "old", "orig", "backup"})  # fmt: skip
+#: How much of a file's start is looked at for a private key or a credential.
+SECRET_HEAD_BYTES: Final = 16 << 10
+#: (what it is, cheap tokens one of which must be in the lower-cased head, the signature that decides).
+_SECRET_SIGNATURES: Final = (
+    ("a private key", (b"private key",),
+     re.compile(rb"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")),
+    ("a PuTTY private key", (b"putty-user-key-file-",),
+     re.compile(rb"(?m)^PuTTY-User-Key-File-\d+:")),
+    ("a cloud service account key", (b"service_account",),
+     re.compile(rb'(?s)"type"\s*:\s*"service_account".{0,4096}?"private_key"'
+                rb'|"private_key".{0,4096}?"type"\s*:\s*"service_account"')),
+    ("an AWS secret access key", (b"secret_access_key", b"secretaccesskey"),
+     re.compile(rb"(?i)aws_?secret_?access_?key\W{0,5}[=:]\s*[\"']?[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+])")),
+    ("an Azure storage account key", (b"accountkey=",),
+     re.compile(rb"AccountKey=[A-Za-z0-9+/]{80,}")),
+    ("a kubeconfig credential", (b"client-key-data", b"client-certificate-data"),
+     re.compile(rb"(?m)^\s*(?:client-key-data|client-certificate-data)\s*:\s*[A-Za-z0-9+/=]{20,}")),
+    ("a registry credential", (b'"auths"',),
+     re.compile(rb'"auths"\s*:\s*\{[^}]*"auth"\s*:\s*"[A-Za-z0-9+/=]{8,}"')),
+    ("an OAuth client secret", (b"gocspx-",),
+     re.compile(rb'"client_secret"\s*:\s*"GOCSPX-[A-Za-z0-9_-]{20,}"')),
+    ("a GitHub token", (b"ghp_", b"gho_", b"ghu_", b"ghs_", b"ghr_", b"github_pat_"),
+     re.compile(rb"\b(?:gh[pousr]_[A-Za-z0-9]{36}|github_pat_[A-Za-z0-9_]{60,})\b")),
+    ("a GitLab token", (b"glpat-",),
+     re.compile(rb"\bglpat-[A-Za-z0-9_-]{20}\b")),
+    ("a Slack token", (b"xoxa-", b"xoxb-", b"xoxp-", b"xoxo-", b"xoxs-", b"xoxr-"),
+     re.compile(rb"\bxox[abposr]-[0-9]{6,}-[A-Za-z0-9-]{10,}")),
+    ("a Stripe live key", (b"k_live_",),
+     re.compile(rb"\b[rs]k_live_[A-Za-z0-9]{24,}\b")),
+    ("an npm token", (b"npm_",),
+     re.compile(rb"\bnpm_[A-Za-z0-9]{36}\b")),
+)  # fmt: skip
+
+
+def _any_token() -> re2._Regexp:
+    """Every signature's tokens in one RE2 pattern (a DFA: one pass over the head, ~20 us for 16 KiB,
+    where a ``bytes.find`` per token costs ~150 us): most files have none, and stop there."""
+    options = re2.Options()
+    options.case_sensitive = False
+    options.log_errors = False
+    tokens = sorted({token for _, found, _ in _SECRET_SIGNATURES for token in found})
+    return re2.compile(b"|".join(re.escape(token) for token in tokens), options)
+
+
+_ANY_SECRET_TOKEN: Final = _any_token()
 
 #: How much of a file's start is looked at for a generated-code marker.
 GENERATED_HEAD_BYTES: Final = 2048
@@ -129,52 +219,59 @@ def walk(
     result = Walk()
     base_rules = [("", pathspec.GitIgnoreSpec.from_lines(extra_ignores))] if extra_ignores else []
     visited: set[tuple[int, int]] = set()
-    # A stack of (folder relative to root, its real path, the ignore rules in force there).
-    stack: list[tuple[str, Path, list[tuple[str, pathspec.GitIgnoreSpec]]]] = [("", root, base_rules)]
+    # A stack of (folder relative to root, the ignore rules in force there). Each folder is opened
+    # through read-only descriptors from the root, never following a link (``open_folder_inside``):
+    # a folder swapped for a link out since it was listed is not entered.
+    stack: list[tuple[str, list[tuple[str, pathspec.GitIgnoreSpec]]]] = [("", base_rules)]
     while stack:
-        rel_dir, real_dir, rules = stack.pop()
+        rel_dir, rules = stack.pop()
         try:
-            status = real_dir.stat()
+            handle = open_folder_inside(root, rel_dir)
         except OSError as exc:
             result.skipped.append(Skipped(rel_dir or ".", f"unreadable folder: {exc.strerror}", folder=True))
             continue
-        if (status.st_dev, status.st_ino) in visited:
-            result.skipped.append(Skipped(rel_dir, "folder already walked (symlink loop or alias)", folder=True))
-            continue
-        visited.add((status.st_dev, status.st_ino))
-        rules = rules + _rules_in(real_dir, rel_dir, result)
         try:
-            entries = sorted(os.scandir(real_dir), key=lambda entry: entry.name)
-        except OSError as exc:
-            result.skipped.append(Skipped(rel_dir or ".", f"unreadable folder: {exc.strerror}", folder=True))
-            continue
-        folders = []
-        for entry in entries:
-            rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
-            decision = _decide(entry, rel, root, rules, max_file_bytes, include_vendored, include_secrets)
-            if isinstance(decision, Skipped):
-                result.skipped.append(decision)
-            elif isinstance(decision, Path):
-                folders.append((rel, decision, rules))
-            elif decision is not None:
-                result.files.append(decision)
+            status = os.fstat(handle)
+            if (status.st_dev, status.st_ino) in visited:
+                result.skipped.append(Skipped(rel_dir, "folder already walked under another path", folder=True))
+                continue
+            visited.add((status.st_dev, status.st_ino))
+            rules = rules + _rules_in(root, rel_dir, result)
+            try:
+                entries = sorted(os.scandir(handle), key=lambda entry: entry.name)
+            except OSError as exc:
+                result.skipped.append(Skipped(rel_dir or ".", f"unreadable folder: {exc.strerror}", folder=True))
+                continue
+            folders = []
+            for entry in entries:  # decided while the folder is open: an entry stats through it
+                rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
+                decision = _decide(entry, rel, root, rules, max_file_bytes, include_vendored, include_secrets)
+                if isinstance(decision, Skipped):
+                    result.skipped.append(decision)
+                elif decision is True:
+                    folders.append((rel, rules))
+                elif decision is not None:
+                    result.files.append(decision)
+        finally:
+            os.close(handle)
         stack.extend(reversed(folders))  # depth first, in name order
     result.files.sort(key=lambda entry: entry.path)
     return result
 
 
-def _rules_in(real_dir: Path, rel_dir: str, result: Walk) -> list[tuple[str, pathspec.GitIgnoreSpec]]:
+def _rules_in(root: Path, rel_dir: str, result: Walk) -> list[tuple[str, pathspec.GitIgnoreSpec]]:
+    """The rules of the ignore files in the folder ``rel_dir``, read without following a link out."""
     rules = []
     for name in IGNORE_FILES:
-        path = real_dir / name
+        rel = f"{rel_dir}/{name}" if rel_dir else name
         try:
-            lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+            data, _ = read_inside(root, rel)
         except FileNotFoundError:
             continue
         except OSError as exc:
-            result.skipped.append(Skipped(f"{rel_dir}/{name}" if rel_dir else name, f"unreadable: {exc.strerror}"))
+            result.skipped.append(Skipped(rel, f"unreadable: {exc.strerror}"))
             continue
-        rules.append((rel_dir, pathspec.GitIgnoreSpec.from_lines(lines)))
+        rules.append((rel_dir, pathspec.GitIgnoreSpec.from_lines(data.decode("utf-8", "replace").splitlines())))
     return rules
 
 
@@ -196,38 +293,47 @@ def _decide(
     max_file_bytes: int,
     include_vendored: bool,
     include_secrets: bool,
-) -> FileEntry | Skipped | Path | None:
+) -> FileEntry | Skipped | bool | None:
+    """What the walk does with one entry of a folder: index it (a :class:`FileEntry`), leave it out
+    (:class:`Skipped`, or None when not worth a report line), or enter it (True: a folder)."""
     name = entry.name
     try:
         is_link = entry.is_symlink()
         status = entry.stat(follow_symlinks=True)
     except OSError as exc:
         return Skipped(rel, "broken symlink" if entry.is_symlink() else f"unreadable: {exc.strerror}")
-    target = None  # a Path only where needed: building one per file costs more than the stat
+    linked = ""  # where a symlink inside the workspace leads, workspace-relative
     if is_link:
         try:
-            target = Path(entry.path).resolve(strict=True)
+            target = (root / rel).resolve(strict=True)
         except (OSError, RuntimeError):
             return Skipped(rel, "broken symlink")
         if not target.is_relative_to(root):
             return Skipped(rel, "symlink out of the workspace")
+        linked = target.relative_to(root).as_posix()
+        if stat.S_ISDIR(status.st_mode):
+            # Its files are walked under their real paths (or left out there, for the real path's
+            # reasons): an alias walked first would shadow them, and could name a service.
+            return Skipped(rel, "symlink to a folder inside the workspace", folder=True)
     if stat.S_ISDIR(status.st_mode):
         if name in ALWAYS_SKIPPED_DIRS:
             return None  # never source, not worth a report line
+        if name.lower() in SECRET_DIRS and not include_secrets:
+            return Skipped(rel, SECRET_REASON, folder=True)
         if name in VENDORED_DIRS and not include_vendored:
             return Skipped(rel, "vendored or generated folder", folder=True)
         if _ignored(rel, True, rules):
             return Skipped(rel, "ignored", folder=True)
-        return target if target is not None else Path(entry.path)
+        return True
     if not stat.S_ISREG(status.st_mode):
         return Skipped(rel, "not a regular file")
     if name in IGNORE_FILES:
         return None
     if _ignored(rel, False, rules):
         return Skipped(rel, "ignored")
+    if not include_secrets and (secret_name(rel) or (linked and secret_name(linked))):
+        return Skipped(rel, SECRET_REASON)  # by its name, or by the name of what it links to
     lower = name.lower()
-    if not include_secrets and (lower in SECRET_NAMES or lower.startswith(".env.") or lower.endswith(SECRET_SUFFIXES)):
-        return Skipped(rel, "may hold secrets")
     stats = {"size": status.st_size, "mtime_ns": status.st_mtime_ns}
     if lower.endswith(GENERATED_SUFFIXES) and not include_vendored:
         return Skipped(rel, "generated", **stats)
@@ -236,6 +342,40 @@ def _decide(
     if status.st_size > max_file_bytes:
         return Skipped(rel, f"larger than {max_file_bytes} bytes", **stats)
     return FileEntry(rel, status.st_size, status.st_mtime_ns)
+
+
+def secret_name(rel: str) -> bool:
+    """Whether the file at ``rel`` (workspace-relative) looks secret by its name or its folders (the
+    folders of :data:`SECRET_DIRS` are left out whole by the walk; here they count too, for a
+    caller that has only the path)."""
+    *folders, name = rel.lower().split("/")
+    if any(folder in SECRET_DIRS for folder in folders):
+        return True
+    if name in SECRET_NAMES:
+        return True
+    if name.startswith(SECRET_PREFIXES) and not name.endswith(".pub"):
+        return True
+    parts = name.lstrip(".").split(".")
+    if name.startswith(".") and parts[0] in SECRET_EXTENSIONS:
+        return True  # .env, .env.local, .secrets
+    if any(part in SECRET_EXTENSIONS for part in parts[1:]):
+        return True
+    data = len(parts) == 1 or parts[-1] in DATA_EXTENSIONS
+    if data and any(word in name for word in SECRET_WORDS):
+        return True
+    return data and any(folder in SECRET_DATA_DIRS for folder in folders)
+
+
+def secret_signature(head: bytes) -> str | None:
+    """What the first :data:`SECRET_HEAD_BYTES` of a file hold that makes it secret (a private key,
+    a service account key, an AWS secret access key...), named without quoting it; or None."""
+    if _ANY_SECRET_TOKEN.search(head) is None:
+        return None
+    folded = head.lower()
+    for what, tokens, signature in _SECRET_SIGNATURES:
+        if any(token in folded for token in tokens) and signature.search(head):
+            return what
+    return None
 
 
 def generated_marker(path: str, head: bytes) -> str | None:
@@ -303,36 +443,37 @@ def check_paths(
             parent = folder_rules(parent_rel)
             found = None
             if parent is not None:
-                entry = _entry(root / parent_rel, rel_dir.rsplit("/", 1)[-1])
-                if entry is not None:
-                    decision = _decide(entry, rel_dir, root, parent, max_file_bytes, include_vendored, include_secrets)
-                    if isinstance(decision, Path):
-                        found = parent + _rules_in(decision, rel_dir, result)
+                decision = decide(rel_dir, parent)
+                if decision is True:
+                    found = parent + _rules_in(root, rel_dir, result)
         rules_of[rel_dir] = found
         return found
 
-    for rel in sorted(set(paths)):
+    def decide(rel: str, rules: list[tuple[str, pathspec.GitIgnoreSpec]]) -> FileEntry | Skipped | bool | None:
+        """What :func:`_decide` says of ``rel``, its folder opened as the walk opens it (None when gone)."""
         rel_dir, _, name = rel.rpartition("/")
-        rules = folder_rules(rel_dir)
+        try:
+            handle = open_folder_inside(root, rel_dir)
+        except OSError:
+            return None
+        try:
+            with os.scandir(handle) as entries:
+                entry = next((entry for entry in entries if entry.name == name), None)
+                if entry is None:
+                    return None
+                return _decide(entry, rel, root, rules, max_file_bytes, include_vendored, include_secrets)
+        except OSError:
+            return None
+        finally:
+            os.close(handle)
+
+    for rel in sorted(set(paths)):
+        rules = folder_rules(rel.rpartition("/")[0])
         if rules is None:
             continue
-        entry = _entry(root / rel_dir, name)
-        if entry is None:
-            continue
-        decision = _decide(entry, rel, root, rules, max_file_bytes, include_vendored, include_secrets)
+        decision = decide(rel, rules)
         if isinstance(decision, FileEntry):
             result.files.append(decision)
         elif isinstance(decision, Skipped):
             result.skipped.append(decision)
     return result
-
-
-def _entry(folder: Path, name: str) -> os.DirEntry[str] | None:
-    try:
-        with os.scandir(folder) as entries:
-            for entry in entries:
-                if entry.name == name:
-                    return entry
-    except OSError:
-        return None
-    return None

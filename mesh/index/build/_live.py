@@ -13,7 +13,13 @@ previous run is reused) and refreshes it; a watcher then keeps it fresh. Readers
 * before any snapshot exists, :class:`NotReady` says what the build is doing (files done of total);
 * when the build failed (a cache folder that cannot be written, a broken ``mesh.toml``),
   :class:`NotReady` carries the reason; the watcher retries after the next change (a fixed
-  ``mesh.toml`` brings the index up without a restart).
+  ``mesh.toml`` brings the index up without a restart);
+* when the index is damaged (INV-INDEX-8), :class:`NotReady` says so until the rebuild commits.
+  The background thread first looks at the index on disk (``vet``: unchanged since its last
+  writer noted it, else set aside or checked) before any reader reads. A reader whose files
+  changed behind mesh's back while it read (``tampered``), or whose query fails with corruption
+  (or fails otherwise and a check finds damage), reports it instead of answering: the index is
+  set aside and rebuilt on a thread of its own, and the call hears that it is being rebuilt.
 
 The watcher starts before the first refresh (it waits for the refresh's lock), so edits made
 during a long first build are picked up right after it. When a snapshot is already on disk, both
@@ -38,7 +44,7 @@ import attrs
 
 from ...workspace import cache_dir
 from ._progress import Progress
-from ..store._store import DB_NAME, SCHEMA_VERSION
+from ..store._store import DB_NAME, SCHEMA_VERSION, IndexUnavailable, damage, tampered, vet
 
 if TYPE_CHECKING:
     from ._build import Index, Summary
@@ -63,14 +69,20 @@ READER_WAIT_S: Final = 60.0
 
 
 class NotReady(Exception):
-    """No snapshot to read yet: the first build is running (``progress``) or failed (``failure``)."""
+    """No snapshot to read yet: the first build is running (``progress``) or failed (``failure``),
+    or the index was found damaged (``damaged``: why) and is being rebuilt (or was: ``rebuilt``)."""
 
-    def __init__(self, progress: Progress, failure: str = "", *, retrying: bool = False) -> None:
+    def __init__(
+        self, progress: Progress, failure: str = "", *, retrying: bool = False, damaged: str = "", rebuilt: bool = False
+    ) -> None:
         self.progress = progress
         self.failure = failure
         #: A watcher will try again after the next change (else only a restart will).
         self.retrying = retrying
-        super().__init__(failure or f"{progress.phase}: {progress.done} of {progress.total}")
+        self.damaged = damaged
+        self.rebuilt = rebuilt
+        doing = f"{progress.phase}: {progress.done} of {progress.total}"
+        super().__init__(failure or (f"damaged ({damaged}), rebuilding" if damaged else doing))
 
 
 @attrs.define
@@ -84,6 +96,10 @@ class _State:
     failure: str = ""
     #: The first refresh of this run has ended (successfully or not).
     settled: bool = False
+    #: Why the index was found damaged; readers hear it until a rebuilt one commits ("" when not).
+    damaged: str = ""
+    #: The inode of the damaged file while it is still at the path (None once set aside).
+    damaged_inode: int | None = None
 
 
 class LiveIndex:
@@ -109,6 +125,13 @@ class LiveIndex:
         self._worker_module = worker_module
         self._delay_s = refresh_delay_s
         self._closing = threading.Event()
+        #: Ends the refresh delay early: closing, or damage found by a reader.
+        self._wake = threading.Event()
+        #: Set once the index on disk was looked at (or there was none): readers wait for it.
+        self._vetted = threading.Event()
+        self._started = False
+        #: Rebuilding an index a reader found damaged (once per damage found).
+        self._repair_thread: threading.Thread | None = None
         self._state = _State()
         self._lock = threading.Lock()
         self._settled = threading.Event()
@@ -128,10 +151,10 @@ class LiveIndex:
 
     def start(self) -> None:
         """Start the background work. With a snapshot already on disk (a restart), the refresh and
-        the watcher start ``refresh_delay_s`` later: readers are served meanwhile, and a session
-        that lasts less than that (a one-shot client, a test) costs no builder at all."""
-        if self._delay_s is None:
-            self._delay_s = REFRESH_DELAY_S if _readable_generation(self._db_path) > 0 else 0.0
+        the watcher start ``refresh_delay_s`` later: readers are served meanwhile (once the index
+        was looked at, see ``vet``), and a session that lasts less than that (a one-shot client,
+        a test) costs no builder at all."""
+        self._started = True
         self._thread.start()
 
     def wait_settled(self, timeout: float | None = None) -> bool:
@@ -148,13 +171,17 @@ class LiveIndex:
             self._closed = True
             watcher = self.watcher
         self._closing.set()
+        self._wake.set()
+        self._vetted.set()
         with self._idle_lock:
             idle, self._idle = self._idle, []
         for connection, _ in idle:
             _close_quietly(connection)
         if watcher is not None:
             watcher.stop(timeout_s)
-        if self._settled.is_set() and (watcher is None or not watcher.alive):
+        repair = self._repair_thread
+        repairing = repair is not None and repair.is_alive()
+        if self._settled.is_set() and (watcher is None or not watcher.alive) and not repairing:
             self._release()
 
     def _release(self) -> None:
@@ -177,7 +204,9 @@ class LiveIndex:
         """What ``mesh-mcp doctor`` reports of a running server's index (plain JSON values)."""
         state, watcher = self._state, self.watcher
         generation = self._generation()
-        if state.has_snapshot or generation > 0:
+        if state.damaged:
+            phase = "indexing"  # being rebuilt
+        elif state.has_snapshot or generation > 0:
             phase = "ready"
         elif state.failure:
             phase = "failed"
@@ -203,7 +232,10 @@ class LiveIndex:
         """The committed generation (0 before any). Every daemon connection's hello asks, on the
         accept loop: an idle pooled reader answers; with none free (all 16 busy), a connection of
         its own, rather than wait for one."""
-        if not self._state.has_snapshot or not self._readers_free.acquire(blocking=False):
+        state = self._state
+        if not state.has_snapshot or state.damaged or not self._vetted.is_set():
+            return _readable_generation(self._db_path)
+        if not self._readers_free.acquire(blocking=False):
             return _readable_generation(self._db_path)
         self._readers_free.release()
         try:
@@ -218,11 +250,22 @@ class LiveIndex:
 
         Readers use read-only connections of their own: reading never waits for the builder, its
         imports or the write lock (a hundred servers starting on one index all answer at once).
+        They wait for the index on disk to be looked at (a stat; after an unclean stop, a check).
+        A read whose files changed behind mesh's back, or whose query fails because the index is
+        damaged, raises :class:`NotReady` saying so instead of answering (INV-INDEX-8).
         """
         state = self._state
+        if self._started and not self._vetted.wait(READER_WAIT_S):
+            raise NotReady(Progress("checking", 0, 0))
+        if state.damaged:
+            raise NotReady(state.progress, state.failure, damaged=state.damaged)
         if not state.has_snapshot and _readable_generation(self._db_path) > 0:
             state.has_snapshot = True  # a previous run's snapshot, complete on disk
         if not state.has_snapshot:
+            why = tampered(self._db_path.parent)  # a snapshot on disk no longer readable (its meta damaged)
+            if why:
+                self._found_damaged(why, _inode(self._db_path))
+                raise NotReady(state.progress, damaged=why)
             watcher = self.watcher
             raise NotReady(state.progress, state.failure, retrying=watcher is not None and watcher.alive)
         reader, replaced = self._take_reader()
@@ -234,15 +277,28 @@ class LiveIndex:
                 raise NotReady(state.progress, state.failure)
         connection = reader[0]
         connection.execute("BEGIN")
+        why = ""
         try:
             yield connection
+        except Exception as exc:
+            if not isinstance(exc, NotReady):
+                why = damage(exc, self._db_path) or tampered(self._db_path.parent)
+            if not why:
+                raise
+            self._found_damaged(why, reader[1])
+            raise NotReady(self._state.progress, damaged=why) from exc
+        else:
+            why = tampered(self._db_path.parent)  # what was read may come from files changed behind mesh's back
+            if why:
+                self._found_damaged(why, reader[1])
+                raise NotReady(self._state.progress, damaged=why)
         finally:
             try:
                 connection.execute("COMMIT")  # a read transaction: ends it, whatever the reader did
             except sqlite3.Error:
                 self._give_back(reader, broken=True)  # never reused
             else:
-                self._give_back(reader)
+                self._give_back(reader, broken=bool(why))
 
     def _take_reader(self) -> tuple[tuple[sqlite3.Connection, int | None], bool]:
         """An idle reader of the file now at the path, else a new one (waiting while
@@ -283,7 +339,15 @@ class LiveIndex:
     # -- the background thread --------------------------------------------------------------------
 
     def _run(self) -> None:
-        if self._delay_s and self._closing.wait(self._delay_s):
+        try:
+            self._vet()
+        finally:
+            self._vetted.set()
+        if self._delay_s is None:
+            self._delay_s = REFRESH_DELAY_S if _readable_generation(self._db_path) > 0 else 0.0
+        if self._delay_s and not self._state.damaged:
+            self._wake.wait(self._delay_s)
+        if self._closing.is_set():
             self._settled.set()
             return
         # The builder, the parsers' dispatch and the watcher load here, off the server's start-up.
@@ -301,6 +365,7 @@ class LiveIndex:
                 budget_s=self._budget_s if self._budget_s is not None else DEFAULT_BUDGET_S,
                 worker_module=self._worker_module or WORKER_MODULE,
                 keep_workers=True,
+                on_damaged=self._damaged,
             )
         except IndexUnavailable as exc:
             self._fail(str(exc))
@@ -321,8 +386,14 @@ class LiveIndex:
                 if not self._closed:
                     self.watcher = watcher
                     watcher.start()
+        if index.store.set_aside_why:
+            self._damaged(index.store.set_aside_why)
         try:
-            index.refresh(progress=self._on_progress)
+            damaged = self._state
+            if damaged.damaged and damaged.damaged_inode is not None:  # found by a reader meanwhile
+                index.rebuild(damaged.damaged, self._on_progress, inode=damaged.damaged_inode)
+            else:
+                index.refresh(progress=self._on_progress)
         except (ConfigError, IndexUnavailable, OSError) as exc:
             self._fail(str(exc))
         except Exception as exc:  # a failed build must not take the server down
@@ -338,14 +409,74 @@ class LiveIndex:
         if closed and (self.watcher is None or not self.watcher.alive):
             self._release()
 
+    def _vet(self) -> None:
+        """Look at the index on disk before any reader reads it (see ``vet``)."""
+        try:
+            why = vet(self._db_path.parent)
+        except (IndexUnavailable, OSError):
+            return  # the builder says why the folder cannot be used
+        if why:
+            self._damaged(why)
+
+    def _damaged(self, why: str) -> None:
+        """The damaged index was set aside (by this process): readers hear it until the rebuild commits."""
+        with self._lock:
+            state = self._state
+            state.damaged, state.damaged_inode = why, None
+            state.has_snapshot = state.committed = False
+
+    def _found_damaged(self, why: str, inode: int | None) -> None:
+        """A reader met damage in the file of ``inode``: set it aside and rebuild it, once."""
+        with self._lock:
+            state = self._state
+            if state.damaged:
+                return  # already being rebuilt
+            state.damaged, state.damaged_inode = why, inode
+            state.has_snapshot = state.committed = False
+            index, closed = self.index, self._closed
+        log.warning("the workspace index is damaged (%s): it is set aside and rebuilt", why)
+        if closed:
+            return
+        if index is None:
+            self._wake.set()  # the background thread rebuilds before anything else
+            return
+        repair = threading.Thread(target=self._repair, args=(index, why, inode), name="mesh-index-repair", daemon=True)
+        self._repair_thread = repair
+        repair.start()
+
+    def _repair(self, index: Index, why: str, inode: int | None) -> None:
+        from ._workspace import ConfigError
+
+        try:
+            index.rebuild(why, self._on_progress, inode=inode)
+        except (ConfigError, IndexUnavailable, OSError) as exc:
+            self._fail(str(exc))
+        except Exception as exc:  # the rebuild must not take the server down
+            log.exception("rebuilding the damaged index failed")
+            self._fail(f"{type(exc).__name__}: {exc}")
+        else:
+            self._ready()
+        with self._lock:
+            closed = self._closed
+        if closed and self._settled.is_set() and (self.watcher is None or not self.watcher.alive):
+            self._release()
+
     def _on_progress(self, progress: Progress) -> None:
         self._state.progress = progress
 
     def _ready(self, _summary: Summary | None = None) -> None:
-        """A refresh committed: there is a snapshot, and no failure to report."""
-        self._state.failure = ""
-        self._state.committed = True
-        self._state.has_snapshot = True
+        """A refresh committed: there is a snapshot, and no failure to report (a refresh of a
+        damaged file still at the path commits nothing readers may read: its rebuild comes next)."""
+        if _readable_generation(self._db_path) == 0:
+            return
+        with self._lock:
+            state = self._state
+            if state.damaged and state.damaged_inode is not None and _inode(self._db_path) == state.damaged_inode:
+                return
+            state.damaged, state.damaged_inode = "", None
+            state.failure = ""
+            state.committed = True
+            state.has_snapshot = True
 
     def _fail(self, reason: str) -> None:
         log.warning("the workspace index is not available: %s", reason)
@@ -382,8 +513,8 @@ def _readable_generation(path: Path) -> int:
             rows = dict(connection.execute("SELECT key, value FROM meta WHERE key IN ('schema', 'generation')"))
         finally:
             connection.close()
-    except sqlite3.Error:
-        return 0
+    except (sqlite3.Error, UnicodeDecodeError):
+        return 0  # unreadable (damaged: found when a reader or the builder reads it)
     if rows.get("schema") != SCHEMA_VERSION:
         return 0
     try:
@@ -401,5 +532,21 @@ class StaticIndex:
 
     @contextmanager
     def snapshot(self) -> Iterator:
-        with self.index.store.snapshot() as db:
-            yield db
+        """One read transaction; a query failing on a damaged index sets it aside and rebuilds it
+        at once, and raises :class:`NotReady` saying so (the call is to be made again)."""
+        store = self.index.store
+        cause = None
+        try:
+            with store.snapshot() as db:
+                yield db
+        except Exception as exc:
+            why = "" if isinstance(exc, NotReady) else store.damaged(exc) or tampered(store.folder)
+            if not why:
+                raise
+            cause = exc
+        else:
+            why = tampered(store.folder)  # what was read may come from files changed behind mesh's back
+        if why:
+            log.warning("the workspace index is damaged (%s): it is set aside and rebuilt", why)
+            self.index.rebuild(why)
+            raise NotReady(Progress("done", 0, 0), damaged=why, rebuilt=True) from cause

@@ -6,13 +6,19 @@ parser or the time budget. The text is still indexed for search whenever it is t
 
 Generated code is decided here, where the bytes are in hand: a marker in the first
 :data:`~._enumerate.GENERATED_HEAD_BYTES` (:func:`~._enumerate.generated_marker`) makes the outcome
-``skipped`` (reason "generated"), like the stubs the walk leaves out by name.
+``skipped`` (reason "generated"), like the stubs the walk leaves out by name. So are secrets: a
+private key or a cloud credential in the first :data:`~._enumerate.SECRET_HEAD_BYTES`
+(:func:`~._enumerate.secret_signature`) makes it ``skipped`` with the reason
+:data:`~._enumerate.SECRET_CONTENT_REASON`; none of its text is kept, only its size and mtime (so
+that an unchanged one is not read again) and the kind of secret found.
+
+The file is read through :func:`~mesh.index._files.read_inside`: never through a symlink out of the
+workspace, whatever replaced the file or a folder on its way since the walk.
 """
 
 from __future__ import annotations
 
 import hashlib
-import os
 import zlib
 from pathlib import Path
 from typing import Final
@@ -20,9 +26,16 @@ from typing import Final
 import attrs
 
 from .._facts import FileFacts
+from .._files import read_inside
 from ..store._trigrams import indexed
 from ..parse import extract, language_of
-from ._enumerate import GENERATED_HEAD_BYTES, generated_marker
+from ._enumerate import (
+    GENERATED_HEAD_BYTES,
+    SECRET_CONTENT_REASON,
+    SECRET_HEAD_BYTES,
+    generated_marker,
+    secret_signature,
+)
 
 __all__ = ["Outcome", "Task", "process"]
 
@@ -39,6 +52,8 @@ class Task:
     known_hash: bytes | None = None
     #: Leave generated code out (the workspace does not include vendored and generated code).
     skip_generated: bool = True
+    #: Leave out a file whose first bytes hold a private key or a credential (no ``include_secrets``).
+    skip_secrets: bool = True
 
 
 @attrs.frozen
@@ -55,7 +70,8 @@ class Outcome:
     searchable: str = ""
     compressed: bytes = b""
     facts: FileFacts = attrs.field(factory=lambda: FileFacts(language=""))
-    #: Why a skipped file is left out ("generated") and the line that said so.
+    #: Why a skipped file is left out ("generated", or the secret content reason) and what said so
+    #: (a generated file's marker line; what kind of secret, never the secret itself).
     reason: str = ""
     marker: str = ""
 
@@ -68,11 +84,14 @@ def process(root: Path, task: Task) -> Outcome:
     """Read and extract one file; the caller decides what a failure means for the index."""
     path = task.path
     try:
-        with open(root / path, "rb") as handle:
-            status = os.fstat(handle.fileno())
-            data = handle.read()
+        data, status = read_inside(root, path)  # never through a link out, whatever changed since the walk
     except OSError as exc:
         return Outcome(path, 0, 0, b"", "failed", facts=FileFacts(language="", error=f"unreadable: {exc.strerror}"))
+    if task.skip_secrets:
+        found = secret_signature(data[:SECRET_HEAD_BYTES])
+        if found is not None:
+            return Outcome(path, status.st_size, status.st_mtime_ns, b"", "skipped", reason=SECRET_CONTENT_REASON,
+                           marker=found)  # fmt: skip
     if task.skip_generated:
         marker = generated_marker(path, data[:GENERATED_HEAD_BYTES])
         if marker is not None:

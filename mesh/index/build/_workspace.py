@@ -16,6 +16,8 @@ warnings of manifests that could not be read travel with the workspace.
 
 from __future__ import annotations
 
+import os
+import stat
 import tomllib
 from collections.abc import Callable
 from pathlib import Path
@@ -23,6 +25,7 @@ from typing import Final
 
 import attrs
 
+from .._files import read_inside
 from ._services import Area, External, ManifestWarning, areas_of, discover
 
 __all__ = [
@@ -40,6 +43,14 @@ __all__ = [
 
 CONFIG_FILE: Final = "mesh.toml"
 DEFAULT_MAX_FILE_BYTES: Final = 1 << 20
+#: A larger mesh.toml is refused unread (the largest real one seen is ~50 KB).
+CONFIG_BYTES_MAX: Final = 1 << 20
+#: ``[audit] retention_days`` beyond this (a century) is refused: no date is that far back.
+AUDIT_RETENTION_DAYS_MAX: Final = 36_500
+#: The largest integer any setting takes (SQLite's, and far past any size or count that makes sense).
+INT_MAX: Final = (1 << 63) - 1
+#: How much of a value a ConfigError quotes.
+_SHOWN_CHARS_MAX: Final = 60
 
 
 class ConfigError(Exception):
@@ -119,24 +130,26 @@ class Workspace:
 
 
 def load_config(root: Path) -> Config:
-    """Read ``mesh.toml`` at ``root`` (defaults when there is none). Raises :class:`ConfigError`."""
+    """Read ``mesh.toml`` at ``root`` (defaults when there is none). Raises :class:`ConfigError`,
+    and nothing else, whatever the file holds (INV-CONFIG-1): the message names the file."""
     path = root / CONFIG_FILE
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
+    raw = _read_config(path)
+    if raw is None:
         return Config()
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
     try:
         data = tomllib.loads(raw.decode("utf-8"))
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{path}: not UTF-8 (byte {exc.start})") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: {exc}") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: arrays or tables nested too deeply to read") from None
+    except (ValueError, MemoryError) as exc:  # an integer of thousands of digits (int()'s limit)...
+        raise ConfigError(f"{path}: cannot be read as TOML: {_clip(str(exc))}") from None
     unknown = sorted(set(data) - {"index", "services", "audit", "daemon"})
     if unknown:
         raise ConfigError(
-            f"{path}: unknown top-level key(s) {', '.join(unknown)}; "
+            f"{path}: unknown top-level key(s) {', '.join(map(_clip, unknown[:5]))}; "
             "expected [index], [[services]], [audit] and [daemon]"
         )
     index = _table(data, "index", path)
@@ -158,6 +171,44 @@ def load_config(root: Path) -> Config:
     return Config(services=services, **options)
 
 
+def _read_config(path: Path) -> bytes | None:
+    """The bytes of mesh.toml (None when there is none): a regular file of at most
+    ``CONFIG_BYTES_MAX`` bytes, read without waiting on a FIFO or a device."""
+    try:
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
+    try:
+        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+            raise ConfigError(f"{path}: not a regular file")
+        chunks, size = [], 0
+        while size <= CONFIG_BYTES_MAX and (chunk := os.read(descriptor, CONFIG_BYTES_MAX + 1 - size)):
+            chunks.append(chunk)
+            size += len(chunk)
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
+    finally:
+        os.close(descriptor)
+    raw = b"".join(chunks)
+    if len(raw) > CONFIG_BYTES_MAX:
+        raise ConfigError(f"{path}: larger than {CONFIG_BYTES_MAX:,} bytes; a mesh.toml is a few KB")
+    return raw
+
+
+def _shown(value: object) -> str:
+    """``value`` as a ConfigError quotes it: the repr of a scalar, cut; the type of anything else
+    (a table nested thousands deep has no repr)."""
+    if isinstance(value, (str, int, float, bool)) and not (isinstance(value, int) and value.bit_length() > 64):
+        return _clip(repr(value))
+    return f"a {type(value).__name__}"
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= _SHOWN_CHARS_MAX else text[: _SHOWN_CHARS_MAX - 1] + "…"
+
+
 def _table(data: dict, key: str, path: Path) -> dict:
     value = data.get(key, {})
     if not isinstance(value, dict):
@@ -171,13 +222,13 @@ def _index_options(index: dict, path: Path) -> dict:
     for key, value in index.items():
         expected = known.get(key)
         if expected is None:
-            raise ConfigError(f"{path}: [index] has no key {key!r}; known keys: {', '.join(sorted(known))}")
+            raise ConfigError(f"{path}: [index] has no key {_shown(key)}; known keys: {', '.join(sorted(known))}")
         if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
             raise ConfigError(f"{path}: [index] {key} must be {expected.__name__}, not {type(value).__name__}")
         if key == "ignore":
             value = _strings(value, f"[index] {key}", path)
-        if key == "max_file_bytes" and value <= 0:
-            raise ConfigError(f"{path}: [index] max_file_bytes must be positive")
+        if key == "max_file_bytes" and not 0 < value <= INT_MAX:
+            raise ConfigError(f"{path}: [index] max_file_bytes must be positive, at most {INT_MAX}")
         options[key] = value
     return options
 
@@ -186,15 +237,24 @@ def _audit_options(audit: dict, path: Path) -> dict:
     options: dict = {}
     for key, value in audit.items():
         if key == "retention_rows":
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ConfigError(f"{path}: [audit] retention_rows must be a positive integer, not {value!r}")
+            if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= INT_MAX:
+                raise ConfigError(
+                    f"{path}: [audit] retention_rows must be a positive integer, at most {INT_MAX}, not {_shown(value)}"
+                )
             options["audit_retention_rows"] = value
         elif key == "retention_days":
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
-                raise ConfigError(f"{path}: [audit] retention_days must be a positive number, not {value!r}")
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, (int, float))
+                or not 0 < value <= AUDIT_RETENTION_DAYS_MAX
+            ):
+                raise ConfigError(
+                    f"{path}: [audit] retention_days must be a positive number of days, at most "
+                    f"{AUDIT_RETENTION_DAYS_MAX} (a century), not {_shown(value)}"
+                )
             options["audit_retention_days"] = float(value)
         else:
-            raise ConfigError(f"{path}: [audit] has no key {key!r}; known keys: retention_days, retention_rows")
+            raise ConfigError(f"{path}: [audit] has no key {_shown(key)}; known keys: retention_days, retention_rows")
     return options
 
 
@@ -202,9 +262,11 @@ def _daemon_options(daemon: dict, path: Path) -> dict:
     options: dict = {}
     for key, value in daemon.items():
         if key != "idle_exit_s":
-            raise ConfigError(f"{path}: [daemon] has no key {key!r}; known keys: idle_exit_s")
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
-            raise ConfigError(f"{path}: [daemon] idle_exit_s must be a number of seconds, 0 or more, not {value!r}")
+            raise ConfigError(f"{path}: [daemon] has no key {_shown(key)}; known keys: idle_exit_s")
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= INT_MAX:
+            raise ConfigError(
+                f"{path}: [daemon] idle_exit_s must be a number of seconds, 0 or more (0: never), not {_shown(value)}"
+            )
         options["daemon_idle_exit_s"] = float(value)
     return options
 
@@ -219,7 +281,9 @@ def _service(entry: dict, number: int, path: Path, root: Path) -> Service:
     where = f"{path}: services #{number}"
     unknown = sorted(set(entry) - {"name", "path", "languages", "exclude"})
     if unknown:
-        raise ConfigError(f"{where}: unknown key(s) {', '.join(unknown)}; known: name, path, languages, exclude")
+        raise ConfigError(
+            f"{where}: unknown key(s) {', '.join(map(_clip, unknown[:5]))}; known: name, path, languages, exclude"
+        )
     name = entry.get("name")
     if not isinstance(name, str) or not name.strip():
         raise ConfigError(f"{where}: name must be a non-empty string")
@@ -231,9 +295,14 @@ def _service(entry: dict, number: int, path: Path, root: Path) -> Service:
         folder = ""
     parts = folder.split("/") if folder else []
     if Path(folder).is_absolute() or ".." in parts:
-        raise ConfigError(f"{where} ({name}): path {folder!r} must stay inside the workspace")
+        raise ConfigError(f"{where} ({_clip(name)}): path {_shown(folder)} must stay inside the workspace")
+    if folder and not _inside(root, root / folder):
+        raise ConfigError(
+            f"{where} ({_clip(name)}): path {_shown(folder)} leads outside the workspace through a symlink; "
+            "name the folder inside the workspace the link points to, or copy it in"
+        )
     if folder and not (root / folder).is_dir():
-        raise ConfigError(f"{where} ({name}): path {folder!r} is not a folder of the workspace")
+        raise ConfigError(f"{where} ({_clip(name)}): path {_shown(folder)} is not a folder of the workspace")
     return Service(
         name=name.strip(),
         path=folder,
@@ -276,17 +345,24 @@ def discover_workspace(
 
 
 def _disk_reader(root: Path) -> Callable[[str], bytes | None]:
+    """Read a manifest's first MiB under ``root``, never through a symlink (a manifest that is a
+    link names nothing; a folder on its way may link only inside); None when it cannot be read."""
+
     def read(path: str) -> bytes | None:
-        target = root / path
+        if (root / path).is_symlink():
+            return None  # a link swapped in later is followed only inside the workspace
         try:
-            if target.is_symlink() or not target.resolve().is_relative_to(root.resolve()):
-                return None
-            with open(target, "rb") as handle:
-                return handle.read(1 << 20)
+            return read_inside(root, path, 1 << 20)[0]
         except OSError:
             return None
 
     return read
+
+
+def _inside(root: Path, path: Path) -> bool:
+    """Whether ``path``, every symlink followed, is inside ``root`` (itself resolved here)."""
+    real, top = os.path.realpath(path), os.path.realpath(root)
+    return real == top or real.startswith(top.rstrip(os.sep) + os.sep)
 
 
 def _within(path: str, folder: str) -> bool:

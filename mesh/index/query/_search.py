@@ -31,7 +31,6 @@ lines that would have matched; secret-looking files are counted, never read.
 from __future__ import annotations
 
 import fnmatch
-import os
 import re
 import sqlite3
 import threading
@@ -44,6 +43,7 @@ from typing import Any, Final
 import attrs
 import re2
 
+from .._files import read_if_unchanged
 from ..parse import language_of
 from ..parse._kinds import kind_of
 from ..store._trigrams import ALL, Query, fold, plan, plan_literal
@@ -375,17 +375,8 @@ def _count_generated(
 def _unchanged_text(root: Path, path: str, size: int, mtime_ns: int) -> str | None:
     """The text of a file left out of the index, when it is still inside the workspace with the
     size and mtime the snapshot recorded (else None: the snapshot does not know what it holds)."""
-    real = os.path.realpath(root / path)
-    if not real.startswith(str(root) + os.sep):
-        return None
-    try:
-        with open(real, "rb") as handle:
-            status = os.fstat(handle.fileno())
-            if (status.st_size, status.st_mtime_ns) != (size, mtime_ns):
-                return None
-            return handle.read().decode("utf-8", "replace")
-    except OSError:
-        return None
+    data = read_if_unchanged(root, path, size, mtime_ns)
+    return None if data is None else data.decode("utf-8", "replace")
 
 
 def compile_query(query: str, *, regex: bool, case_sensitive: bool) -> tuple[Pattern, Query]:
@@ -436,17 +427,14 @@ def file_text(
 ) -> str | None:
     """The text of one indexed file as of the snapshot ``db`` (the arguments are its ``files`` row).
 
-    From disk when the file's size and mtime are still the snapshot's, else the stored copy;
-    ``None`` when the snapshot keeps no text for it (binary, skipped).
+    From disk when the file's size and mtime are still the snapshot's, read without following a
+    link out of the workspace (whatever replaced the file or a folder on its way since), else the
+    stored copy; ``None`` when the snapshot keeps no text for it (binary, skipped).
     """
     if root is not None:
-        try:
-            with open(root / path, "rb") as handle:
-                status = os.fstat(handle.fileno())
-                if (status.st_size, status.st_mtime_ns) == (size, mtime_ns):
-                    return handle.read().decode("utf-8", "replace")
-        except OSError:
-            pass
+        data = read_if_unchanged(root, path, size, mtime_ns)
+        if data is not None:
+            return data.decode("utf-8", "replace")
     row = db.execute("SELECT data FROM content WHERE file_id = ?", (file_id,)).fetchone()
     return None if row is None else zlib.decompress(row[0]).decode("utf-8", "replace")
 

@@ -20,16 +20,50 @@ case-sensitive FTS5 trigram index that stores no text of its own (``content=''``
 Facts are written as the extractors found them, except the ``grpc`` rows whose ``via`` is set:
 those the resolver derived (a handler inherited through a base class, say) and replaces on each
 resolve.
+
+Damage
+------
+SQLite keeps the last commit whole across a crash, not across bytes changed behind its back (a
+failing disk, another program), and a changed value in an intact page is invisible to it (it
+keeps no page checksums). So only writers of mesh change the index files, and they say when:
+a writer holds the writers' lock (``index.write``, an exclusive ``flock``) from before it changes
+the files (opening, a refresh, closing) until it has noted in ``index.state`` their inode, size
+and times and that it is done (``"writing": false``; before it starts it notes ``true``). Then:
+
+* files unchanged since the last note are as their writer left them: trusted, with no check (a
+  kill -9 between two refreshes costs nothing at the next start);
+* files changed while the note says nobody writes, and nobody holds the lock, were changed behind
+  mesh's back: damaged by definition, whatever SQLite's checks say. A store looks at opening
+  (:func:`_look`), a server before it serves a snapshot left on disk (:func:`vet`), and a reader
+  after every read (:func:`tampered`: two ``stat`` and a read of the note), so an answer read from
+  files changed meanwhile is never given;
+* files changed while the note says a writer was writing (it stopped mid-write: a kill -9 leaves
+  WAL frames no commit owns), or never noted: :func:`check` (the schema as this version writes
+  it, then SQLite's integrity check) decides.
+
+A query or a refresh that fails with corruption (``SQLITE_CORRUPT``, ``SQLITE_NOTADB``, stored text
+that no longer decodes or decompresses) proves damage; another unexpected failure gets
+:func:`check`. A damaged index is renamed ``index.db.damaged`` (the last one kept, for a
+post-mortem) and rebuilt; readers are told it is being rebuilt.
+
+A full disk (``SQLITE_FULL``, ``ENOSPC``) fails a refresh as a whole: its transaction is rolled
+back (the previous snapshot is served on), the WAL is truncated to give the space back, and
+:class:`DiskFull` says where, how much is free and, from the builder, about how much is needed.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
+import fcntl
+import functools
 import json
 import logging
 import os
 import sqlite3
 import threading
+import time
+import weakref
 import zlib
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -41,7 +75,7 @@ import attrs
 from .._facts import FileFacts
 from ._trigrams import indexed
 
-__all__ = ["FileRecord", "IndexUnavailable", "Store"]
+__all__ = ["DiskFull", "FileRecord", "IndexUnavailable", "Store", "check", "damage", "tampered", "vet"]
 
 log = logging.getLogger("mesh.index")
 
@@ -51,6 +85,24 @@ SCHEMA_VERSION: Final = "4"
 #: How long a writer waits for another writer of the same index before giving up.
 BUSY_TIMEOUT_MS: Final = 5000
 DB_NAME: Final = "index.db"
+#: A damaged index is renamed to ``index.db.damaged`` (with its ``-wal`` and ``-shm``).
+DAMAGED_SUFFIX: Final = ".damaged"
+#: The writers' lock (``flock``): held exclusively while a writer changes the index files and notes them.
+LOCK_NAME: Final = "index.write"
+#: What the index files looked like when their last writer let go, and whether it was about to write.
+STATE_NAME: Final = "index.state"
+#: How long closing waits for the writers' lock (a reader holds it shared for a moment).
+CLOSE_WAIT_S: Final = 1.0
+#: SQLite's primary result codes read here (``sqlite3.Error.sqlite_errorcode & 0xFF``).
+_SQLITE_CORRUPT: Final = 11
+_SQLITE_NOTADB: Final = 26
+_SQLITE_FULL: Final = 13
+_SQLITE_IOERR: Final = 10
+#: Failures that say nothing of the file's bytes: busy, locked, interrupted, out of memory,
+#: read-only, cannot open, no permission, I/O (a full disk is told apart by its free space).
+_NOT_DAMAGE: Final = frozenset({3, 5, 6, 7, 8, 9, 10, 13, 14, 23})
+#: Below this many free bytes, an I/O error writing the index is a full disk.
+_FULL_BELOW: Final = 1 << 20
 
 _SCHEMA: Final = """
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -123,6 +175,41 @@ class IndexUnavailable(Exception):
     """The index cannot be kept where it must be; the message says where and what to do."""
 
 
+class DiskFull(IndexUnavailable):
+    """The disk holding the index folder is full: the message names the folder, the space free
+    and, once :meth:`needing` was told, about how much an index of the workspace takes."""
+
+    def __init__(
+        self, folder: Path, *, free_bytes: int | None = None, need_bytes: int = 0, text_bytes: int = 0, files: int = 0
+    ) -> None:
+        self.folder = folder
+        #: Free when the disk filled (a failed refresh then gives back what it took).
+        self.free_bytes = _free_bytes(folder) if free_bytes is None else free_bytes
+        self.used_bytes = sum(_size_of(Path(f"{folder / DB_NAME}{suffix}")) for suffix in ("", "-wal", "-shm"))
+        self.need_bytes = need_bytes
+        self.text_bytes = text_bytes
+        self.files = files
+        super().__init__(self._message())
+
+    def needing(self, text_bytes: int, files: int) -> DiskFull:
+        """The same failure, with what a workspace of ``files`` files and ``text_bytes`` bytes of
+        text needs: its index takes up to twice its text, and a build holds it twice at its peak
+        (the WAL, then the database)."""
+        return DiskFull(
+            self.folder, free_bytes=self.free_bytes, need_bytes=4 * text_bytes, text_bytes=text_bytes, files=files
+        )
+
+    def _message(self) -> str:
+        held = f", the index there takes {_human(self.used_bytes)}" if self.used_bytes else ""
+        said = f"the disk holding the index folder {self.folder} is full ({_human(self.free_bytes)} free{held})"
+        if self.need_bytes:
+            said += (
+                f"; indexing this workspace ({self.files:,} files, {_human(self.text_bytes)} of text) needs about"
+                f" {_human(self.need_bytes)} there"
+            )
+        return said + "; free space on it, or set MESH_CACHE_DIR to a folder on a disk with room"
+
+
 @attrs.frozen
 class FileRecord:
     """One parsed file, ready to be written: what the walk saw, its content and its facts."""
@@ -139,6 +226,284 @@ class FileRecord:
     facts: FileFacts
 
 
+def _free_bytes(folder: Path) -> int:
+    try:
+        found = os.statvfs(folder)
+    except OSError:
+        return 0
+    return found.f_bavail * found.f_frsize
+
+
+def _size_of(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+def _human(count: int) -> str:
+    if count < 1 << 10:
+        return f"{count} bytes"
+    for unit, shift in (("GB", 30), ("MB", 20), ("KB", 10)):
+        if count >= 1 << shift:
+            return f"{count / (1 << shift):.1f} {unit}"
+    raise AssertionError("unreachable")
+
+
+def disk_full(exc: BaseException, folder: Path) -> bool:
+    """Whether ``exc``, raised writing the index in ``folder``, means that its disk is full."""
+    if isinstance(exc, OSError):
+        return exc.errno in (errno.ENOSPC, errno.EDQUOT)
+    if isinstance(exc, sqlite3.Error):
+        code = (getattr(exc, "sqlite_errorcode", None) or 0) & 0xFF
+        return code == _SQLITE_FULL or (code == _SQLITE_IOERR and _free_bytes(folder) < _FULL_BELOW)
+    return False
+
+
+def damage(exc: BaseException, path: Path) -> str:
+    """Why the index at ``path`` is damaged, when ``exc`` (raised reading or writing it) proves it,
+    or may come from damage and :func:`check` finds some; "" when it is not damaged."""
+    if isinstance(exc, zlib.error):
+        return f"its stored text does not decompress ({exc})"
+    if isinstance(exc, sqlite3.Error):
+        code = (getattr(exc, "sqlite_errorcode", None) or 0) & 0xFF
+        if code in (_SQLITE_CORRUPT, _SQLITE_NOTADB) or str(exc).startswith("Could not decode to UTF-8"):
+            return _said(exc)
+        if code in _NOT_DAMAGE:
+            return ""
+    elif not isinstance(exc, (UnicodeError, TypeError, ValueError, LookupError, AttributeError, OverflowError)):
+        return ""
+    elif type(exc).__module__.startswith("mesh."):
+        return ""  # mesh's own errors (a bad query, a target that names nothing) are answers, not damage
+    return check(path)
+
+
+def _said(exc: BaseException) -> str:
+    """An error's text, bounded, with what does not decode replaced (a damaged schema's name)."""
+    if isinstance(exc, UnicodeDecodeError):
+        text = f"{exc.object[:80].decode('utf-8', 'replace')} (a name that is not UTF-8)"
+    else:
+        text = str(exc)
+    text = "".join(c if c.isprintable() else "?" for c in text)
+    return text if len(text) <= 120 else text[:119] + "…"
+
+
+@functools.cache
+def _schema_rows() -> tuple[frozenset[tuple], frozenset[tuple]]:
+    """The schema objects this version creates: (those of every index, those it may add later)."""
+    connection = sqlite3.connect(":memory:")
+    connection.text_factory = bytes
+    query = "SELECT type, name, tbl_name, sql FROM sqlite_master"
+    try:
+        for statement in _SCHEMA.split(";"):
+            if statement.strip():
+                connection.execute(statement)
+        base = frozenset(connection.execute(query))
+        for statement in _ADDED_TABLES:
+            connection.execute(statement)
+        every = frozenset(connection.execute(query))
+    finally:
+        connection.close()
+    return base, every
+
+
+def check(path: Path) -> str:
+    """"" when the index at ``path`` is whole: its schema is the one this version writes (an
+    index of another schema is left to the opener, who sets it aside as such) and SQLite's
+    integrity check passes; else what is wrong. Reads only; costs a read of every page."""
+    try:
+        connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True, isolation_level=None)
+    except sqlite3.Error as exc:
+        return f"it cannot be opened ({_said(exc)})"
+    connection.text_factory = bytes
+    try:
+        connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        rows = frozenset(connection.execute("SELECT type, name, tbl_name, sql FROM sqlite_master"))
+        version = connection.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone() if rows else None
+        if version is None or version[0] != SCHEMA_VERSION.encode():
+            return ""  # another version's (or no) index: the opener sets it aside as such
+        base, every = _schema_rows()
+        if not base <= rows <= every:
+            return "its schema is not the one mesh-mcp wrote"
+        report = [row[0] for row in connection.execute("PRAGMA integrity_check(3)")]
+    except (sqlite3.Error, UnicodeDecodeError) as exc:
+        if isinstance(exc, sqlite3.Error) and (exc.sqlite_errorcode or 0) & 0xFF in _NOT_DAMAGE:
+            return ""  # busy or out of memory: no verdict, so no damage
+        return f"it cannot be read ({_said(exc)})"
+    finally:
+        connection.close()
+    if report == [b"ok"]:
+        return ""
+    return "the integrity check failed: " + "; ".join(line.decode("utf-8", "replace") for line in report)[:200]
+
+
+# -- the writers' lock and their note of the files ---------------------------------------------------
+
+
+def open_lock(folder: Path) -> int:
+    """A descriptor on ``index.write``, the writers' lock of the index in ``folder``."""
+    try:
+        return os.open(folder / LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
+    except OSError as exc:
+        if disk_full(exc, folder):
+            raise DiskFull(folder) from None
+        raise IndexUnavailable(
+            f"cannot open {folder / LOCK_NAME}: {exc.strerror}; set MESH_CACHE_DIR to a writable folder"
+        ) from None
+
+
+def lock(fd: int, wait_s: float, *, shared: bool = False) -> bool:
+    """Take the lock on ``fd`` (exclusive unless ``shared``), waiting at most ``wait_s``; whether
+    it was taken. Polled, so that two stores of one process (each its own descriptor) take turns
+    instead of waiting for each other forever."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        try:
+            fcntl.flock(fd, (fcntl.LOCK_SH if shared else fcntl.LOCK_EX) | fcntl.LOCK_NB)
+            return True
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.005)
+
+
+def unlock(fd: int) -> None:
+    fcntl.flock(fd, fcntl.LOCK_UN)
+
+
+def _stat(path: Path) -> list[int] | None:
+    try:
+        found = os.stat(path)
+    except OSError:
+        return None
+    return [found.st_ino, found.st_size, found.st_mtime_ns, found.st_ctime_ns]
+
+
+def _files(folder: Path) -> dict[str, object]:
+    """What a writer notes of the index files: the database's inode, size and times, and the
+    WAL's but for its ctime (SQLite running as root gives a WAL it opens to the database's owner,
+    which changes it). An empty WAL is no WAL: a reader opening the index may create one."""
+    wal = _stat(folder / f"{DB_NAME}-wal")
+    return {"db": _stat(folder / DB_NAME), "wal": wal[:3] if wal is not None and wal[1] else None}
+
+
+def _note(folder: Path, *, writing: bool) -> None:
+    """Write ``index.state`` (holding the writers' lock): the files as they are now, and whether
+    a writer is about to change them. When it cannot be written (a full disk), remove it: the
+    index is then checked at the next open, and readers cannot tell a change (none is reported)."""
+    state = folder / STATE_NAME
+    temporary = folder / f"{STATE_NAME}.{os.getpid()}-{threading.get_ident()}"
+    try:
+        temporary.write_text(json.dumps({"writing": writing, **_files(folder)}))
+        temporary.replace(state)
+    except OSError:
+        for path in (temporary, state):
+            with contextlib.suppress(OSError):
+                path.unlink()
+
+
+def _read_state(folder: Path) -> dict | None:
+    try:
+        state = json.loads((folder / STATE_NAME).read_text())
+    except (OSError, ValueError):
+        return None
+    return state if isinstance(state, dict) else None
+
+
+def _changed(folder: Path) -> tuple[bool, dict | None]:
+    """Whether the index files differ from what the last writer noted, and that note (None: none)."""
+    state = _read_state(folder)
+    now = _files(folder)
+    return state is None or state.get("db") != now["db"] or state.get("wal") != now["wal"], state
+
+
+def _look(folder: Path) -> str:
+    """Holding the writers' lock: why the index is damaged ("" when it is not), set aside if so.
+
+    Unchanged since the last note: whole. Changed, noted as not being written: only a writer
+    changes these files, and none was at work, so damaged by definition. Changed while noted as
+    being written (its writer stopped mid-write: SQLite ignores what it left), or no note at all:
+    :func:`check` decides, and a whole index is noted as it is now."""
+    path = folder / DB_NAME
+    if not path.exists():
+        return ""
+    changed, state = _changed(folder)
+    if not changed:
+        return ""
+    if state is not None and state.get("writing") is False:
+        why = "it changed while no writer of mesh-mcp was writing it"
+    else:
+        why = check(path)
+    if why:
+        set_aside(path, DAMAGED_SUFFIX, why)
+    else:
+        _note(folder, writing=False)
+    return why
+
+
+def vet(folder: Path) -> str:
+    """Look at the index in ``folder`` before reading it (a server about to serve a snapshot left
+    on disk): why it was damaged and set aside, "" when it is whole or a writer is at work (the
+    writer looked when it opened it)."""
+    if not (folder / DB_NAME).exists():
+        return ""
+    fd = open_lock(folder)
+    try:
+        if not lock(fd, 0.0):
+            return ""
+        return _look(folder)
+    finally:
+        os.close(fd)
+
+
+def tampered(folder: Path) -> str:
+    """Why the index files in ``folder`` changed behind mesh's back since the last writer noted
+    them ("" when they did not, or a writer is at work, or nothing was noted): for a reader, after
+    it read (a stat of two files and a read of the note when nothing changed)."""
+    changed, state = _changed(folder)
+    if not changed or state is None:
+        return ""
+    try:
+        fd = os.open(folder / LOCK_NAME, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW)
+    except OSError:
+        return ""
+    try:
+        if not lock(fd, 0.0, shared=True):
+            return ""  # a writer is at work (or about to note what it did)
+        changed, state = _changed(folder)  # settled, now that no writer is at work
+        if not changed or state is None:
+            return ""
+        if state.get("writing") is False:
+            return "it changed while no writer of mesh-mcp was writing it"
+        why = check(folder / DB_NAME)  # its writer stopped mid-write
+        if not why and lock(fd, 0.0):
+            _note(folder, writing=False)
+        return why
+    finally:
+        os.close(fd)
+
+
+def set_aside(path: Path, suffix: str, why: str) -> None:
+    """Rename the database at ``path`` (with its WAL and shared memory) to ``<path><suffix>``,
+    replacing what an earlier one left there, and forget its state."""
+    for extra in ("", "-wal", "-shm"):
+        with contextlib.suppress(OSError):
+            Path(f"{path}{suffix}{extra}").unlink()
+    try:
+        for extra in ("", "-wal", "-shm"):
+            old = Path(f"{path}{extra}")
+            if old.exists():
+                old.replace(Path(f"{path}{suffix}{extra}"))
+    except OSError as exc:
+        raise IndexUnavailable(
+            f"the index at {path} must be set aside ({why}) but cannot be renamed: {exc.strerror};"
+            f" remove {path.parent} to rebuild it"
+        ) from None
+    with contextlib.suppress(OSError):
+        (path.parent / STATE_NAME).unlink()
+    log.warning("index at %s set aside as %s%s and rebuilt: %s", path, path.name, suffix, why)
+
+
 def _connect(path: Path, *, readonly: bool, busy_timeout_ms: int = BUSY_TIMEOUT_MS) -> sqlite3.Connection:
     if readonly:
         connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True, isolation_level=None, check_same_thread=False)
@@ -146,6 +511,49 @@ def _connect(path: Path, *, readonly: bool, busy_timeout_ms: int = BUSY_TIMEOUT_
         connection = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
     connection.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
     return connection
+
+
+class _Held:
+    """What a store holds open: its writer, its readers and the writers' lock. Closed once, by
+    :meth:`Store.close`, or for a store dropped without it when it is collected or at exit: a
+    connection that Python finalizes instead may fold the WAL into the database with no note,
+    which the next open would take for damage."""
+
+    def __init__(self, folder: Path, lock_fd: int) -> None:
+        self.folder = folder
+        self.lock_fd = lock_fd
+        self.writer: sqlite3.Connection | None = None
+        #: Every reader connection of :meth:`Store.snapshot` (one per thread).
+        self.readers: list[sqlite3.Connection] = []
+        self.readers_lock = threading.Lock()
+
+    def close_connections(self) -> None:
+        with self.readers_lock:
+            readers, self.readers = self.readers, []
+        for connection in readers:
+            with contextlib.suppress(sqlite3.Error):
+                connection.close()
+        if self.writer is not None:
+            with contextlib.suppress(sqlite3.Error):
+                self.writer.close()
+
+    def close(self) -> None:
+        """Close every connection (the last to close the index folds its WAL into the database),
+        noting the files as they are then."""
+        fd, self.lock_fd = self.lock_fd, -1
+        if fd < 0:
+            return
+        try:
+            if lock(fd, CLOSE_WAIT_S):  # else another writer is at work: closing changes nothing then
+                _note(self.folder, writing=True)  # killed while SQLite folds the WAL in: checked, not damaged
+                try:
+                    self.close_connections()
+                finally:
+                    _note(self.folder, writing=False)
+            else:
+                self.close_connections()
+        finally:
+            os.close(fd)
 
 
 class Store:
@@ -156,14 +564,52 @@ class Store:
         self.folder = folder
         self.path = folder / DB_NAME
         self._local = threading.local()
-        self._writer = self._open_writer()
+        self._prepare_folder()
+        self._held = _Held(folder, open_lock(folder))
+        #: Why the index was set aside as damaged when this store opened it ("" when it was not).
+        self.set_aside_why = ""
+        try:
+            with self._writing(look=True):
+                self._held.writer = self._open_writer()
+        except BaseException:
+            os.close(self._held.lock_fd)
+            raise
+        weakref.finalize(self, self._held.close)
+
+    @property
+    def _writer(self) -> sqlite3.Connection:
+        writer = self._held.writer
+        if writer is None:
+            raise IndexUnavailable(f"the index at {self.path} was closed")
+        return writer
 
     # -- opening and repairing ------------------------------------------------------------------
 
-    def _open_writer(self) -> sqlite3.Connection:
+    @contextmanager
+    def _writing(self, *, look: bool = False) -> Iterator[None]:
+        """Hold the writers' lock while changing the files, noted before (as being written, when
+        there are files to change) and after (as done); with ``look``, look at them first."""
+        if not lock(self._held.lock_fd, self.busy_timeout_ms / 1000):
+            raise IndexUnavailable(
+                f"another process is writing the index at {self.path} (waited {self.busy_timeout_ms / 1000:g} s);"
+                " try again when it is done"
+            )
+        try:
+            if look:
+                self.set_aside_why = _look(self.folder)
+            if self.path.exists():
+                _note(self.folder, writing=True)
+            yield
+        finally:
+            _note(self.folder, writing=False)
+            unlock(self._held.lock_fd)
+
+    def _prepare_folder(self) -> None:
         try:
             self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
         except OSError as exc:
+            if disk_full(exc, self.folder.parent):
+                raise DiskFull(self.folder.parent) from None
             raise IndexUnavailable(
                 f"cannot create the index folder {self.folder}: {exc.strerror}; set MESH_CACHE_DIR to a writable folder"
             ) from None
@@ -171,7 +617,10 @@ class Store:
             raise IndexUnavailable(
                 f"the index folder {self.folder} is not writable; set MESH_CACHE_DIR to a writable folder"
             )
+
+    def _open_writer(self) -> sqlite3.Connection:
         for attempt in (1, 2):
+            connection = None
             try:
                 connection = _connect(self.path, readonly=False, busy_timeout_ms=self.busy_timeout_ms)
                 connection.execute("PRAGMA journal_mode = WAL")
@@ -179,11 +628,17 @@ class Store:
                 if self._schema_ok(connection):
                     return connection
                 connection.close()
-                self._set_aside("it was written by another version of mesh-mcp")
-            except sqlite3.DatabaseError as exc:
+                set_aside(self.path, ".old", "it was written by another version of mesh-mcp")
+            except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
+                if connection is not None:
+                    connection.close()
+                if disk_full(exc, self.folder):
+                    raise DiskFull(self.folder) from None
                 if attempt == 2:
-                    raise IndexUnavailable(f"cannot use the index at {self.path}: {exc}") from None
-                self._set_aside(f"it cannot be read ({exc})")
+                    raise IndexUnavailable(f"cannot use the index at {self.path}: {_said(exc)}") from None
+                why = f"it cannot be read ({_said(exc)})"
+                set_aside(self.path, DAMAGED_SUFFIX, why)
+                self.set_aside_why = why
         raise AssertionError("unreachable")
 
     def _schema_ok(self, connection: sqlite3.Connection) -> bool:
@@ -193,11 +648,12 @@ class Store:
         self._begin(connection)
         try:
             usable = self._check_or_create(connection)
+            connection.execute("COMMIT")
         except BaseException:
-            with contextlib.suppress(sqlite3.Error):
-                connection.execute("ROLLBACK")
+            if connection.in_transaction:
+                with contextlib.suppress(sqlite3.Error):
+                    connection.execute("ROLLBACK")
             raise
-        connection.execute("COMMIT")
         return usable
 
     def _check_or_create(self, connection: sqlite3.Connection) -> bool:
@@ -231,15 +687,28 @@ class Store:
                 " try again when it is done"
             ) from None
 
-    def _set_aside(self, why: str) -> None:
-        for suffix in ("", "-wal", "-shm"):
-            old = Path(f"{self.path}{suffix}")
-            if old.exists():
-                old.replace(Path(f"{self.path}.old{suffix}"))
-        log.warning("index at %s set aside and rebuilt: %s", self.path, why)
+    def damaged(self, exc: BaseException) -> str:
+        """Why the index is damaged, when ``exc`` (raised by a query or a refresh) proves it or a
+        check finds it ("" when it is not: ``exc`` is then the caller's to raise)."""
+        return damage(exc, self.path)
+
+    def set_aside_damaged(self, why: str, *, inode: int | None = None) -> bool:
+        """Rename the damaged index to ``index.db.damaged`` and start an empty one in its place
+        (the caller rebuilds it); with ``inode``, only if the file at the path is still that one.
+        Whether it was set aside."""
+        with self._writing():
+            if inode is not None and (_stat(self.path) or [None])[0] != inode:
+                return False
+            self._held.close_connections()
+            self._held.writer = None
+            set_aside(self.path, DAMAGED_SUFFIX, why)
+            self.set_aside_why = why
+            self._held.writer = self._open_writer()
+        return True
 
     def close(self) -> None:
-        self._writer.close()
+        """Close every connection (the last to close the index folds its WAL into the database)."""
+        self._held.close()
 
     def writer_connection(self) -> sqlite3.Connection:
         """The builder's own connection, outside a transaction: it sees the latest commit."""
@@ -250,9 +719,17 @@ class Store:
     @contextmanager
     def snapshot(self) -> Iterator[sqlite3.Connection]:
         """A connection inside one read transaction: every query sees the same generation."""
+        inode = (_stat(self.path) or [None])[0]
         connection = getattr(self._local, "reader", None)
+        if connection is not None and getattr(self._local, "inode", None) != inode:
+            with contextlib.suppress(sqlite3.Error):
+                connection.close()  # of a file set aside since
+            connection = None
         if connection is None:
             connection = self._local.reader = _connect(self.path, readonly=True)
+            self._local.inode = inode
+            with self._held.readers_lock:
+                self._held.readers.append(connection)
         connection.execute("BEGIN")
         try:
             yield connection
@@ -267,16 +744,29 @@ class Store:
 
     @contextmanager
     def transaction(self) -> Iterator[Writer]:
-        """One new generation: everything written inside becomes visible at once, or not at all."""
-        db = self._writer
-        self._begin(db)
-        try:
-            yield Writer(db)
-            db.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'")
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
-        db.execute("COMMIT")
+        """One new generation: everything written inside becomes visible at once, or not at all.
+
+        A full disk fails it as a whole with :class:`DiskFull` (the previous generation stays)."""
+        with self._writing():
+            db = self._writer
+            try:
+                self._begin(db)
+                try:
+                    yield Writer(db)
+                    db.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'")
+                    db.execute("COMMIT")
+                except BaseException:
+                    if db.in_transaction:  # SQLite may have rolled it back itself (a full disk)
+                        with contextlib.suppress(sqlite3.Error):
+                            db.execute("ROLLBACK")
+                    raise
+            except (sqlite3.Error, OSError) as exc:
+                if not disk_full(exc, self.folder):
+                    raise
+                free_bytes = _free_bytes(self.folder)
+                with contextlib.suppress(sqlite3.Error):
+                    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # give back what the failed refresh took
+                raise DiskFull(self.folder, free_bytes=free_bytes) from None
 
 
 class Writer:
