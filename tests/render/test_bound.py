@@ -19,7 +19,8 @@ def fences_balanced(text: str) -> bool:
             continue
         marker, info = match.groups()
         if open_fence is None:
-            open_fence = marker
+            if not (marker[0] == "`" and "`" in info):  # CommonMark: no backtick in a backtick fence's info
+                open_fence = marker
         elif marker[0] == open_fence[0] and len(marker) >= len(open_fence) and not info.strip():
             open_fence = None
     return open_fence is None
