@@ -424,21 +424,27 @@ def test_the_listener_queues_a_burst_of_a_thousand_connections_INV_SOCK_4(privat
         listener.close()
 
 
-def test_a_proxy_that_finds_the_queue_full_waits_for_room_instead_of_serving_standalone_INV_SOCK_4(
-    private_folder: Path, tmp_path: Path
-) -> None:
-    """INV-SOCK-4: EAGAIN on connect was "cannot connect", and the session served standalone."""
-    path = private_folder / "meshd-0.sock"
+def full_listener(path: Path) -> tuple[socket.socket, list[socket.socket]]:
+    """A listener at ``path`` whose queue of connections is full (and the connections filling it)."""
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(os.fspath(path))
     listener.listen(0)
-    fillers = []
+    fillers: list[socket.socket] = []
     with contextlib.suppress(BlockingIOError):
         while len(fillers) < 64:
             filler = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
             fillers.append(filler)
             filler.setblocking(False)
             filler.connect(os.fspath(path))
+    return listener, fillers
+
+
+def test_a_proxy_that_finds_the_queue_full_waits_for_room_instead_of_serving_standalone_INV_SOCK_4(
+    private_folder: Path, tmp_path: Path
+) -> None:
+    """INV-SOCK-4: EAGAIN on connect was "cannot connect", and the session served standalone."""
+    path = private_folder / "meshd-0.sock"
+    listener, fillers = full_listener(path)
     hello = Hello(__version__, os.getpid(), str(tmp_path), "/log", ()).encode()
 
     def accept_later() -> None:
@@ -464,16 +470,7 @@ def test_a_proxy_that_finds_the_queue_full_waits_for_room_instead_of_serving_sta
 
 def test_a_queue_that_stays_full_is_unavailable_after_the_start_timeout(private_folder: Path, tmp_path: Path) -> None:
     path = private_folder / "meshd-0.sock"
-    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    listener.bind(os.fspath(path))
-    listener.listen(0)
-    fillers = []
-    with contextlib.suppress(BlockingIOError):
-        while len(fillers) < 64:
-            filler = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            fillers.append(filler)
-            filler.setblocking(False)
-            filler.connect(os.fspath(path))
+    listener, fillers = full_listener(path)
     with pytest.raises(DaemonUnavailable, match="kept its queue of connections full"):
         open_daemon(tmp_path, environ={"MESH_SOCKET_PATH": str(path)}, start_timeout_s=0.3)
     listener.close()
