@@ -372,6 +372,17 @@ class AuditLog:
                 # A file of another schema is looked at, not changed (not even to WAL), before it is set aside.
                 tables = _tables(connection)
                 usable = not tables or _schema_matches(connection, tables)
+                if usable and tables:
+                    # damage where writes never reach (a page cut or zeroed at rest) would fail every
+                    # read for as long as the file lives: look once, when the log is opened
+                    # (about 20 ms per 100,000 rows)
+                    found = connection.execute("PRAGMA quick_check(1)").fetchone()
+                    if found is None or found[0] != "ok":
+                        connection.close()
+                        if attempt == 2:
+                            raise sqlite3.DatabaseError(f"{self.path} fails its check: {found}")
+                        self._set_aside(f"it fails SQLite's check ({found[0] if found else 'no answer'})")
+                        continue
                 if usable:
                     connection.execute("PRAGMA journal_mode = WAL")
                     connection.execute(f"PRAGMA synchronous = {SYNCHRONOUS}")

@@ -436,12 +436,12 @@ def test_a_damaged_or_foreign_audit_db_is_set_aside_and_recreated_INV_AUDIT_2(
     assert all_rows(tmp_path) == [make_row(0)]
 
 
-def test_damage_found_while_writing_sets_the_file_aside_at_the_next_record_INV_AUDIT_2(
+def test_damage_inside_the_table_is_found_when_the_log_opens_and_loses_no_row_INV_AUDIT_2(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """INV-AUDIT-2: a log whose first pages are sound but whose table is damaged opens, the insert
-    fails with SQLITE_CORRUPT and loses that row with a warning; the next record sets the file
-    aside and starts a new log, without waiting for the back-off."""
+    """INV-AUDIT-2: a log whose first pages are sound but whose table is damaged fails SQLite's
+    check when it is opened: it is set aside and a new log started before the first record, so no
+    row is lost (before the check, that insert failed with SQLITE_CORRUPT and lost its row)."""
     with AuditLog(tmp_path, clock=FakeClock()) as audit:
         for index in range(50):
             audit.record(make_row(index))
@@ -454,9 +454,36 @@ def test_damage_found_while_writing_sets_the_file_aside_at_the_next_record_INV_A
         file.seek((root_page - 1) * page_bytes)
         file.write(b"\xff" * page_bytes)
     with caplog.at_level(logging.WARNING, logger="mesh.audit"), AuditLog(tmp_path, clock=FakeClock()) as audit:
-        assert audit.record(make_row(50)) is False
+        assert audit.record(make_row(50))
         assert audit.record(make_row(51))
-        assert audit.recent() == [make_row(51)]
+        assert audit.recent() == [make_row(51), make_row(50)]
+    assert (tmp_path / f"{DB_NAME}.old").exists()
+    messages = [record.getMessage() for record in audit_records(caplog, logging.WARNING)]
+    assert len(messages) == 1 and "set aside" in messages[0] and "check" in messages[0]
+
+
+def test_damage_found_while_writing_sets_the_file_aside_at_the_next_record_INV_AUDIT_2(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """INV-AUDIT-2: damage that appears after the log was opened (the check at open passed) makes
+    an insert fail with SQLITE_CORRUPT: that row is lost with a warning, and the next record sets
+    the file aside and starts a new log, without waiting for the back-off."""
+    import mesh.audit as audit_module
+
+    with caplog.at_level(logging.WARNING, logger="mesh.audit"), AuditLog(tmp_path, clock=FakeClock()) as audit:
+        assert audit.record(make_row(0))
+        write = audit_module._write
+
+        def corrupt_once(connection, work):
+            monkeypatch.setattr(audit_module, "_write", write)
+            error = sqlite3.DatabaseError("database disk image is malformed")
+            error.sqlite_errorcode = 11  # SQLITE_CORRUPT
+            raise error
+
+        monkeypatch.setattr(audit_module, "_write", corrupt_once)
+        assert audit.record(make_row(1)) is False
+        assert audit.record(make_row(2))
+        assert audit.recent() == [make_row(2)]
     assert (tmp_path / f"{DB_NAME}.old").exists()
     messages = [record.getMessage() for record in audit_records(caplog, logging.WARNING)]
     assert len(messages) == 2 and "lost" in messages[0] and "set aside" in messages[1]

@@ -33,7 +33,9 @@ EOF on the input: the session answers everything already accepted, then reports
 ``SessionClosed``; the loop writes out every frame and returns 0 (the drain barrier). A stop
 request ends the input the same way, tells running tools to stop, answers calls not yet started
 with an ``isError`` "shutting down" result, and returns within ``shutdown_grace_s`` even if a tool
-ignores its cancellation. A second stop request returns at once.
+ignores its cancellation. A second stop request returns at once. Either way it returns 1 when
+it gave up on a call still running or on answers the client did not take (their answers are lost,
+and a lost answer must not look like success), else 0.
 """
 
 from __future__ import annotations
@@ -160,7 +162,9 @@ class ConnectionPump:
                 os.close(fd)
 
     def run(self) -> int:
-        """Serve until the input ends and everything is answered; the exit code (0 or 1)."""
+        """Serve until the input ends and everything is answered; the exit code: 0 when every
+        answer was written, 1 when one was lost (the client stopped taking them, or a stop gave
+        up on a call that ignored its cancellation)."""
         session = self._session
         poller = select.poll()
         poller.register(self._wake_r, select.POLLIN)
@@ -307,12 +311,18 @@ class ConnectionPump:
         return True
 
     def _give_up(self) -> int:
+        """Return without the calls still running and the answers still unwritten: 1 when that
+        loses an answer (INV-DRAIN-5: a loss never looks like success), else 0."""
         self.abandoned = len(self._cancel_flags)
         if self.abandoned:
-            log.warning("%s: %d call(s) did not stop in time; exiting without them", self._name, self.abandoned)
+            log.warning(
+                "%s: %d call(s) did not stop in time; exiting without them: their answers are lost",
+                self._name,
+                self.abandoned,
+            )
         if self._out:
-            log.warning("%s: %d byte(s) of answers not taken by the client", self._name, len(self._out))
-        return 0
+            log.warning("%s: %d byte(s) of answers not taken by the client are lost", self._name, len(self._out))
+        return 1 if self.abandoned or self._out else 0
 
     def _wake(self) -> None:
         with self._wake_lock:

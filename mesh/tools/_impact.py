@@ -171,7 +171,7 @@ def changed_paths(view: View, text: str) -> tuple[list[str], str]:
         )
     if not where.is_dir():
         raise ToolError(f"The repository folder {code(repo)} is not a folder of the workspace.")
-    command = ["git", "-C", str(where), "diff", "--name-only", "-z", "--no-renames", "--relative", spec, "--"]
+    command = ["git", "-C", str(where), "diff", "--name-only", "-z", "--no-renames", "--no-ext-diff", "--no-textconv", "--relative", spec, "--"]
     environment = {key: value for key, value in os.environ.items() if key not in _GIT_LOCATION}
     environment.update(GIT_TERMINAL_PROMPT="0", GIT_OPTIONAL_LOCKS="0", LC_ALL="C")
     try:
