@@ -63,12 +63,14 @@ def fixture_graph(tmp_path_factory: pytest.TempPathFactory) -> ServiceGraph:
 # -- the fixture's graph --------------------------------------------------------------------------
 
 #: docs/ is an area nobody depends on (no node); proto/ is an area the services import from: a node
-#: of kind "area", named with a slash.
+#: of kind "area", named with a slash; kafka is the broker of the topic orders.placed, deployed
+#: nowhere in the workspace: a node of kind "external".
 NODES = [
     ("gateway", "gateway", ("typescript", "markdown", "proto"), 10),
     ("inventory", "inventory", ("go", "markdown"), 7),
-    ("notifications", "notifications", ("csharp", "markdown"), 6),
-    ("orders", "orders", ("python", "markdown", "proto"), 9),
+    ("kafka", "", (), 0),
+    ("notifications", "notifications", ("csharp", "markdown"), 7),
+    ("orders", "orders", ("python", "markdown", "proto"), 10),
     ("payments", "payments", ("java", "markdown"), 8),
     ("proto/", "proto", ("proto",), 4),
     ("shipping", "shipping", ("rust", "markdown"), 10),
@@ -112,6 +114,7 @@ def test_fixture_nodes_are_its_services_and_the_areas_they_depend_on(fixture_gra
     assert fixture_graph.workspace == "workspace"
     assert [(n.name, n.path, n.languages, n.files) for n in fixture_graph.nodes] == NODES
     assert [n.name for n in fixture_graph.nodes if n.kind == "area"] == ["proto/"]
+    assert [n.name for n in fixture_graph.nodes if n.kind == "external"] == ["kafka"]
 
 
 def test_fixture_grpc_edges_follow_the_clients_to_their_servers(fixture_graph: ServiceGraph) -> None:
@@ -130,9 +133,28 @@ def test_fixture_import_edges_and_no_document_links(fixture_graph: ServiceGraph)
     assert not any("docs" in (edge.source, edge.target) for edge in fixture_graph.edges)
 
 
+#: FIXTURE.md, "HTTP and messaging links": notifications asks the gateway for an order (a literal
+#: host; the edge names the route it reaches); orders produces orders.placed, which notifications consumes through kafka.
+HTTP_EDGES = [("notifications", "gateway", ("GET /orders/{id}",), ("notifications/OrderEvents.cs:23",))]
+MESSAGING_EDGES = [
+    ("notifications", "kafka", ("orders.placed",), ("kafka",), ("notifications/OrderEvents.cs:19",)),
+    ("orders", "kafka", ("orders.placed",), ("kafka",), ("orders/orders/events.py:18",)),
+    ("orders", "notifications", ("orders.placed",), ("kafka",), ("orders/orders/events.py:18",)),
+]
+
+
+def test_fixture_http_and_messaging_edges(fixture_graph: ServiceGraph) -> None:
+    """INV-LINKS-2: the gateway test's computed fetch is no edge; only the literal host links."""
+    http = [(e.source, e.target, e.methods, e.evidence) for e in fixture_graph.edges if e.kind == "http"]
+    messaging = [
+        (e.source, e.target, e.methods, e.services, e.evidence) for e in fixture_graph.edges if e.kind == "messaging"
+    ]
+    assert (http, messaging) == (HTTP_EDGES, MESSAGING_EDGES)
+
+
 def test_fixture_edges_are_sorted(fixture_graph: ServiceGraph) -> None:
     assert list(fixture_graph.edges) == sorted(fixture_graph.edges, key=ServiceEdge.order)
-    assert len(fixture_graph.edges) == len(GRPC_EDGES) + len(IMPORT_EDGES)
+    assert len(fixture_graph.edges) == len(GRPC_EDGES) + len(IMPORT_EDGES) + len(HTTP_EDGES) + len(MESSAGING_EDGES)
 
 
 # -- a contract nobody implements, in a workspace of the test's own ------------------------------
@@ -359,10 +381,12 @@ def test_evidence_is_bounded_and_spread_over_files(rows: _Rows) -> None:
 # -- rendering ------------------------------------------------------------------------------------
 
 FIXTURE_MERMAID = """flowchart LR
-  %% Service graph of workspace: 6 services, 1 area, 9 gRPC and 5 import edges
+  %% Service graph of workspace: 6 services, 1 area, 1 external, 9 gRPC, 1 HTTP, 3 messaging and 5 import edges
   %% A --> B: A imports B; A ==> B: A calls B over gRPC; A -.-> B: B owns a contract nobody implements
+  %% A --o B: A sends HTTP requests to B; A -.-o B: B consumes what A produces, or B is A's broker
   svc_gateway["gateway"]
   svc_inventory["inventory"]
+  svc_kafka[("kafka")]
   svc_notifications["notifications"]
   svc_orders["orders"]
   svc_payments["payments"]
@@ -373,17 +397,23 @@ FIXTURE_MERMAID = """flowchart LR
   svc_gateway -->|"1 import"| svc_proto_
   svc_inventory ==>|"Orders/GetOrder"| svc_orders
   svc_inventory -->|"4 imports"| svc_proto_
+  svc_notifications --o|"GET /orders/#123;id#125;"| svc_gateway
+  svc_notifications -.-o|"topic orders.placed"| svc_kafka
   svc_notifications ==>|"Orders/WatchOrder"| svc_orders
   svc_notifications -->|"2 imports"| svc_proto_
   svc_orders ==>|"Inventory/Release<br/>Inventory/Reserve"| svc_inventory
+  svc_orders -.-o|"topic orders.placed"| svc_kafka
+  svc_orders -.-o|"topic orders.placed"| svc_notifications
   svc_orders ==>|"Payments/Charge"| svc_payments
   svc_orders -->|"4 imports"| svc_proto_
   svc_payments ==>|"Orders/GetOrder"| svc_orders
   svc_payments -->|"15 imports in 4 files"| svc_proto_
   svc_shipping ==>|"Inventory/Reserve"| svc_inventory
   svc_shipping ==>|"Orders/GetOrder"| svc_orders
-  linkStyle 2,4,6,9,11 stroke:#6b7a90
-  linkStyle 0,1,3,5,7,8,10,12,13 stroke:#d9480f
+  linkStyle 2,4,8,13,15 stroke:#6b7a90
+  linkStyle 0,1,3,7,9,12,14,16,17 stroke:#d9480f
+  linkStyle 5 stroke:#2b8a3e
+  linkStyle 6,10,11 stroke:#7048e8
 """
 
 
@@ -401,7 +431,8 @@ def test_fixture_json_is_the_graph_with_sorted_keys(fixture_graph: ServiceGraph)
         "files": 10, "kind": "service", "languages": ["typescript", "markdown", "proto"], "name": "gateway",
         "path": "gateway",
     }  # fmt: skip
-    assert document["nodes"][5] == {"files": 4, "kind": "area", "languages": ["proto"], "name": "proto/", "path": "proto"}
+    assert document["nodes"][2] == {"files": 0, "kind": "external", "languages": [], "name": "kafka", "path": ""}
+    assert document["nodes"][6] == {"files": 4, "kind": "area", "languages": ["proto"], "name": "proto/", "path": "proto"}
     assert document["edges"][0] == {
         "count": 2,
         "evidence": ["gateway/src/orders.ts:45", "gateway/src/orders.ts:54"],
@@ -694,7 +725,7 @@ def test_cli_writes_out_atomically(
     assert main(["graph", "--format", "html", "--out", str(out), str(FIXTURE)]) == 0
     captured = capsys.readouterr()
     assert captured.out == ""
-    assert captured.err == f"mesh-mcp graph: wrote {out} (6 services, 1 area, 14 edges)\n"
+    assert captured.err == f"mesh-mcp graph: wrote {out} (6 services, 1 area, 1 external, 18 edges)\n"
     assert out.read_text(encoding="utf-8") == graph_html(fixture_graph)
     assert sorted(path.name for path in tmp_path.iterdir()) == ["graph.html"]  # no temporary file left
     assert main(["graph", "--format", "json", "--out", str(out), str(FIXTURE)]) == 0

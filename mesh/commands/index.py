@@ -90,6 +90,11 @@ def render_summary(summary: Summary, root: Path) -> str:
             f"gRPC        {summary.grpc_services} services, {summary.grpc_methods} methods,"
             f" {summary.grpc_implementations} implementations, {summary.grpc_clients} client calls"
         ),
+        (
+            f"HTTP        {summary.http_routes} routes, {summary.http_calls} calls ({summary.http_calls_linked} reach"
+            f" a service, {summary.http_calls_computed} with a computed URL)"
+        ),
+        f"messaging   {summary.messages} producers and consumers",
         f"problems    {len(summary.failures)}",
     ]
     for path, error in summary.failures[:SHOWN_FAILURES]:

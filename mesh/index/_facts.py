@@ -14,20 +14,28 @@ from typing import Final
 import attrs
 
 __all__ = [
+    "Constant",
     "Definition",
     "Dependency",
     "FileFacts",
     "GrpcFact",
     "GrpcRole",
+    "HttpCall",
+    "HttpRoute",
     "Import",
+    "MessageFact",
+    "MessageRole",
     "ProtoField",
     "ProtoFile",
     "ProtoMessage",
     "ProtoMethod",
     "ProtoService",
     "Section",
+    "Setting",
     "WELL_KNOWN_SERVICES",
     "method_spelling",
+    "path_shape",
+    "route_matches",
     "method_variants",
     "well_known_methods",
     "well_known_package",
@@ -170,6 +178,127 @@ class Dependency:
     scope: str = ""
 
 
+# -- links other than gRPC ------------------------------------------------------------------------
+
+
+@attrs.frozen
+class HttpRoute:
+    """An HTTP route a server declares (a registration, an annotation, a routes file, an OpenAPI path)."""
+
+    #: Upper-case verb (``GET``, ``POST``...), or ``*`` when any method is served.
+    method: str
+    #: The path template with every prefix applied (router groups, class mappings, mounts), starting
+    #: with ``/``, parameters spelled ``{name}`` whatever the framework's syntax (``:id``, ``<int:id>``,
+    #: ``{id:int}`` all become ``{id}``), a catch-all ``{*name}``; see :mod:`mesh.index.parse._links`.
+    path: str
+    line: int
+    #: The handler as written (``handleOrders``, ``OrdersController.Get``, ``views.order_detail``);
+    #: "" when inline (a lambda) or unknown.
+    handler: str = ""
+    #: Dotted name of the enclosing definition of the declaration ("" at module level); for an
+    #: annotated method, that method.
+    symbol: str = ""
+    #: The framework or source (``net/http``, ``gin``, ``express``, ``spring``, ``aspnet``, ``openapi``...).
+    framework: str = ""
+    #: For a mount (Django ``include("orders.urls")``, Express ``app.use("/api", ordersRouter)``,
+    #: Flask ``register_blueprint(bp, url_prefix=...)``, FastAPI ``include_router``, Rocket
+    #: ``mount``): the module whose routes are served under ``path``, spelled as this file's imports
+    #: spell it (``orders.urls``, ``./routes/orders``), so that it resolves like an :class:`Import`.
+    #: The routes of the mounted file get ``path`` as a prefix; a mount is no route itself.
+    mount: str = ""
+
+
+@attrs.frozen
+class HttpCall:
+    """An outbound HTTP request made by the code."""
+
+    #: Upper-case verb, or ``*`` when the code does not say.
+    method: str
+    #: The path template (parameters ``{name}``, or ``{}`` for an unnamed interpolation); "" when the
+    #: path cannot be read statically (then ``computed`` is true).
+    path: str
+    line: int
+    symbol: str = ""
+    #: The host written in a URL literal (``billing`` of ``http://billing:8080/x``), lower-case,
+    #: without scheme or port; "" when the URL has none or it is not literal.
+    host: str = ""
+    #: Where the base address comes from when it is not literal: ``env:NAME`` (an environment
+    #: variable), ``config:key`` (a configuration key, as the code spells it, ``.``-separated),
+    #: ``const:Owner.NAME`` / ``const:NAME`` (a constant of another file, see :class:`Constant`),
+    #: ``client:Type`` (the base address registered for the typed client class ``Type``, see
+    #: :class:`Setting`), "" when unknown.
+    address: str = ""
+    #: The client library or API (``fetch``, ``axios``, ``requests``, ``net/http``, ``HttpClient``, ``feign``...).
+    client: str = ""
+    #: True when the URL (or its path) is built at run time and cannot be read: reported, never linked.
+    computed: bool = False
+
+
+class MessageRole:
+    PRODUCE = "produce"
+    CONSUME = "consume"
+
+
+@attrs.frozen
+class MessageFact:
+    """A message produced to or consumed from a broker: a topic, queue, exchange, subject or channel."""
+
+    #: :class:`MessageRole`: ``produce`` or ``consume``.
+    role: str
+    #: ``kafka``, ``rabbitmq``, ``nats``, ``redis``, ``sqs``, ``sns``, ``pubsub`` (Google), ``eventbus``
+    #: (an in-house event bus whose broker the code does not name), "" when unknown.
+    broker: str
+    #: The topic/queue/exchange/subject/channel/event name as the broker sees it; "" when computed.
+    name: str
+    line: int
+    #: ``topic``, ``queue``, ``exchange``, ``routing_key``, ``subject``, ``channel`` or ``event``
+    #: (an event type whose name is the routing key, as MassTransit and most event buses do).
+    kind: str = ""
+    symbol: str = ""
+    #: ``env:NAME`` / ``config:key`` / ``const:Owner.NAME`` when the name comes from there (``name``
+    #: is then the default written beside it, or "").
+    address: str = ""
+    #: The client library (``kafka-go``, ``sarama``, ``kafkajs``, ``pika``, ``spring-kafka``, ``MassTransit``...).
+    client: str = ""
+    computed: bool = False
+
+
+@attrs.frozen
+class Constant:
+    """A string constant that names a link: a topic, queue, channel, route, path or URL.
+
+    Kept only when its name or its owner's name says so (``ORDERS_TOPIC``, ``OrderServiceChannels.x``,
+    ``API_URL``: a word among topic, queue, channel, exchange, subject, stream, event, destination,
+    route, path, url, uri, endpoint, address, host) and the value is one token of at most 200
+    characters; never when the name looks secret (key, token, secret, password, credential)."""
+
+    #: ``Owner.NAME`` for a member of a class/object/module-level holder, else ``NAME``.
+    name: str
+    value: str
+    line: int
+
+
+@attrs.frozen
+class Setting:
+    """A configuration entry that can wire services: a key whose value names a host or an
+    environment variable. Other values are never kept (they may be secrets).
+
+    Config files (``application.yml``/``.properties``, ``appsettings*.json``...) give settings; code
+    gives one for a typed HTTP client registered with a base address (``AddHttpClient<CatalogService>(
+    c => c.BaseAddress = new("http://catalog-api"))``: key ``client:CatalogService``)."""
+
+    #: The key as the file spells it, dotted (``services.orders.url``; .NET's ``:`` and JSON nesting
+    #: become ``.``; a ``.properties`` key as written).
+    key: str
+    line: int
+    #: The host of the value when it is a URL or ``host:port`` (lower-case, no scheme, no port).
+    host: str = ""
+    #: The environment variable the value refers to (``${ORDERS_URL:...}``), "" when none.
+    env: str = ""
+    #: The path of a URL value ("" when none or ``/``): a base path clients prepend.
+    path: str = ""
+
+
 @attrs.frozen
 class FileFacts:
     language: str
@@ -179,6 +308,12 @@ class FileFacts:
     proto: ProtoFile | None = None
     sections: tuple[Section, ...] = ()
     dependencies: tuple[Dependency, ...] = ()
+    http_routes: tuple[HttpRoute, ...] = ()
+    http_calls: tuple[HttpCall, ...] = ()
+    messages: tuple[MessageFact, ...] = ()
+    #: Configuration entries that name hosts or environment variables.
+    settings: tuple[Setting, ...] = ()
+    constants: tuple[Constant, ...] = ()
     #: Why the file could not be (fully) parsed; facts found before the problem are kept.
     error: str = ""
 
@@ -186,6 +321,32 @@ class FileFacts:
 def method_spelling(name: str) -> str:
     """The spelling used to compare method names across languages: no case, no underscores."""
     return name.replace("_", "").lower()
+
+
+def path_shape(path: str) -> str:
+    """The spelling used to compare HTTP paths: lower-case, every parameter ``{}`` (a catch-all
+    ``{*}``), no trailing slash (``/Orders/{orderId}/`` -> ``/orders/{}``)."""
+    shape = re.sub(r"\{\*[^{}]*\}", "{*}", path)
+    shape = re.sub(r"\{(?!\*\})[^{}]*\}", "{}", shape).lower()
+    return shape.rstrip("/") or "/"
+
+
+def route_matches(route_shape: str, call_shape: str) -> bool:
+    """Whether a call to ``call_shape`` reaches a route of ``route_shape`` (both :func:`path_shape`):
+    a route's ``{}`` takes any one segment, ``{*}`` the rest; a call's ``{}`` only a parameter."""
+    if route_shape == call_shape:
+        return True
+    route = route_shape.strip("/").split("/") if route_shape != "/" else []
+    call = call_shape.strip("/").split("/") if call_shape != "/" else []
+    for index, segment in enumerate(route):
+        if segment == "{*}":
+            return True
+        if index >= len(call):
+            return False
+        if segment == "{}" or segment == call[index]:
+            continue
+        return False
+    return len(route) == len(call)
 
 
 def method_variants(name: str) -> Iterator[str]:

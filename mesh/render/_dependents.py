@@ -167,6 +167,8 @@ def phrase(edge: Edge) -> str:
         "request": f"rpc {what} takes {about}",
         "response": f"rpc {what} returns {about}",
         "use": f"names {what}, generated from {about}",
+        "sends": f"sends {what}",
+        "consumes": f"consumes topic {what}",
     }.get(edge.role, f"{edge.role} {what}")
     inside = f" in {code(_cut(edge.path))}" if edge.path else ""
     if edge.kind == EdgeKind.MESSAGE and edge.role == "import":

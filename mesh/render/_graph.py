@@ -133,6 +133,12 @@ def edge_label(edge: ServiceEdge) -> list[str]:
     if edge.kind == EdgeKind.IMPORT:
         text = f"{edge.count} import{'s' if edge.count != 1 else ''}"
         return [text + (f" in {edge.files} files" if edge.files not in (1, edge.count) else "")]
+    if edge.kind in (EdgeKind.HTTP, EdgeKind.MESSAGING):
+        names = list(edge.methods) or ["HTTP" if edge.kind == EdgeKind.HTTP else "messages"]
+        if edge.kind == EdgeKind.MESSAGING:
+            names = [f"topic {name}" for name in names]
+        lines = names[:METHODS_SHOWN]
+        return lines + ([f"+{len(names) - METHODS_SHOWN} more"] if len(names) > METHODS_SHOWN else [])
     names = [short_method(key) for key in edge.methods]
     names = names or [f"{short_method(key)} (client)" for key in edge.services] or ["gRPC"]
     lines = names[:METHODS_SHOWN]
@@ -167,33 +173,51 @@ def _mermaid_ids(names: Iterable[str]) -> dict[str, str]:
 
 
 def node_counts(graph: ServiceGraph) -> str:
-    """"5 services" or "5 services, 1 area" (areas: folders holding no service that one depends on)."""
+    """"5 services", "5 services, 1 area" (areas: folders holding no service that one depends on),
+    ", 2 external" (infrastructure a link reaches: a broker, a host deployed but not built here)."""
     areas = sum(1 for node in graph.nodes if node.kind == "area")
-    services = len(graph.nodes) - areas
+    externals = sum(1 for node in graph.nodes if node.kind == "external")
+    services = len(graph.nodes) - areas - externals
     text = f"{services} service{'' if services == 1 else 's'}"
-    return text + (f", {areas} area{'' if areas == 1 else 's'}" if areas else "")
+    text += f", {areas} area{'' if areas == 1 else 's'}" if areas else ""
+    return text + (f", {externals} external" if externals else "")
+
+
+def edge_counts(graph: ServiceGraph) -> str:
+    """"2 gRPC and 3 import edges", with HTTP and messaging edges named when there are some."""
+    count = Counter(edge.kind for edge in graph.edges)
+    text = f"{count[EdgeKind.GRPC]} gRPC"
+    text += f", {count[EdgeKind.HTTP]} HTTP" if count[EdgeKind.HTTP] else ""
+    text += f", {count[EdgeKind.MESSAGING]} messaging" if count[EdgeKind.MESSAGING] else ""
+    return f"{text} and {count[EdgeKind.IMPORT]} import edges"
+
+
+_ARROWS: Final = {EdgeKind.IMPORT: "-->", EdgeKind.HTTP: "--o", EdgeKind.MESSAGING: "-.-o"}
 
 
 def graph_mermaid(graph: ServiceGraph) -> str:
     """The graph as a Mermaid ``flowchart LR`` (a final newline)."""
-    grpc = sum(1 for edge in graph.edges if edge.kind == EdgeKind.GRPC)
     name = _mermaid_text(graph.workspace) or "the workspace"
-    counts = f"{node_counts(graph)}, {grpc} gRPC and {len(graph.edges) - grpc} import edges"
+    counts = f"{node_counts(graph)}, {edge_counts(graph)}"
     lines = [
         "flowchart LR",
         f"  %% Service graph of {name}: {counts}",
         "  %% A --> B: A imports B; A ==> B: A calls B over gRPC; A -.-> B: B owns a contract nobody implements",
     ]
+    if any(edge.kind in (EdgeKind.HTTP, EdgeKind.MESSAGING) for edge in graph.edges):
+        lines.append("  %% A --o B: A sends HTTP requests to B; A -.-o B: B consumes what A produces, or B is A's broker")
     ids = _mermaid_ids(node.name for node in graph.nodes)
     lines += [
         f'  {ids[node.name]}[/"{_mermaid_text(node.name)}"/]'  # an area: a parallelogram
         if node.kind == "area"
+        else f'  {ids[node.name]}[("{_mermaid_text(node.name)}")]'  # an external service: a cylinder
+        if node.kind == "external"
         else f'  {ids[node.name]}["{_mermaid_text(node.name)}"]'
         for node in graph.nodes
     ]
     styles: dict[str, list[int]] = defaultdict(list)
     for number, edge in enumerate(graph.edges):
-        arrow = "-->" if edge.kind == EdgeKind.IMPORT else "-.->" if edge.unimplemented else "==>"
+        arrow = _ARROWS.get(edge.kind, "-.->" if edge.unimplemented else "==>")
         label = "<br/>".join(_mermaid_text(line) for line in edge_label(edge))
         lines.append(f'  {ids[edge.source]} {arrow}|"{label}"| {ids[edge.target]}')
         styles["unimplemented" if edge.unimplemented else edge.kind].append(number)
@@ -201,6 +225,8 @@ def graph_mermaid(graph: ServiceGraph) -> str:
         (EdgeKind.IMPORT, "stroke:#6b7a90"),
         (EdgeKind.GRPC, "stroke:#d9480f"),
         ("unimplemented", "stroke:#c92a2a"),
+        (EdgeKind.HTTP, "stroke:#2b8a3e"),
+        (EdgeKind.MESSAGING, "stroke:#7048e8"),
     ):
         if styles[kind]:
             lines.append(f"  linkStyle {','.join(map(str, styles[kind]))} {style}")
@@ -641,8 +667,11 @@ def _page_data(graph: ServiceGraph) -> str:
 def graph_html(graph: ServiceGraph) -> str:
     """The graph as one HTML page that draws itself, fetches nothing and works offline."""
     name = html.escape(graph.workspace or "workspace")
-    grpc = sum(1 for edge in graph.edges if edge.kind == EdgeKind.GRPC)
-    summary = f"{node_counts(graph).replace(', ', ' · ')} · {grpc} gRPC edges · {len(graph.edges) - grpc} import edges"
+    count = Counter(edge.kind for edge in graph.edges)
+    summary = f"{node_counts(graph).replace(', ', ' · ')} · {count[EdgeKind.GRPC]} gRPC edges"
+    summary += f" · {count[EdgeKind.HTTP]} HTTP edges" if count[EdgeKind.HTTP] else ""
+    summary += f" · {count[EdgeKind.MESSAGING]} messaging edges" if count[EdgeKind.MESSAGING] else ""
+    summary += f" · {count[EdgeKind.IMPORT]} import edges"
     values = {
         "CSP": CSP,
         "TITLE": name,
@@ -690,6 +719,8 @@ _PAGE: Final = """<!DOCTYPE html>
 <span><svg width="36" height="10"><line x1="1" y1="5" x2="35" y2="5" class="edge-line import"/></svg>imports (how many)</span>
 <span><svg width="36" height="10"><line x1="1" y1="5" x2="35" y2="5" class="edge-line grpc"/></svg>gRPC calls (the methods)</span>
 <span><svg width="36" height="10"><line x1="1" y1="5" x2="35" y2="5" class="edge-line grpc unimplemented"/></svg>gRPC nobody implements: to the owner of its .proto</span>
+<span><svg width="36" height="10"><line x1="1" y1="5" x2="35" y2="5" class="edge-line http"/></svg>HTTP requests (the routes)</span>
+<span><svg width="36" height="10"><line x1="1" y1="5" x2="35" y2="5" class="edge-line messaging"/></svg>messages (the topics), producer to consumer or broker</span>
 <span class="hint">Arrows point at what a service depends on. Hover a service to focus it, click a service or an edge for its evidence; drag to pan, wheel to zoom.</span>
 </div>
 </header>
@@ -697,6 +728,8 @@ _PAGE: Final = """<!DOCTYPE html>
 <svg id="canvas" role="img" aria-labelledby="workspace">
 <defs>
 <marker id="arrow-import" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="9" markerHeight="9" markerUnits="userSpaceOnUse" orient="auto"><path d="M0,0 L10,5 L0,10 z" class="head-import"/></marker>
+<marker id="arrow-http" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="11" markerHeight="11" markerUnits="userSpaceOnUse" orient="auto"><path d="M0,0 L10,5 L0,10 z" class="head-http"/></marker>
+<marker id="arrow-messaging" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="11" markerHeight="11" markerUnits="userSpaceOnUse" orient="auto"><path d="M0,0 L10,5 L0,10 z" class="head-messaging"/></marker>
 <marker id="arrow-grpc" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="11" markerHeight="11" markerUnits="userSpaceOnUse" orient="auto"><path d="M0,0 L10,5 L0,10 z" class="head-grpc"/></marker>
 <marker id="arrow-unimplemented" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="11" markerHeight="11" markerUnits="userSpaceOnUse" orient="auto"><path d="M0,0 L10,5 L0,10 z" class="head-unimplemented"/></marker>
 </defs>
@@ -715,7 +748,7 @@ _PAGE: Final = """<!DOCTYPE html>
 
 _STYLE: Final = """
 :root { --ink: #1d2433; --muted: #5c6577; --line: #c9d1de; --import: #6b7a90; --grpc: #d9480f;
-  --unimplemented: #c92a2a; --paper: #f6f8fb; --box: #ffffff; --accent: #1c7ed6; }
+  --http: #2b8a3e; --messaging: #7048e8; --unimplemented: #c92a2a; --paper: #f6f8fb; --box: #ffffff; --accent: #1c7ed6; }
 * { box-sizing: border-box; }
 html, body { margin: 0; height: 100%; }
 body { font: 13px/1.4 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif;
@@ -744,6 +777,11 @@ main { position: relative; flex: 1; min-height: 0; }
 .edge-line { fill: none; stroke-width: 1.4; }
 .edge-line.import { stroke: var(--import); }
 .edge-line.grpc { stroke: var(--grpc); stroke-width: 2.6; }
+.edge-line.http { stroke: var(--http); stroke-width: 2.2; }
+.edge-line.messaging { stroke: var(--messaging); stroke-width: 2.2; stroke-dasharray: 2 4; }
+.head-http { fill: var(--http); } .head-messaging { fill: var(--messaging); }
+.node.external rect { stroke-dasharray: 2 2; fill: #f1f3f5; }
+.edge-label.http text { fill: #2b8a3e; } .edge-label.messaging text { fill: #5f3dc4; }
 .edge-line.unimplemented { stroke: var(--unimplemented); stroke-dasharray: 7 5; }
 .edge-hit { fill: none; stroke: transparent; stroke-width: 12; }
 .edge:hover .edge-line, .edge.selected .edge-line { stroke-width: 3.6; }
@@ -796,13 +834,16 @@ _SCRIPT: Final = r"""
     if (parent) { parent.appendChild(element); }
     return element;
   }
-  function edgeClass(edge) { return edge.kind === "grpc" ? (edge.unimplemented ? "grpc unimplemented" : "grpc") : "import"; }
+  function edgeClass(edge) {
+    if (edge.kind === "http" || edge.kind === "messaging") { return edge.kind; }
+    return edge.kind === "grpc" ? (edge.unimplemented ? "grpc unimplemented" : "grpc") : "import";
+  }
 
   // -- nodes ---------------------------------------------------------------------------------
   var nodeElements = {};
   data.nodes.forEach(function (node) {
     var box = boxes[node.name];
-    var group = make("g", {"class": node.kind === "area" ? "node area" : "node", "data-service": node.name,
+    var group = make("g", {"class": node.kind === "area" || node.kind === "external" ? "node " + node.kind : "node", "data-service": node.name,
       transform: "translate(" + box.x + "," + box.y + ")"}, nodeLayer);
     make("title", {}, group).textContent = node.name + (node.path ? "\n" + node.path + "/" : "") +
       "\n" + node.files + " files" + (node.languages.length ? ": " + node.languages.join(", ") : "");
@@ -828,7 +869,7 @@ _SCRIPT: Final = r"""
     var kind = edgeClass(edge);
     var group = make("g", {"class": "edge " + kind, "data-source": edge.source, "data-target": edge.target,
       "data-kind": edge.kind}, edgeLayer);
-    var tip = edge.source + " \u2192 " + edge.target + " (" + (edge.kind === "grpc" ? "gRPC" : "imports") + ")";
+    var tip = edge.source + " \u2192 " + edge.target + " (" + ({grpc: "gRPC", http: "HTTP", messaging: "messaging"}[edge.kind] || "imports") + ")";
     if (edge.methods.length) { tip += "\n" + edge.methods.join("\n"); }
     if (edge.evidence.length) {
       tip += "\n\n" + edge.evidence.join("\n") + (edge.count > edge.evidence.length ? "\n\u2026" : "");
@@ -836,7 +877,7 @@ _SCRIPT: Final = r"""
     make("title", {}, group).textContent = tip;
     make("path", {"class": "edge-hit", d: d}, group);
     make("path", {"class": "edge-line " + kind, d: d,
-      "marker-end": "url(#arrow-" + (kind === "import" ? "import" : edge.unimplemented ? "unimplemented" : "grpc") + ")"}, group);
+      "marker-end": "url(#arrow-" + (kind === "import" || kind === "http" || kind === "messaging" ? kind : edge.unimplemented ? "unimplemented" : "grpc") + ")"}, group);
     var lines = data.layout.labels[index];
     var label = make("g", {"class": "edge-label " + kind}, labelLayer);
     var text = make("text", {x: route.label_x, y: route.label_y - (lines.length - 1) * LINE / 2 + 4,
@@ -926,8 +967,9 @@ _SCRIPT: Final = r"""
       var edge = data.edges[target.edge];
       add(detailsBody, "h2", edge.source + " \u2192 " + edge.target);
       var what = edge.kind === "grpc" ? (edge.unimplemented ?
-        "gRPC: nobody in the workspace implements it; " + edge.target + " owns the .proto" : "gRPC calls") : "imports";
-      add(detailsBody, "div", what + " \u00b7 " + edge.count + (edge.kind === "grpc" ? " sites" : " imports") +
+        "gRPC: nobody in the workspace implements it; " + edge.target + " owns the .proto" : "gRPC calls") :
+        edge.kind === "http" ? "HTTP requests" : edge.kind === "messaging" ? "messages" : "imports";
+      add(detailsBody, "div", what + " \u00b7 " + edge.count + (edge.kind === "import" ? " imports" : " sites") +
         " in " + edge.files + (edge.files === 1 ? " file" : " files"), "more");
       list(detailsBody, "Methods", edge.methods, edge.methods.length);
       list(detailsBody, "gRPC services", edge.methods.length ? [] : edge.services, edge.services.length);

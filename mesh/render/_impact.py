@@ -6,7 +6,9 @@ service that changed or holds a dependent, by name, at most ``ROWS_MAX``; cells 
 for none), then the evidence: dependents grouped by service as ``dependents`` shows them. The
 evidence pages like ``dependents`` (a prefix of the sorted list within ``page_bytes``; later pages
 show only the evidence); every page ends with the verdict, exactly ``N services impacted, M via
-gRPC`` (``1 service``; areas and root files are rows but never counted), then the paging footer when the evidence was cut. Same graph and arguments, same bytes.
+gRPC`` followed by ``, H via HTTP`` and ``, K via messaging`` when there are some (``1 service``;
+areas and root files are rows but never counted), then the paging footer when the evidence was
+cut. Same graph and arguments, same bytes.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ COLUMNS: Final = (
     "transitive import",
     "calls a changed RPC",
     "uses a changed message",
+    "reaches a changed route or topic",
     "tests touching it",
 )
 
@@ -53,7 +56,10 @@ def render_impact(
     total = len(dependents)
     scoped = f" in scope {code(scope_text)}" if scope_text else ""
     head = f"## Impact of {title}{scoped} within depth {found.depth}\n"
-    verdict = f"\n{impact.impacted} service{_s(impact.impacted)} impacted, {impact.via_grpc} via gRPC\n"
+    verdict = f"\n{impact.impacted} service{_s(impact.impacted)} impacted, {impact.via_grpc} via gRPC"
+    verdict += f", {impact.via_http} via HTTP" if impact.via_http else ""
+    verdict += f", {impact.via_messaging} via messaging" if impact.via_messaging else ""
+    verdict += "\n"
     parts = [head]
     if offset == 0:
         parts.append(_changes(found, missing))
@@ -101,15 +107,16 @@ def _table(rows: Sequence[ImpactRow]) -> str:
     ]
     for row in rows[:ROWS_MAX]:
         changed = f"changed ({row.changed})" if row.changed else "–"
-        cells = [row.direct, row.transitive, row.rpc, row.message, row.tests]
+        cells = [row.direct, row.transitive, row.rpc, row.message, row.link, row.tests]
         lines.append(
             f"| {service_name(row.service)} | {changed} | " + " | ".join(str(c) if c else "–" for c in cells) + " |\n"
         )
     if len(rows) > ROWS_MAX:
         lines.append(f"\n… and {len(rows) - ROWS_MAX} more services: narrow with `scope`.\n")
     lines.append(
-        "\nCells count files. Direct and the RPC and message columns are level 1; transitive is level 2 and"
-        " beyond, through any edge; serving a changed RPC counts as calling it; tests are the test files"
-        " among all the dependents.\n"
+        "\nCells count files. Direct and the RPC, message and route-or-topic columns are level 1; transitive"
+        " is level 2 and beyond, through any edge; serving a changed RPC counts as calling it; a route or topic"
+        " is reached by an HTTP request to a changed route or by consuming a changed producer's topic; tests"
+        " are the test files among all the dependents.\n"
     )
     return "".join(lines)

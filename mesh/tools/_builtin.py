@@ -36,13 +36,13 @@ class IndexSource(Protocol):
 
 
 def _modules() -> tuple[ModuleType, ...]:
-    from . import _dependents, _doc_sections, _grpc_trace, _impact
+    from . import _dependents, _doc_sections, _endpoint_trace, _grpc_trace, _impact
 
-    return (_smart_search, _dependents, _grpc_trace, _impact, _doc_sections)
+    return (_smart_search, _dependents, _grpc_trace, _endpoint_trace, _impact, _doc_sections)
 
 
 def builtin_registry(source: IndexSource | None = None) -> Registry:
-    """The five tools, reading ``source`` (without one, each answers that there is no index)."""
+    """The built-in tools, reading ``source`` (without one, each answers that there is no index)."""
     registry = Registry()
     for module in _modules():
         registry.register(

@@ -75,6 +75,101 @@ def _sites_score(kind: str, expected: list[tuple[str, str, int]], found: list[tu
                  tuple(missing), extra)  # fmt: skip
 
 
+def _matched_score(kind: str, expected: list[dict], found: list[dict], same) -> Score:
+    """Match facts one to one: same file, lines within LINE_SLACK, and ``same(expected, found)``."""
+    unmatched = list(found)
+    missing = []
+    for want in expected:
+        hit = next(
+            (f for f in unmatched if f["file"] == want["file"] and abs(f["line"] - want["line"]) <= LINE_SLACK
+             and same(want, f)),
+            None,
+        )  # fmt: skip
+        if hit is None:
+            missing.append(_fact_text(want))
+        else:
+            unmatched.remove(hit)
+    extra = tuple(_fact_text(f) for f in unmatched)
+    return Score(kind, len(expected), len(found), len(expected) - len(missing), len(found) - len(extra),
+                 tuple(missing), extra)  # fmt: skip
+
+
+def _fact_text(fact: dict) -> str:
+    what = " ".join(str(fact[k]) for k in ("role", "method", "path", "name") if k in fact)
+    target = f" -> {fact['target']}" if fact.get("target") else ""
+    return f"{what}{target} {fact['file']}:{fact['line']}"
+
+
+def _methods_meet(a: str, b: str) -> bool:
+    return a == "*" or b == "*" or a.upper() == b.upper()
+
+
+def _link_scores(expected: dict, db: sqlite3.Connection) -> list[Score]:
+    """HTTP routes, HTTP calls (with the service each reaches) and messages, where the expected facts
+    have the section. A section not marked complete (``[complete]``) counts toward precision only found
+    facts of the files it names and of services' code outside tests (what it left out on purpose)."""
+    from mesh.index._facts import path_shape as shape
+    from mesh.index.parse._links import route_template
+
+    def path_shape(path: str) -> str:  # the expected facts write parameters as the code does
+        return shape(route_template(path))
+
+    complete = expected.get("complete", {})
+    scores = []
+    if "http_routes" in complete:
+        found = [
+            {"method": m, "path": p, "file": f, "line": l, "kind": k, "service": sv}
+            for m, p, f, l, k, sv in db.execute(
+                "SELECT r.method, r.path, f.path, r.line, f.kind, f.service FROM http_routes r"
+                " JOIN files f ON f.id = r.file_id"
+                " WHERE r.hidden = 0 AND r.mount = '' AND r.framework != 'openapi'"
+            )
+        ]
+        want = expected.get("http_routes", [])
+        scores.append(_matched_score("HTTP routes", want, _complete(found, want, complete["http_routes"]),
+                                     lambda w, f: _methods_meet(w["method"], f["method"])
+                                     and path_shape(w["path"]) == path_shape(f["path"])))  # fmt: skip
+    if "http_calls" in complete:
+        found = [
+            {"method": m, "path": full or p, "file": f, "line": l, "target": t, "kind": k, "service": sv}
+            for m, p, full, f, l, t, k, sv in db.execute(
+                "SELECT c.method, c.path, c.full_path, f.path, c.line, c.target, f.kind, f.service FROM http_calls c"
+                " JOIN files f ON f.id = c.file_id WHERE c.computed = 0"
+            )
+        ]
+        want = expected.get("http_calls", [])
+
+        def same_call(w: dict, f: dict) -> bool:
+            return (
+                _methods_meet(w["method"], f["method"])
+                and path_shape(w["path"]) == path_shape(f["path"])
+                and (not w.get("target") or w["target"] == f["target"])
+            )
+
+        scores.append(_matched_score("HTTP calls", want, _complete(found, want, complete["http_calls"]), same_call))
+    if "messaging" in complete:
+        found = [
+            {"role": r, "name": t, "file": f, "line": l, "kind": k, "service": sv}
+            for r, t, f, l, k, sv in db.execute(
+                "SELECT m.role, m.topic, f.path, m.line, f.kind, f.service FROM messages m"
+                " JOIN files f ON f.id = m.file_id WHERE m.hidden = 0 AND m.computed = 0"
+            )
+        ]
+        want = expected.get("messaging", [])
+        scores.append(_matched_score("messages", want, _complete(found, want, complete["messaging"]),
+                                     lambda w, f: w["role"] == f["role"] and w["name"] == f["name"]))  # fmt: skip
+    return scores
+
+
+def _complete(found: list[dict], want: list[dict], complete: bool) -> list[dict]:
+    """All found facts when the section is complete; else those of files it names, and of the
+    services' own code (what an incomplete section leaves out is tests and areas: its notes say)."""
+    if complete:
+        return found
+    files = {w["file"] for w in want}
+    return [f for f in found if f["file"] in files or (f["kind"] != "test" and f["service"])]
+
+
 def _set_score(kind: str, expected: set, found: set) -> Score:
     return Score(kind, len(expected), len(found), len(expected & found), len(expected & found),
                  tuple(sorted(map(str, expected - found))), tuple(sorted(map(str, found - expected))))  # fmt: skip
@@ -138,7 +233,7 @@ def _compare(expected: dict, db: sqlite3.Connection) -> list[Score]:
         }
         scores.append(Score("imports (sample)", len(wanted_imports), len(hits), len(hits), len(hits),
                             tuple(sorted(map(str, wanted_imports - hits))), ()))  # fmt: skip
-    return scores
+    return scores + _link_scores(expected, db)
 
 
 def _percent(value: float | None) -> str:

@@ -22,12 +22,16 @@ from pathlib import Path
 import pytest
 
 from mesh.index import (
+    Constant,
     Definition,
     Dependency,
     FileFacts,
     GrpcFact,
     GrpcRole,
+    HttpCall,
+    HttpRoute,
     Import,
+    MessageFact,
     ProtoField,
     ProtoFile,
     ProtoMessage,
@@ -76,6 +80,7 @@ GRPC: dict[str, tuple[GrpcFact, ...]] = {
     ),
     "orders/orders/server.py": (server("Orders", 21, "serve", "orders_pb2_grpc"),),
     "orders/orders/store.py": (),
+    "orders/orders/events.py": (),
     # a Mock in place of the stub, and servicer methods called directly: no evidence
     "orders/tests/test_service.py": (),
     # inventory (Go)
@@ -156,6 +161,7 @@ GRPC: dict[str, tuple[GrpcFact, ...]] = {
         call("Orders", "WatchOrder", 21, "OrderWatcher.FollowAsync"),
     ),
     "notifications/EmailSender.cs": (),
+    "notifications/OrderEvents.cs": (),
     "notifications/Tests/StatusTextTests.cs": (),
 }
 
@@ -533,8 +539,9 @@ DEPENDENCIES: dict[str, tuple[Dependency, ...]] = {
         dep("grpcio", ">=1.62", "pypi", 8),
         dep("protobuf", ">=4.25", "pypi", 9),
         dep("acme-protos", "==0.4.0", "pypi", 10),
-        dep("pytest", ">=8", "pypi", 15, "test"),
-        dep("grpcio-testing", ">=1.62", "pypi", 16, "test"),
+        dep("kafka-python", ">=2.0", "pypi", 11),
+        dep("pytest", ">=8", "pypi", 16, "test"),
+        dep("grpcio-testing", ">=1.62", "pypi", 17, "test"),
     ),
     "inventory/go.mod": (
         dep("github.com/acme/protos", "v0.4.0", "go", 6),
@@ -577,6 +584,7 @@ DEPENDENCIES: dict[str, tuple[Dependency, ...]] = {
         dep("Microsoft.Extensions.Hosting", "8.0.0", "nuget", 20),
         dep("Microsoft.NET.Test.Sdk", "17.10.0", "nuget", 21),
         dep("xunit", "2.8.1", "nuget", 22),
+        dep("Confluent.Kafka", "2.4.0", "nuget", 23),
     ),
 }
 
@@ -646,6 +654,17 @@ DEFINITIONS: dict[str, tuple[Definition, ...]] = {
         D("OrderSource", "struct", "", 11, 13),
         D("connect", "method", "OrderSource", 16, 19),
         D("paid_order", "method", "OrderSource", 22, 32),
+    ),
+    "orders/orders/events.py": (
+        D("OrderEvents", "class", "", 10, 18),
+        D("__init__", "method", "OrderEvents", 13, 14),
+        D("placed", "method", "OrderEvents", 16, 18),
+    ),
+    "notifications/OrderEvents.cs": (
+        D("OrderEvents", "class", "", 7, 27),
+        D("OrderEvents", "method", "OrderEvents", 12, 15),
+        D("RunAsync", "method", "OrderEvents", 17, 26),
+        D("OrderView", "class", "", 30, 30),
     ),
     "notifications/OrderWatcher.cs": (
         D("OrderWatcher", "class", "", 8, 27),
@@ -771,6 +790,8 @@ IMPORTS: dict[str, tuple[Import, ...]] = {
         I("Microsoft.Extensions.Hosting", 3),
         I("Notifications", 4),
     ),
+    "orders/orders/events.py": (I("json", 3), I("kafka", 5, ("KafkaProducer",))),
+    "notifications/OrderEvents.cs": (I("System.Net.Http.Json", 1), I("Confluent.Kafka", 2)),
     "notifications/OrderWatcher.cs": (
         I("Acme.Orders.V1", 1),
         I("Grpc.Core", 2),
@@ -819,6 +840,42 @@ IMPORTS: dict[str, tuple[Import, ...]] = {
 }
 
 
+# --------------------------------------------------------------------------------------------------
+# Links beyond gRPC: HTTP routes and calls, messages, and the constants naming them. Every source
+# file not listed has none.
+# --------------------------------------------------------------------------------------------------
+
+LINKS: dict[str, tuple[object, ...]] = {
+    # gateway: the Express app mounts the router of ./routes at / (index.ts:11) and serves /healthz
+    "gateway/src/index.ts": (
+        HttpRoute("*", "/", 11, framework="express", mount="./routes"),
+        HttpRoute("GET", "/healthz", 12, framework="express"),
+    ),
+    "gateway/src/routes.ts": (
+        HttpRoute("GET", "/orders/{id}", 19, symbol="ordersRouter", framework="express"),
+        HttpRoute("POST", "/orders", 23, symbol="ordersRouter", framework="express"),
+        HttpRoute("POST", "/orders/{id}/pay", 32, symbol="ordersRouter", framework="express"),
+    ),
+    # the test starts the app on a port it is given: its URL is built at run time
+    "gateway/test/routes.test.ts": (HttpCall("GET", "", 20, "get", host="127.0.0.1", client="fetch", computed=True),),
+    # orders publishes each order placed to the Kafka topic orders.placed (through a constant)...
+    "orders/orders/events.py": (
+        MessageFact("produce", "kafka", "orders.placed", 18, "topic", "OrderEvents.placed", client="kafka-python"),
+        Constant("ORDERS_PLACED_TOPIC", "orders.placed", 7),
+    ),
+    # ...which notifications consumes, then asks the gateway for the order over HTTP
+    "notifications/OrderEvents.cs": (
+        HttpCall("GET", "/orders/{placed}", 23, "OrderEvents.RunAsync", host="gateway", client="HttpClient"),
+        MessageFact("consume", "kafka", "orders.placed", 19, "topic", "OrderEvents.RunAsync", client="Confluent.Kafka"),
+    ),
+}
+
+
+def links_of(path: str) -> tuple[object, ...]:
+    found = facts(path)
+    return (*found.http_routes, *found.http_calls, *found.messages, *found.constants, *found.settings)
+
+
 def ids(table: dict[str, object]) -> list[str]:
     return sorted(table)
 
@@ -856,6 +913,11 @@ def test_definitions(path: str) -> None:
 @pytest.mark.parametrize("path", ids(IMPORTS))
 def test_imports(path: str) -> None:
     assert facts(path).imports == IMPORTS[path]
+
+
+@pytest.mark.parametrize("path", ids(GRPC))
+def test_links(path: str) -> None:
+    assert links_of(path) == LINKS.get(path, ())
 
 
 @pytest.mark.parametrize("path", ids(GRPC) + ids(PROTO) + ids(SECTIONS) + ids(DEPENDENCIES))

@@ -38,22 +38,25 @@ def test_index_prints_progress_and_a_summary_then_reuses_the_index(tmp_path: Pat
     assert cold.returncode == 0, cold.stderr
     assert "Traceback" not in cold.stderr
     assert "walking the workspace..." in cold.stderr
-    assert "parsed 57 of 57 files; writing the index..." in cold.stderr
+    assert "parsed 59 of 59 files; writing the index..." in cold.stderr
     lines = cold.stdout.splitlines()
     assert lines[0] == f"workspace   {FIXTURE}"
     assert lines[1] == "services    6"  # docs/ and proto/ are areas
-    assert lines[2] == "files       57 (parsed 57, unchanged 0, deleted 0, skipped 1)"
+    assert lines[2] == "files       59 (parsed 59, unchanged 0, deleted 0, skipped 1)"
     assert lines[3].startswith("languages   markdown 9, rust 8, ")
     assert lines[5] == "gRPC        3 services, 9 methods, 7 implementations, 14 client calls"
-    assert lines[6] == "problems    0"
-    assert lines[7].startswith("time        ")
+    # FIXTURE.md, "HTTP and messaging links": the gateway test's fetch has a computed URL
+    assert lines[6] == "HTTP        4 routes, 2 calls (1 reach a service, 1 with a computed URL)"
+    assert lines[7] == "messaging   2 producers and consumers"
+    assert lines[8] == "problems    0"
+    assert lines[9].startswith("time        ")
     # every service with the evidence it came from, then the areas
     assert "  orders  orders  library: orders/pyproject.toml" in lines
     assert "Areas (indexed, in no service): docs (docs), proto (protos)" in lines
     warm = mesh("index", str(FIXTURE), "--json", cache=tmp_path / "cache")
     assert warm.returncode == 0, warm.stderr
     summary = json.loads(warm.stdout)
-    assert (summary["parsed"], summary["unchanged"], summary["files"]) == (0, 57, 57)
+    assert (summary["parsed"], summary["unchanged"], summary["files"]) == (0, 59, 59)
     assert summary["workspace"] == str(FIXTURE)
     assert summary["failures"] == []
     assert [s["name"] for s in summary["model"]["services"]] == [

@@ -72,7 +72,7 @@ def ready_answer(server: LiveServer, name: str, arguments: dict) -> dict:
 
 
 def test_the_tools_answer_over_a_pipe_as_the_golden_answers_say(tmp_path: Path) -> None:
-    """The binary lists the five tools and answers exactly what the tool tests reviewed."""
+    """The binary lists the built-in tools and answers exactly what the tool tests reviewed."""
     server = start(FIXTURE, tmp_path / "cache")
     try:
         server.send(handshake(), request(2, "tools/list"))

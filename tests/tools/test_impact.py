@@ -21,7 +21,7 @@ from mesh.tools._view import View
 
 from .conftest import FIXTURE, assert_golden, view_of
 
-VERDICT = re.compile(r"^(\d+) services? impacted, (\d+) via gRPC$", re.MULTILINE)
+VERDICT = re.compile(r"^(\d+) services? impacted, (\d+) via gRPC(?:, \d+ via HTTP)?(?:, \d+ via messaging)?$", re.MULTILINE)
 
 
 def ask(view: View, **arguments) -> str:
@@ -90,7 +90,7 @@ def test_a_changed_rpc_impacts_its_callers_through_grpc_and_areas_are_never_coun
     the changed proto lies in the area proto/, which the verdict never counts (INV-WS-3)."""
     text = ask(view, changes=["acme.inventory.v1.Inventory/Release"], depth=1)
     assert verdict(text) == (1, 1)
-    assert row(text, "orders") == ["–", "–", "–", "1", "–", "–"]
+    assert row(text, "orders") == ["–", "–", "–", "1", "–", "–", "–"]
     assert "- L1 `orders/orders/inventory.py:38` calls `acme.inventory.v1.Inventory/Release`" in text
     # the changed proto is in the area proto/: a row of the table, but no service the verdict counts
     assert row(text, "")[0] == "changed (1)"
@@ -104,9 +104,9 @@ def test_a_changed_message_is_used_by_code_naming_it_and_rpc_callers(view: View)
     orders/orders/service.py:58 call and PaymentsService implements. orders/tests/test_service.py
     imports payments_pb2 but names only ChargeResponse: not a dependent."""
     text = ask(view, changes=["acme.payments.v1.ChargeRequest"], depth=1)
-    assert row(text, "gateway") == ["–", "–", "–", "–", "1", "–"]
-    assert row(text, "orders") == ["–", "–", "–", "–", "1", "–"]
-    assert row(text, "payments") == ["–", "–", "–", "–", "2", "1"]
+    assert row(text, "gateway") == ["–", "–", "–", "–", "1", "–", "–"]
+    assert row(text, "orders") == ["–", "–", "–", "–", "1", "–", "–"]
+    assert row(text, "payments") == ["–", "–", "–", "–", "2", "–", "1"]
     assert "`orders/orders/service.py:52` names `payments_pb2.ChargeRequest`" in text
     assert "test_service.py" not in text
     assert verdict(text) == (3, 3)
@@ -115,9 +115,23 @@ def test_a_changed_message_is_used_by_code_naming_it_and_rpc_callers(view: View)
 def test_the_changed_files_own_service_is_a_row_marked_changed(view: View) -> None:
     """A change with no dependents still shows its service as changed; nothing is impacted."""
     text = ask(view, changes=["shipping/build.rs"])
-    assert row(text, "shipping") == ["changed (1)", "–", "–", "–", "–", "–"]
+    assert row(text, "shipping") == ["changed (1)", "–", "–", "–", "–", "–", "–"]
     assert "Nothing depends on the change." in text
     assert verdict(text) == (0, 0)
+
+
+def test_a_changed_route_impacts_its_callers_and_a_changed_producer_its_consumers(view: View) -> None:
+    """FIXTURE.md, "HTTP and messaging links": notifications asks the gateway for GET /orders/{id}
+    (routes.ts:19) and consumes orders.placed, which orders/orders/events.py produces. The verdict
+    names each kind."""
+    text = ask(view, changes=["gateway/src/routes.ts"], depth=1)
+    assert row(text, "notifications") == ["–", "–", "–", "–", "–", "1", "–"]
+    assert "- L1 `notifications/OrderEvents.cs:23` sends `GET /orders/{id}`\n" in text
+    assert "services impacted, 0 via gRPC, 1 via HTTP\n" in text
+    text = ask(view, changes=["orders/orders/events.py"], depth=1)
+    assert row(text, "notifications") == ["–", "–", "–", "–", "–", "1", "–"]
+    assert "- L1 `notifications/OrderEvents.cs:19` consumes topic `orders.placed`\n" in text
+    assert text.rstrip().endswith("1 service impacted, 0 via gRPC, 1 via messaging")
 
 
 def test_the_table_has_the_columns_of_the_contract(view: View) -> None:
@@ -125,7 +139,7 @@ def test_the_table_has_the_columns_of_the_contract(view: View) -> None:
     text = ask(view, changes=["orders/orders/store.py"])
     assert (
         "| service | changed | direct import | transitive import | calls a changed RPC | uses a changed message"
-        " | tests touching it |" in text
+        " | reaches a changed route or topic | tests touching it |" in text
     )
     assert text.index("| service |") < text.index("### Evidence") < text.index(" impacted, ")
 
@@ -133,13 +147,14 @@ def test_the_table_has_the_columns_of_the_contract(view: View) -> None:
 def test_twenty_files_list_ten_and_count_the_rest(view: View) -> None:
     """Twenty changes: ten are described, the rest counted; a changed file is never its own dependent
     (notifications changed both its files with gRPC facts; its test reaches the change only at level
-    2, through `using Acme.Orders.V1` of the changed orders proto); gRPC reaches inventory (main.go
+    2, through `using Acme.Orders.V1` of the changed orders proto; its OrderEvents.cs asks the changed
+    gateway/src/routes.ts for an order over HTTP); gRPC reaches inventory (main.go
     serves the changed inventory.proto's service) and payments (GrpcOrderLookup calls Orders,
     served by the changed orders/orders/service.py)."""
     text = ask(view, changes=TWENTY, depth=2)
     assert text.startswith("## Impact of 20 changes within depth 2")
     assert "- and 10 more" in text
-    assert row(text, "notifications") == ["changed (2)", "–", "1", "–", "–", "1"]
+    assert row(text, "notifications") == ["changed (2)", "–", "1", "–", "–", "1", "1"]
     assert row(text, "inventory")[3] == "2" and row(text, "payments")[3] == "2"
     assert verdict(text) == (6, 2)  # the six services; the changed files of docs/ and proto/ are in areas
 

@@ -96,12 +96,13 @@ def test_context_carries_workspace_trace_and_cancellation(registry: Registry) ->
     assert output.text == "space None True"
 
 
-def test_the_five_tools_ship_read_only_and_answer_without_an_index() -> None:
+def test_the_built_in_tools_ship_read_only_and_answer_without_an_index() -> None:
     registry = builtin_registry()
     assert [tool.name for tool in registry] == [
         "smart_search",
         "dependents",
         "grpc_trace",
+        "endpoint_trace",
         "impact_matrix",
         "doc_sections",
     ]

@@ -70,6 +70,13 @@ class Summary:
     failures: tuple[tuple[str, str], ...]
     skipped: int
     elapsed_s: float
+    #: HTTP routes served, HTTP calls made (of which linked to a service, and with a computed URL),
+    #: messages produced or consumed.
+    http_routes: int = 0
+    http_calls: int = 0
+    http_calls_linked: int = 0
+    http_calls_computed: int = 0
+    messages: int = 0
 
 
 class Index:
@@ -271,12 +278,13 @@ class Index:
                 writer.put_skipped(skipped_rows)
             elif only is None:
                 self._reassign(writer, workspace)
-                self._files = resolve(writer.db)
                 writer.replace_services(self._service_rows(writer, workspace))
-                writer.replace_workspace(workspace.areas, workspace.externals, workspace.warnings)
+                self._put_workspace(writer, workspace)
+                self._files = resolve(writer.db)
                 writer.put_skipped(skipped_rows)
             else:
                 protos = any(outcome_path.endswith(".proto") for outcome_path in only)
+                self._put_workspace(writer, workspace)  # a manifest's wiring may have changed
                 self._files = resolve(
                     writer.db, written=written, gone=gone, added=added, known=None if protos else self._files
                 )
@@ -294,6 +302,12 @@ class Index:
         )
         report(Progress("done", total, total))
         return summary
+
+    @staticmethod
+    def _put_workspace(writer: Writer, workspace: Workspace) -> None:
+        writer.replace_workspace(
+            workspace.areas, workspace.externals, workspace.warnings, workspace.wiring, workspace.hosts
+        )
 
     def _same_services(self, writer: Writer, workspace: Workspace) -> bool:
         """The services the index was last resolved with are these (nothing to reassign or resolve)."""
@@ -419,4 +433,9 @@ class Index:
             failures=tuple(sorted(extra.get("failures", ()))),
             skipped=extra.get("skipped", 0),
             elapsed_s=extra.get("elapsed_s", 0.0),
+            http_routes=one("SELECT count(*) FROM http_routes WHERE hidden = 0 AND mount = ''"),
+            http_calls=one("SELECT count(*) FROM http_calls"),
+            http_calls_linked=one("SELECT count(*) FROM http_calls WHERE target_kind = 'service'"),
+            http_calls_computed=one("SELECT count(*) FROM http_calls WHERE computed != 0"),
+            messages=one("SELECT count(*) FROM messages WHERE hidden = 0"),
         )

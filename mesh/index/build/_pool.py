@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Final, Self
 
 from .._facts import FileFacts
+from ..parse import preload
 from ._work import Outcome, Task, process
 
 __all__ = ["FileBudgetExceeded", "ParsePool", "run_inline", "worker_loop", "worker_main"]
@@ -74,6 +75,7 @@ def worker_loop(
         if task is None:
             return
         try:
+            preload(task.path)  # outside the file's budget
             signal.setitimer(signal.ITIMER_REAL, budget_s)
             outcome = processor(base, task)
         except FileBudgetExceeded:

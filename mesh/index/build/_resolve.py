@@ -45,6 +45,7 @@ from .._facts import WELL_KNOWN_SERVICES, method_spelling, method_variants, well
 from ..parse._ecmascript import ImportedHandler, imported_handlers
 from ..parse._heritage import LANGUAGE_FAMILY, Heritage, heritage
 from ..store._trigrams import indexed, trigrams
+from ._links import resolve_links
 
 __all__ = ["resolve"]
 
@@ -81,6 +82,7 @@ def resolve(
         files = _Files(db)
         _resolve_imports(db, files, "")
         _Derivation(db, methods).run()  # after the imports: it follows them
+        _links(db, files)
         return files
     db.execute("CREATE TEMP TABLE IF NOT EXISTS touched(file_id INTEGER PRIMARY KEY)")
     db.execute("DELETE FROM touched")
@@ -108,7 +110,13 @@ def resolve(
         where = ""
     _resolve_imports(db, files, where)
     _Derivation(db, methods).run()  # after the imports: it follows them
+    _links(db, files)
     return files
+
+
+def _links(db: sqlite3.Connection, files: _Files) -> None:
+    """HTTP calls and messages, resolved with the import rules (a mount names a module)."""
+    resolve_links(db, lambda language, module, importer: _target(files, language, module, "", importer))
 
 
 def _resolve_grpc(db: sqlite3.Connection) -> dict[tuple[str, str], dict[str, str]]:

@@ -33,6 +33,20 @@ walking up past generic ones (``src``, ``app``, ``server``...); two equal names 
 relative paths. *Areas* are the outermost folders that neither hold nor lie in a service: their
 files are indexed but belong to no service. Every decision keeps its evidence (file and line), and
 a manifest that cannot be read is a warning naming it, never a failure.
+
+Wiring (6.): what each deployment's environment says about other services' hosts, and which host
+names reach which service, read from the manifests already read for the steps above (each is read
+once): Compose ``environment`` and ``env_file`` (``${VAR}``, ``${VAR:-default}``... interpolated
+from the ``.env`` beside the Compose file, which is read for that alone, never indexed nor shown),
+service keys, container names, host names, network and ``links`` aliases; Kubernetes ``env``
+(values, ``configMapKeyRef``), ``envFrom`` ConfigMaps, and ``Service`` selectors over pod labels;
+Helm templates' ``{{ .Values.x }}`` variables over the chart's ``values.yaml`` (and an umbrella
+chart's values for its ``file://`` subcharts); Aspire ``WithReference``/``WithEnvironment``. A
+deployment lands in a folder (its build context or the folder its image ties to) or on an external
+service; :func:`link_workspace` turns folders into the services holding them once the services are
+known (discovered, or named by ``mesh.toml``). A value is reduced to its host and path at once
+(:func:`mesh.index.parse._config.addresses`): nothing else of it is kept, and variables with
+secret-looking names are never read.
 """
 
 from __future__ import annotations
@@ -49,8 +63,10 @@ import attrs
 
 from ..parse import language_of, manifest_kind
 from ..parse import _deploy as deploy
+from ..parse._config import addresses, connection_string_name, host_named, listening, read_yaml_nodes, scalar
+from ..parse._config import pairs as yaml_pairs
 
-__all__ = ["Area", "Discovery", "External", "ManifestWarning", "discover", "structural"]
+__all__ = ["Area", "Discovery", "External", "ManifestWarning", "Wiring", "discover", "link_workspace", "structural"]
 
 log = logging.getLogger("mesh.index")
 
@@ -79,6 +95,7 @@ _YAML: Final = (".yaml", ".yml")
 _BUNDLED: Final = frozenset({"lib", "libs", "wwwroot", "third_party", "thirdparty", "external", "externals", "deps"})
 _GO_MAIN: Final = re.compile(rb"^package\s+main\b.*?^func\s+main\s*\(", re.M | re.S)
 _READ_MAX: Final = 512 * 1024
+_WIRING_NAMES: Final = frozenset({".env", "Chart.yaml", "values.yaml", "values.yml"})
 _RANK: Final = {"compose": 0, "aspire": 0, "kubernetes": 1, "skaffold": 2, "dockerfile": 3}
 
 
@@ -105,17 +122,45 @@ class External:
 
 
 @attrs.frozen
+class Wiring:
+    """An environment variable of a deployed service whose value names a host."""
+
+    #: The workspace service (its final name) the deployment runs.
+    service: str
+    #: The environment variable (``services:x`` / ``ConnectionStrings:x`` for an Aspire reference).
+    var: str
+    #: The host its value names, lower-case, no scheme or port ("" if none).
+    host: str
+    #: The path of a URL value ("" when none).
+    path: str
+    #: The manifest where the value is written (workspace-relative) and its line.
+    file: str
+    line: int
+
+
+#: Where a deployment lands: ("folder", path) until services are known, or ("external", name).
+Target = tuple[str, str]
+
+
+@attrs.frozen
 class Discovery:
     #: (name, folder, origin, kind, evidence, extra folders), by folder.
     units: tuple[tuple[str, str, str, str, tuple[str, ...], tuple[str, ...]], ...]
     externals: tuple[External, ...]
     warnings: tuple[ManifestWarning, ...]
+    #: (target, var, host, path, file, line) of every variable naming a host, targets unresolved.
+    wiring: tuple[tuple[Target, str, str, str, str, int], ...] = ()
+    #: (host name, target) of every name a manifest gives a deployment.
+    hosts: tuple[tuple[str, Target], ...] = ()
 
 
 def structural(name: str) -> bool:
-    """A file of this name can change which folders are services (its change needs a full refresh)."""
+    """A file of this name can change which folders are services, or what the deployments wire (the
+    ``.env`` a Compose file is interpolated from, a Helm chart's values): its change needs a full refresh."""
     return (
-        manifest_kind(name) is not None
+        name in _WIRING_NAMES
+        or name.endswith(".env")  # an ``env_file``
+        or manifest_kind(name) is not None
         or name in _EXTRA_MANIFESTS
         or name == "go.work"
         or name.endswith((".sln", ".slnx", ".gemspec"))
@@ -207,6 +252,11 @@ class _Discoverer:
         self.externals: dict[str, External] = {}
         self.images: dict[str, str] = {}  # image repository -> folder that builds it
         self.programs: dict[str, list[str]] = {}  # Go module folder -> its program folders
+        # -- what the wiring needs, kept from the one read of each manifest
+        self.targets: dict[tuple[str, str], Target] = {}  # (manifest:line, name) -> where it lands
+        self.kube: list[tuple[str, deploy.KubeObjects]] = []
+        self.aspire_wiring: list[tuple[str, deploy.AspireWiring]] = []
+        self.charts: dict[str, dict] = {}  # chart folder -> name, dependencies, values, templates' env
 
     # -- 1. units -------------------------------------------------------------------------------
 
@@ -317,30 +367,71 @@ class _Discoverer:
                                  f"skaffold artifact {artifact.image}")  # fmt: skip
             elif name.endswith(_YAML) and not path.startswith(".") and "/." not in path:
                 text = self.reader.text(path)
-                if text is None or "kind:" not in text or "apiVersion" not in text:
+                if text is None:
                     continue
-                found, problem = deploy.kubernetes(text)
+                chart = self._chart_of(path)
+                if chart is not None:
+                    self._read_chart(chart, path, name, text)
+                if "kind:" not in text or "apiVersion" not in text:
+                    continue
+                objects, problem = deploy.kubernetes_objects(text)
+                found = objects.workloads
                 if found or "\nkind:" in text:
                     self._problem(path, problem)
                 workloads += [(path, workload) for workload in found]
+                if objects.workloads or objects.services or objects.config_maps:
+                    self.kube.append((path, objects))
             elif name.endswith(".cs") and ("AppHost" in path or name == "Program.cs"):
                 text = self.reader.text(path)
                 if text is not None:
                     aspire += [(path, resource) for resource in deploy.aspire(text)]
+                    wiring = deploy.aspire_wiring(text)
+                    if wiring.links or wiring.parents:
+                        self.aspire_wiring.append((path, wiring))
         return composes, workloads, aspire
+
+    def _chart_of(self, path: str) -> str | None:
+        """The Helm chart folder ``path`` belongs to as its ``Chart.yaml``, its ``values.yaml`` or a
+        template (None when it is none of these)."""
+        folder, name = _parent(path), path.rsplit("/", 1)[-1]
+        if name in ("Chart.yaml", "values.yaml", "values.yml"):
+            return folder if "Chart.yaml" in self.files_in.get(folder, ()) else None
+        parts = path.split("/")
+        for index in range(len(parts) - 2, -1, -1):
+            if parts[index] == "templates":
+                chart = "/".join(parts[:index])
+                if "Chart.yaml" in self.files_in.get(chart, ()):
+                    return chart
+        return None
+
+    def _read_chart(self, chart: str, path: str, name: str, text: str) -> None:
+        entry = self.charts.setdefault(chart, {"name": "", "dependencies": [], "values": {}, "env": []})
+        if name == "Chart.yaml":
+            chart_name, entry["dependencies"], problem = deploy.helm_chart(text)
+            entry["name"] = chart_name
+            self._problem(path, problem)
+        elif name in ("values.yaml", "values.yml"):
+            entry["values"], problem = _values(text, path)
+            self._problem(path, problem)
+        elif "{{" in text:
+            entry["env"] += [(path, env) for env in deploy.helm_env(text)]
 
     def _problem(self, path: str, problem: str) -> None:
         if problem:
             match = re.match(r"line (\d+): (.*)", problem)
             line, message = (int(match[1]), match[2]) if match else (1, problem)
-            self.warnings.append(ManifestWarning(path, line, f"cannot be read as YAML: {message}"))
+            warning = ManifestWarning(path, line, f"cannot be read as YAML: {message}")
+            if warning not in self.warnings:  # a chart's values file may be read as a manifest too
+                self.warnings.append(warning)
 
-    def _deploy(self, folder: str, source: str, name: str, evidence: str, entrypoint: str = "") -> None:
+    def _deploy(self, folder: str, source: str, name: str, evidence: str, entrypoint: str = "") -> str:
+        """Make the unit in ``folder`` (or its program an entrypoint names) deployed; its folder."""
         target = self._program_for(folder, entrypoint) if entrypoint else None
         unit = self._unit(target if target is not None else folder)
         unit.deployed = True
         unit.names.append((_RANK[source], name))
         unit.evidence.append(evidence)
+        return unit.folder
 
     def _program_for(self, folder: str, entrypoint: str) -> str | None:
         """The program folder inside ``folder`` that an entrypoint names (``emojivoto-vote-bot`` ->
@@ -393,8 +484,9 @@ class _Discoverer:
                     target = inner if inner is not None and inner in self.folders else context
                 if service.image:
                     self.images.setdefault(_image_key(service.image)[0], target)
-                self._deploy(target, "compose", service.name, f"{where}: Compose service {service.name} builds "
-                             f"{target or '.'}", service.entrypoint)  # fmt: skip
+                landed = self._deploy(target, "compose", service.name, f"{where}: Compose service {service.name} "
+                                      f"builds {target or '.'}", service.entrypoint)  # fmt: skip
+                self.targets[(where, service.name)] = ("folder", landed)
             else:
                 pending.append(("compose", "", where, service.name, (service.image,), (service.entrypoint,)))
         for path, workload in workloads:
@@ -410,21 +502,25 @@ class _Discoverer:
             if resource.kind == "project":
                 folder = projects.get(resource.target)
                 if folder is not None:
-                    self._deploy(folder, "aspire", resource.name, f"{where}: Aspire project {resource.name}")
+                    landed = self._deploy(folder, "aspire", resource.name, f"{where}: Aspire project {resource.name}")
+                    self.targets[(path, resource.name)] = ("folder", landed)
             else:
                 what = resource.target or resource.kind
                 self._external(resource.name, what, f"{where}: Aspire {resource.kind} {resource.name}")
+                self.targets[(path, resource.name)] = ("external", resource.name)
         for source, kind, where, name, images, entrypoints in pending:
             tied = [(folder, image) for image in images if image and (folder := self._tie_image(image)) is not None]
             if tied:
                 folder, image = tied[0]
-                self._deploy(folder, source, name, f"{where}: {_TITLE[source]} {name} runs image {image}",
-                             entrypoints[0] if entrypoints else "")  # fmt: skip
+                landed = self._deploy(folder, source, name, f"{where}: {_TITLE[source]} {name} runs image {image}",
+                                      entrypoints[0] if entrypoints else "")  # fmt: skip
+                self.targets[(where, name)] = ("folder", landed)
             elif images and any(images) and kind not in ("Job", "CronJob", "Pod"):
                 image = next(i for i in images if i)
                 if "$" in _image_key(image)[0] or "{" in image:
                     continue
                 self._external(name, image, f"{where}: {_TITLE[source]} {name}, image {image}")
+                self.targets[(where, name)] = ("external", name)
 
     def _external(self, name: str, what: str, evidence: str) -> None:
         known = self.externals.get(name)
@@ -574,9 +670,11 @@ class _Discoverer:
         self._find_programs()
         composes, workloads, aspire = self._read_deployments()
         self._apply_deployments(composes, workloads, aspire)
+        wiring, hosts = _Wirer(self, composes).run()
         if named:
             return Discovery((), tuple(sorted(self.externals.values(), key=lambda e: e.name)),
-                             tuple(sorted(self.warnings, key=lambda w: (w.path, w.line, w.message))))  # fmt: skip
+                             tuple(sorted(self.warnings, key=lambda w: (w.path, w.line, w.message))),
+                             wiring, hosts)  # fmt: skip
         self._split_go_modules()
         self._attach_tests()
         self._add_git_repositories()
@@ -599,7 +697,270 @@ class _Discoverer:
             tuple(units),
             tuple(sorted(externals, key=lambda e: e.name)),
             tuple(sorted(self.warnings, key=lambda w: (w.path, w.line, w.message))),
+            wiring,
+            hosts,
         )
+
+
+# -- 6. wiring -------------------------------------------------------------------------------------
+
+#: Host names a Kubernetes Service answers to besides its name (``{0}`` name, ``{1}`` namespace).
+_SERVICE_DNS: Final = ("{0}.{1}", "{0}.{1}.svc", "{0}.{1}.svc.cluster.local")
+#: Values of a Helm chart read (keys), and variables a deployment may set in all.
+_VALUES_MAX: Final = 5000
+_WIRING_MAX: Final = 50_000
+
+
+def _values(text: str, path: str) -> tuple[dict[str, tuple[str, str, int]], str]:
+    """The scalar leaves of a Helm ``values.yaml`` (dotted key -> (value, file, line)) and a problem."""
+    docs, problem = read_yaml_nodes(text)
+    found: dict[str, tuple[str, str, int]] = {}
+    stack = [(docs[0], "", 0)] if docs else []
+    visited = 0
+    while stack and visited < _VALUES_MAX * 4 and len(found) < _VALUES_MAX:
+        node, prefix, depth = stack.pop()
+        visited += 1
+        for key, line, child in reversed(yaml_pairs(node)):
+            dotted = f"{prefix}.{key}" if prefix else key
+            value = scalar(child)
+            if value is not None:
+                found.setdefault(dotted, (value, path, line))
+            elif depth < 32:
+                stack.append((child, dotted, depth + 1))
+    return found, problem
+
+
+class _Wirer:
+    """Step 6: the wiring and host names of every deployment the discoverer read."""
+
+    def __init__(self, discoverer: _Discoverer, composes: list) -> None:
+        self.d = discoverer
+        self.composes = composes
+        self.wiring: list[tuple[Target, str, str, str, str, int]] = []
+        self.hosts: list[tuple[str, Target]] = []
+        self.dotenvs: dict[str, dict[str, str]] = {}
+
+    def run(self) -> tuple[tuple, tuple]:
+        self._compose()
+        self._kubernetes()
+        self._helm()
+        self._aspire()
+        wiring = sorted(set(self.wiring[:_WIRING_MAX]), key=lambda w: (w[0], w[1], w[2], w[3], w[4], w[5]))
+        hosts = sorted({(host.lower().rstrip("."), target) for host, target in self.hosts if host.strip()})
+        return tuple(wiring), tuple(hosts)
+
+    def _wire(self, target: Target | None, var: str, value: str, file: str, line: int) -> None:
+        """Wire ``var`` of the deployment landing on ``target`` when ``value`` names hosts."""
+        if target is None or target[0] != "folder" or not var or listening(var):
+            return  # an external's own environment wires nothing of the workspace, nor a listening address
+        for host, path in addresses(value, bare=host_named(var), single=connection_string_name(var)):
+            self.wiring.append((target, var, host, path, file, line))
+
+    # -- Compose -----------------------------------------------------------------------------------
+
+    def _dotenv(self, folder: str, name: str = ".env") -> dict[str, str]:
+        """The variables of a dotenv file (the ``.env`` beside a Compose file, an ``env_file``); read
+        only for interpolation and wiring, through the workspace's reader, never indexed nor shown."""
+        path = _join(folder, name)
+        if path is None:
+            return {}
+        if path not in self.dotenvs:
+            data = self.d.reader.raw(path)
+            readable = data is not None and b"\x00" not in data[:4096]
+            text = data[: deploy.DOTENV_BYTES_MAX].decode("utf-8", "replace") if readable else ""
+            self.dotenvs[path] = {name: value for name, value, _ in deploy.dotenv(text)}
+        return self.dotenvs[path]
+
+    def _compose(self) -> None:
+        targets = self.d.targets
+        by_name: dict[str, list[tuple[str, Target]]] = defaultdict(list)
+        for path, folder, service in self.composes:
+            target = targets.get((f"{path}:{service.line}", service.name))
+            if target is not None:
+                by_name[service.name].append((folder, target))
+        for path, folder, service in self.composes:
+            target = targets.get((f"{path}:{service.line}", service.name))
+            target = target or _same_service(by_name, folder, service.name)
+            for linked, alias in service.links:
+                reached = _same_service(by_name, folder, linked)
+                if reached is not None:
+                    self.hosts.append((alias, reached))
+            if target is None:
+                continue
+            self.hosts += [(host, target) for host in (service.name, *service.aliases)]
+            env = self._dotenv(folder)
+            written = {entry.name for entry in service.env}
+            for entry in service.env:
+                self._wire(target, entry.name, deploy.interpolate(entry.value, env), path, entry.line)
+            for env_file, line in service.env_files:
+                for name, value in self._dotenv(folder, env_file).items():
+                    if name not in written:  # ``environment`` wins over ``env_file``
+                        self._wire(target, name, deploy.interpolate(value, env), path, line)
+
+    # -- Kubernetes --------------------------------------------------------------------------------
+
+    def _kubernetes(self) -> None:
+        config_maps: dict[str, list[tuple[str, deploy.ConfigMap]]] = defaultdict(list)
+        workloads = []
+        for path, objects in self.d.kube:
+            for config_map in objects.config_maps:
+                config_maps[config_map.name].append((path, config_map))
+            for workload in objects.workloads:
+                target = self.d.targets.get((f"{path}:{workload.line}", workload.name))
+                if target is not None:
+                    workloads.append((path, workload, target))
+                    self.hosts.append((workload.name, target))
+
+        def maps(name: str, namespace: str, near: str) -> list[tuple[str, deploy.ConfigMap]]:
+            """The ConfigMaps ``name`` may mean, nearest to the manifest ``near`` first (a copy of the
+            manifests for another environment defines its own)."""
+            found = [(p, m) for p, m in config_maps.get(name, []) if _namespaces_meet(namespace, m.namespace)]
+            closeness = [_shared(_parent(p), _parent(near)) for p, _ in found]
+            best = max(closeness, default=0)
+            return [entry for entry, close in zip(found, closeness) if close == best]
+
+        for path, workload, target in workloads:
+            known: dict[str, str] = {}
+            for entry in workload.env:
+                if entry.config_map:
+                    for map_path, config_map in maps(entry.config_map, workload.namespace, path):
+                        for data in config_map.data:
+                            if data.name == entry.key:
+                                self._wire(target, entry.name, data.value, map_path, data.line)
+                    continue
+                value = re.sub(r"\$\(([A-Za-z_][\w.-]*)\)", lambda m: known.get(m[1], deploy.UNKNOWN), entry.value)
+                known[entry.name] = value
+                self._wire(target, entry.name, value, path, entry.line)
+            for name, prefix, _ in workload.env_from:
+                for map_path, config_map in maps(name, workload.namespace, path):
+                    for data in config_map.data:
+                        self._wire(target, prefix + data.name, data.value, map_path, data.line)
+        for path, objects in self.d.kube:
+            for service in objects.services:
+                selector = set(service.selector)
+                if not selector:
+                    continue
+                reached = [target for _, workload, target in workloads if selector <= set(workload.labels)
+                           and _namespaces_meet(service.namespace, workload.namespace)]  # fmt: skip
+                namespace = service.namespace or "default"
+                for target in dict.fromkeys(reached):
+                    self.hosts.append((service.name, target))
+                    self.hosts += [(form.format(service.name, namespace), target) for form in _SERVICE_DNS]
+
+    # -- Helm --------------------------------------------------------------------------------------
+
+    def _helm(self) -> None:
+        charts = self.d.charts
+        overlays: dict[str, list[tuple[str, dict]]] = defaultdict(list)  # subchart -> [(alias, parent values)]
+        for folder, chart in sorted(charts.items()):
+            for alias, relative in chart["dependencies"]:
+                sub = _join(folder, relative)
+                if sub is not None and sub in charts:
+                    overlays[sub].append((alias, chart["values"]))
+        for folder, chart in sorted(charts.items()):
+            values = dict(chart["values"])
+            for alias, parent in overlays.get(folder, []):
+                for key, entry in parent.items():
+                    if key.startswith(alias + "."):
+                        values[key[len(alias) + 1 :]] = entry
+                    elif key.startswith("global."):
+                        values[key] = entry
+            target = self._chart_target(folder, chart, values)
+            override = values.get("fullnameOverride")
+            if override and override[0].strip():
+                self.hosts.append((override[0].strip(), target))
+            for template, env in chart["env"]:
+                value = values.get(env.values_key)
+                if value is not None:
+                    self._wire(target, env.name, value[0], value[1], value[2])
+                elif env.default:
+                    self._wire(target, env.name, env.default, template, env.line)
+
+    def _chart_target(self, folder: str, chart: dict, values: dict) -> Target:
+        """Where a chart's deployment lands: the folder its image is built in, else the unit holding
+        the chart, else the folder its name ties to, else the chart's folder itself."""
+        repository = values.get("image.repository")
+        if repository and (tied := self.d._tie_image(repository[0])) is not None:
+            return ("folder", tied)
+        owner = self.d._owner(folder)
+        if owner is not None and owner.folder:
+            return ("folder", owner.folder)
+        if chart["name"] and (tied := self.d._tie_image(chart["name"])) is not None:
+            return ("folder", tied)
+        return ("folder", folder)
+
+    # -- Aspire ------------------------------------------------------------------------------------
+
+    def _aspire(self) -> None:
+        for path, wiring in self.d.aspire_wiring:
+            target_of = {name: target for (where, name), target in self.d.targets.items() if where == path}
+            for name, target in target_of.items():
+                self.hosts.append((name, target))
+            for child, parent in wiring.parents:
+                if parent in target_of:
+                    self.hosts.append((child, target_of[parent]))
+            for link in wiring.links:
+                source = target_of.get(link.source)
+                if link.target:
+                    if source is not None and source[0] == "folder":
+                        self.wiring.append((source, link.var, link.target.lower(), "", path, link.line))
+                elif link.value:
+                    self._wire(source, link.var, link.value, path, link.line)
+
+
+def _namespaces_meet(a: str, b: str) -> bool:
+    """Two objects may meet: same namespace, or one of them names none (applied where the other is)."""
+    return not a or not b or a == b
+
+
+def _shared(a: str, b: str) -> int:
+    """How many leading folders two folders share."""
+    count = 0
+    for x, y in zip(a.split("/") if a else [], b.split("/") if b else []):
+        if x != y:
+            break
+        count += 1
+    return count
+
+
+def _same_service(by_name: dict[str, list[tuple[str, Target]]], folder: str, name: str) -> Target | None:
+    """Where the Compose service ``name`` lands, as another Compose file defines it (an override file
+    names a service without building it): the one beside ``folder`` first, else the only one."""
+    found = by_name.get(name, [])
+    beside = [target for where, target in found if where == folder]
+    if beside:
+        return beside[0]
+    distinct = list(dict.fromkeys(target for _, target in found))
+    return distinct[0] if len(distinct) == 1 else None
+
+
+def link_workspace(found: Discovery, service_of: Callable[[str], str], service_paths: Iterable[str]
+                   ) -> tuple[tuple[Wiring, ...], tuple[tuple[str, str], ...]]:  # fmt: skip
+    """The wiring and host names of a discovery, each folder a deployment lands in turned into the
+    service holding it (the one service inside it when none holds it), externals kept by name;
+    what reaches no service is dropped. Sorted, deterministic."""
+    paths = sorted(set(service_paths))
+
+    def name_of(target: Target) -> str:
+        kind, value = target
+        if kind == "external":
+            return value
+        held = service_of(value)
+        if held or any(p == "" for p in paths):
+            return held
+        inside = [p for p in paths if _within(p, value)]
+        return service_of(inside[0]) if len(inside) == 1 else ""
+
+    wiring = set()
+    for target, var, host, path, file, line in found.wiring:
+        if target[0] != "folder":
+            continue
+        service = name_of(target)
+        if service:
+            wiring.add(Wiring(service, var, host, path, file, line))
+    hosts = {(host, name) for host, target in found.hosts if (name := name_of(target))}
+    ordered = sorted(wiring, key=lambda w: (w.service, w.var, w.host, w.path, w.file, w.line))
+    return tuple(ordered), tuple(sorted(hosts))
 
 
 _LANGUAGES: Final = {

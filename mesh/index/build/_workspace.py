@@ -17,7 +17,6 @@ warnings of manifests that could not be read travel with the workspace.
 from __future__ import annotations
 
 import os
-import stat
 import tomllib
 from collections.abc import Callable
 from pathlib import Path
@@ -25,8 +24,8 @@ from typing import Final
 
 import attrs
 
-from .._files import read_inside
-from ._services import Area, External, ManifestWarning, areas_of, discover
+from .._files import open_inside, read_inside
+from ._services import Area, External, ManifestWarning, Wiring, areas_of, discover, link_workspace
 
 __all__ = [
     "Area",
@@ -35,6 +34,7 @@ __all__ = [
     "External",
     "Service",
     "ManifestWarning",
+    "Wiring",
     "Workspace",
     "discover_services",
     "discover_workspace",
@@ -105,6 +105,10 @@ class Workspace:
     areas: tuple[Area, ...] = ()
     externals: tuple[External, ...] = ()
     warnings: tuple[ManifestWarning, ...] = ()
+    #: What each deployed service's environment says about other services' hosts, sorted.
+    wiring: tuple[Wiring, ...] = ()
+    #: (host name, service or external service it reaches), sorted: every name the manifests give.
+    hosts: tuple[tuple[str, str], ...] = ()
     #: (folder, service name), longest folder first: the first that holds a path owns it.
     _claims: tuple[tuple[str, str], ...] = attrs.field(init=False, repr=False, eq=False)
 
@@ -133,7 +137,7 @@ def load_config(root: Path) -> Config:
     """Read ``mesh.toml`` at ``root`` (defaults when there is none). Raises :class:`ConfigError`,
     and nothing else, whatever the file holds (INV-CONFIG-1): the message names the file."""
     path = root / CONFIG_FILE
-    raw = _read_config(path)
+    raw = _read_config(root)
     if raw is None:
         return Config()
     try:
@@ -171,18 +175,18 @@ def load_config(root: Path) -> Config:
     return Config(services=services, **options)
 
 
-def _read_config(path: Path) -> bytes | None:
-    """The bytes of mesh.toml (None when there is none): a regular file of at most
-    ``CONFIG_BYTES_MAX`` bytes, read without waiting on a FIFO or a device."""
+def _read_config(root: Path) -> bytes | None:
+    """The bytes of mesh.toml at ``root`` (None when there is none): a regular file of at most
+    ``CONFIG_BYTES_MAX`` bytes, read through the one reader of workspace files (INV-READ-1: never
+    through a symlink out of the workspace, never waiting on a FIFO or a device)."""
+    path = root / CONFIG_FILE
     try:
-        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        descriptor = open_inside(root, CONFIG_FILE)
     except FileNotFoundError:
         return None
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
     try:
-        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
-            raise ConfigError(f"{path}: not a regular file")
         chunks, size = [], 0
         while size <= CONFIG_BYTES_MAX and (chunk := os.read(descriptor, CONFIG_BYTES_MAX + 1 - size)):
             chunks.append(chunk)
@@ -341,7 +345,9 @@ def discover_workspace(
     folders |= {"/".join(f.split("/")[:n]) for f in folders for n in range(1, f.count("/") + 1)}
     claimed = [folder for s in services for folder in (s.path, *s.extra)]
     areas = tuple(areas_of(folders, claimed))
-    return Workspace(root, config, services, areas, found.externals, warnings)
+    workspace = Workspace(root, config, services, areas, found.externals, warnings)
+    wiring, hosts = link_workspace(found, workspace.service_of, (s.path for s in services))
+    return attrs.evolve(workspace, wiring=wiring, hosts=hosts)
 
 
 def _disk_reader(root: Path) -> Callable[[str], bytes | None]:

@@ -13,7 +13,7 @@ import attrs
 
 from .._facts import FileFacts
 
-__all__ = ["LANGUAGE_OF_SUFFIX", "extract", "language_of", "manifest_kind"]
+__all__ = ["LANGUAGE_OF_SUFFIX", "extract", "language_of", "manifest_kind", "preload"]
 
 LANGUAGE_OF_SUFFIX: Final = {
     ".py": "python", ".pyi": "python",
@@ -38,6 +38,9 @@ _EXTRACTORS: Final = {
     "csharp": "_csharp", "cpp": "_cpp", "rust": "_rust", "ruby": "_ruby", "php": "_php",
     "proto": "_proto", "markdown": "_markdown",
 }  # fmt: skip
+
+#: languages whose extractor also reads the file's workspace path (Next.js routes come from it)
+_PATH_AWARE: Final = frozenset({"javascript", "typescript", "tsx"})
 
 _MANIFEST_NAMES: Final = {
     "go.mod": "go.mod",
@@ -74,6 +77,14 @@ def language_of(path: str) -> str | None:
     return LANGUAGE_OF_SUFFIX.get(name[dot:].lower())
 
 
+def preload(path: str) -> None:
+    """Import the extractor of ``path`` now: a parse worker does, before the file's time budget
+    starts, since compiling a module (once per process) is no part of parsing a file."""
+    language = language_of(path)
+    if language is not None:
+        importlib.import_module(f".{_EXTRACTORS[language]}", __name__)
+
+
 def extract(path: str, source: bytes) -> FileFacts:
     """Every fact of one file. Raises nothing, whatever the bytes: problems, and a bug in an
     extractor, land in ``FileFacts.error``."""
@@ -83,7 +94,7 @@ def extract(path: str, source: bytes) -> FileFacts:
     if language is not None:
         module = importlib.import_module(f".{_EXTRACTORS[language]}", __name__)
         try:
-            facts = module.extract(source)
+            facts = module.extract(source, path) if language in _PATH_AWARE else module.extract(source)
         except Exception as exc:  # noqa: BLE001 - an extractor bug costs this file its facts, not the run
             facts = FileFacts(language=language, error=f"extractor failed: {type(exc).__name__}: {exc}"[:300])
     kind = manifest_kind(name)
@@ -92,4 +103,36 @@ def extract(path: str, source: bytes) -> FileFacts:
 
         deps, error = _manifests.extract(kind, source)
         facts = attrs.evolve(facts, dependencies=deps, error=facts.error or error)
+    if language is None and name.lower().endswith((".yaml", ".yml", ".json", ".properties")):
+        facts = _contracts(path, source, facts)
+    if language is None and name.lower().endswith((".razor", ".cshtml")):
+        facts = _razor_routes(path, source, facts)
     return facts
+
+
+def _razor_routes(path: str, source: bytes, facts: FileFacts) -> FileFacts:
+    """The routes of a Blazor component or a Razor page (no language: markup), never raising."""
+    from . import _razor
+
+    try:
+        return attrs.evolve(facts, http_routes=_razor.routes(path, source))
+    except Exception as exc:  # noqa: BLE001 - a bug costs this file its routes, not the run
+        return attrs.evolve(facts, error=facts.error or f"extractor failed: {type(exc).__name__}: {exc}"[:300])
+
+
+def _contracts(path: str, source: bytes, facts: FileFacts) -> FileFacts:
+    """The routes of an OpenAPI document and the settings of a configuration file, never raising."""
+    from . import _config, _openapi
+
+    try:
+        error = ""
+        if _config.config_kind(path) is not None:
+            settings, error = _config.settings(path, source)
+            facts = attrs.evolve(facts, settings=settings)
+        text = source.decode("utf-8", "replace").removeprefix("\ufeff")
+        if _openapi.looks_like(path, text):
+            routes, problem = _openapi.extract(text)
+            facts, error = attrs.evolve(facts, http_routes=routes), problem or error
+    except Exception as exc:  # noqa: BLE001 - a bug costs this file its contract facts, not the run
+        error = f"extractor failed: {type(exc).__name__}: {exc}"[:300]
+    return attrs.evolve(facts, error=facts.error or error) if error else facts

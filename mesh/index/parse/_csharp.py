@@ -41,7 +41,7 @@ import attrs
 import tree_sitter
 
 from .._facts import Definition, FileFacts, GrpcFact, GrpcRole, Import
-from . import _ts
+from . import _csharp_links, _ts
 from ._tree import Ranges, first_error_line, safe_captures
 
 __all__ = ["extract"]
@@ -182,13 +182,24 @@ class _Extraction:
         if _GRPC_HINT.search(self.source):
             self._grpc()
             self.grpc.sort(key=lambda item: (item[0], item[1]))
+        links = _csharp_links.extract(self.source, self.root, self._symbol, (i.module for i in self.imports))
         return FileFacts(
             language=_LANGUAGE,
             definitions=tuple(self.definitions),
             imports=tuple(self.imports),
             grpc=tuple(fact for _, _, fact in self.grpc),
+            http_routes=links.routes,
+            http_calls=links.calls,
+            messages=links.messages,
+            settings=links.settings,
+            constants=links.constants,
             error=f"syntax error at line {first_error_line(self.root)}" if self.root.has_error else "",
         )
+
+    def _symbol(self, offset: int) -> str:
+        """The dotted path of the innermost definition holding byte ``offset`` ("" when none)."""
+        index = self.def_ranges.innermost(offset, offset + 1)
+        return self.paths[index] if index >= 0 else ""
 
     # -- definitions and imports -------------------------------------------------------------
 

@@ -62,6 +62,9 @@ class). A handler imported from another module is reported on its property, and
 .addToServer(server)`` (``@grpc/reflection``), grpc-health-check's ``HealthImplementation`` and its
 ``health.service`` are SERVERs of the runtime's standard ``ServerReflection`` and ``Health``.
 Facts are in source order: by the position of what each one is about (a handler: its definition).
+
+HTTP routes, HTTP calls, messaging facts, link constants and client settings come from
+:mod:`._ecmascript_links`, which reads the same tree and the bindings of :meth:`_Extraction.scan`.
 """
 
 from __future__ import annotations
@@ -216,14 +219,15 @@ def _query(grammar: str, part: str) -> tree_sitter.Query:
     return query
 
 
-def extract(grammar: str, source: bytes) -> FileFacts:
-    """Every fact of a JavaScript (``grammar`` "javascript") or TypeScript ("typescript") file.
+def extract(grammar: str, source: bytes, path: str = "") -> FileFacts:
+    """Every fact of a JavaScript (``grammar`` "javascript") or TypeScript ("typescript") file at
+    workspace path ``path`` (which gives a Next.js route its path).
 
     For TypeScript the source is parsed as plain TypeScript first; when that fails and the bytes
     look like JSX, it is parsed again as TSX and the tree with fewer errors wins.
     """
     language = "javascript" if grammar == "javascript" else "typescript"
-    return _extraction(grammar, source).facts(language)
+    return _extraction(grammar, source).facts(language, path)
 
 
 def _extraction(grammar: str, source: bytes) -> _Extraction:
@@ -400,18 +404,28 @@ class _Extraction:
     #: position of an implementation's property -> (module, name) of the function it imports
     imported_values: dict[int, tuple[str, str]] = attrs.field(factory=dict)
     imported: list[ImportedHandler] = attrs.field(factory=list)
+    #: the captures of the bindings query, once :meth:`scan` has run
+    scanned: dict[str, list[tree_sitter.Node]] | None = None
 
-    def facts(self, language: str) -> FileFacts:
+    def facts(self, language: str, path: str = "") -> FileFacts:
+        from ._ecmascript_links import links  # noqa: PLC0415 - it reads this module's helpers
+
         self._definitions_and_imports()
         if any(hint in self.source for hint in _GRPC_HINTS) or any(generated_module(i.module) for i in self.imports):
             self._grpc()
             self.grpc.sort(key=lambda item: (item[0], item[1]))
+        found = links(self, path)
         error = f"syntax error at line {first_error_line(self.root)}" if self.root.has_error else ""
         return FileFacts(
             language=language,
             definitions=tuple(self.definitions),
             imports=tuple(self.imports),
             grpc=tuple(fact for _, _, fact in self.grpc),
+            http_routes=found.routes,
+            http_calls=found.calls,
+            messages=found.messages,
+            settings=found.settings,
+            constants=found.constants,
             error=error,
         )
 
@@ -619,11 +633,17 @@ class _Extraction:
 
     # -- gRPC: bindings ---------------------------------------------------------------------
 
+    def scan(self) -> dict[str, list[tree_sitter.Node]]:
+        """The captures of the bindings query; scopes, classes and bindings are built on the first call."""
+        if self.scanned is None:
+            captures = self.scanned = safe_captures(_query(self.grammar, "grpc"), self.root)
+            self.scopes = Ranges(captures.get("function", ()))
+            self.classes = Ranges(captures.get("class", ()))
+            self._bind(captures)
+        return self.scanned
+
     def _grpc(self) -> None:
-        captures = safe_captures(_query(self.grammar, "grpc"), self.root)
-        self.scopes = Ranges(captures.get("function", ()))
-        self.classes = Ranges(captures.get("class", ()))
-        self._bind(captures)
+        captures = self.scan()
         for node in captures.get("implements", ()):
             self._implementation(node)
         for node in captures.get("member_call", ()):

@@ -40,6 +40,7 @@ import tree_sitter
 from .._facts import FileFacts, GrpcRole, Import, method_spelling, well_known_methods
 from . import _ts
 from ._common import Definitions, GrpcFacts, captures, query, strip_affixes, syntax_error, too_broken
+from ._go_links import extract_links, link_constants
 
 __all__ = ["extract"]
 
@@ -122,11 +123,18 @@ def extract(source: bytes) -> FileFacts:
     grpc = ()
     if grpc_hint:
         grpc = _Grpc(source, definitions, imports).run(found.get("node", []))
+    # HTTP routes and calls, messaging, and the constants naming them: mesh/index/parse/_go_links.py
+    aliases = [(spec.module, "".join(spec.names)) for spec in imports]
+    routes, calls, messages = extract_links(root, source, definitions, aliases)
     return FileFacts(
         language=_LANGUAGE,
         definitions=tuple(definitions.facts),
         imports=tuple(imports),
         grpc=grpc,
+        http_routes=routes,
+        http_calls=calls,
+        messages=messages,
+        constants=link_constants(definitions, source),
         error=syntax_error(root),
     )
 

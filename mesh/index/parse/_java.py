@@ -7,8 +7,9 @@ anonymous class, gets the dotted path of what encloses it as its container. A de
 is its name's line (annotations above it do not count). An import's module is the path as written
 without ``import``, ``static`` and ``;`` (``com.acme.*`` for a wildcard).
 
-gRPC work runs only when the bytes mention ``Grpc``, ``Stub`` or ``ImplBase``; the same traversal
-then also captures method invocations, field/local declarations, parameters and assignments.
+The same traversal captures method invocations, field/local declarations, parameters and
+assignments, read by the link pass (:mod:`._jvm_links`: HTTP routes and calls, messaging) and, when
+the bytes mention ``Grpc``, ``Stub`` or ``ImplBase``, by the gRPC pass.
 Generated names are recognised by shape (:class:`~._common.JvmImports`): a class extending
 ``<Svc>Grpc.<Svc>ImplBase`` (or implementing ``<Svc>Grpc.AsyncService``) is a SERVER with a
 HANDLER per public non-static method it defines; ``<Svc>Grpc.new[Blocking|Future]Stub(ch)`` is a
@@ -35,7 +36,7 @@ from typing import Final
 import tree_sitter
 
 from .._facts import FileFacts, GrpcRole, Import
-from . import _ts
+from . import _jvm_links, _ts
 from ._common import (
     JVM_GRPC_HINTS,
     JVM_OBJECT_METHODS,
@@ -80,8 +81,9 @@ _GRPC: Final = """
 (assignment_expression) @assign
 """
 
-#: One traversal of the tree for both when the file may hold gRPC evidence.
-_OUTLINE_AND_GRPC: Final = _OUTLINE + _GRPC
+#: One traversal of the tree for the outline, the gRPC pass and the link pass (:mod:`._jvm_links`
+#: reads the gRPC captures and its own).
+_OUTLINE_AND_LINKS: Final = _OUTLINE + _GRPC + _jvm_links.JAVA_CAPTURES
 
 #: Bytes without any of these cannot hold grpc-java evidence.
 _GRPC_HINTS: Final = JVM_GRPC_HINTS
@@ -113,7 +115,7 @@ def extract(source: bytes) -> FileFacts:
     imports: list[Import] = []
     grpc_imports = JvmImports()
     wanted = any(hint in source for hint in _GRPC_HINTS)
-    found = matches(query(_LANGUAGE, _OUTLINE_AND_GRPC if wanted else _OUTLINE), root)
+    found = matches(query(_LANGUAGE, _OUTLINE_AND_LINKS), root)
     outline = [match for match in found if "def" in match[1] or "import" in match[1]]
     outline.sort(key=lambda match: (match[1].get("def") or match[1]["import"])[0].start_byte)
     for _, captures in outline:
@@ -126,11 +128,17 @@ def extract(source: bytes) -> FileFacts:
         kind = _KINDS.get(node.type, "method")
         definitions.add(node, _ts.text(name, source), kind, parent, line=name.start_point[0] + 1)
     grpc = _Grpc(source, definitions, grpc_imports).run(found) if wanted else ()
+    links = _jvm_links.extract(_LANGUAGE, source, definitions, imports, found)
     return FileFacts(
         language=_LANGUAGE,
         definitions=tuple(definitions.facts),
         imports=tuple(imports),
         grpc=grpc,
+        http_routes=links.http_routes,
+        http_calls=links.http_calls,
+        messages=links.messages,
+        settings=links.settings,
+        constants=links.constants,
         error=syntax_error(root),
     )
 
@@ -162,7 +170,7 @@ class _Grpc:
         return _ts.text(node, self.source)
 
     def run(self, found: list[tuple[int, dict[str, list[tree_sitter.Node]]]]) -> tuple:
-        """The facts, from the matches of :data:`_OUTLINE_AND_GRPC` (outline matches are skipped)."""
+        """The facts, from the matches of :data:`_OUTLINE_AND_LINKS` (other captures are skipped)."""
         calls: list[tuple[tree_sitter.Node, tree_sitter.Node]] = []
         #: (scope, name, value) of declarations whose value may hold a stub
         values: list[tuple[int, str, tree_sitter.Node]] = []

@@ -8,6 +8,6 @@ from . import _ecmascript
 __all__ = ["extract"]
 
 
-def extract(source: bytes) -> FileFacts:
-    """Definitions, imports and gRPC evidence of one JavaScript file (see :mod:`._ecmascript`)."""
-    return _ecmascript.extract("javascript", source)
+def extract(source: bytes, path: str = "") -> FileFacts:
+    """Definitions, imports, gRPC evidence and links of one JavaScript file (see :mod:`._ecmascript`)."""
+    return _ecmascript.extract("javascript", source, path)

@@ -9,10 +9,14 @@ declaration's line is its name's line (annotations above it do not count).
 The pinned grammar rejects a class body whose last member shares its line with the closing brace
 (``object O { val x = 1 }``). When a parse has errors, the bytes are parsed once more with each
 blank before a ``}`` turned into ``;`` (same length, so offsets and lines do not move) and the
-tree that gets further without an error is kept; text is always read from the original bytes.
+tree that gets further without an error is kept; text is always read from the original bytes. It
+also reads ``@Ann("x")`` + newline + ``class A { ... }`` at the top of a file as one expression
+(no error, no class): the ``@`` of such annotation lines is blanked and the bytes parsed again
+(:func:`~._jvm_syntax.unglue_annotations`).
 
-gRPC work runs only when the bytes mention ``Grpc``, ``Stub`` or ``ImplBase``; the same traversal
-then also captures calls, properties, parameters and assignments. Generated names are recognised
+The same traversal captures calls, properties, parameters and assignments, read by the link pass
+(:mod:`._jvm_links`) and, when the bytes mention ``Grpc``, ``Stub`` or ``ImplBase``, by the gRPC
+pass. Generated names are recognised
 by shape (:class:`~._common.JvmImports`): ``<Svc>Grpc.<Svc>ImplBase`` /
 ``<Svc>GrpcKt.<Svc>CoroutineImplBase`` supertypes (SERVER, and a HANDLER per ``override fun``
 of the class), ``<Svc>Grpc.new[Blocking|Future]Stub(ch)`` and ``<Svc>GrpcKt.<Svc>CoroutineStub(ch)``
@@ -39,7 +43,7 @@ from typing import Final
 import tree_sitter
 
 from .._facts import FileFacts, GrpcRole, Import
-from . import _ts
+from . import _jvm_links, _jvm_syntax, _ts
 from ._common import (
     JVM_GRPC_HINTS,
     JVM_IMPL_BASE_SUFFIXES,
@@ -81,8 +85,9 @@ _GRPC: Final = """
 (assignment) @assign
 """
 
-#: One traversal of the tree for both when the file may hold gRPC evidence.
-_OUTLINE_AND_GRPC: Final = _OUTLINE + _GRPC
+#: One traversal of the tree for the outline, the gRPC pass and the link pass (:mod:`._jvm_links`
+#: reads the gRPC captures and its own).
+_OUTLINE_AND_LINKS: Final = _OUTLINE + _GRPC + _jvm_links.KOTLIN_CAPTURES
 
 #: Bytes without any of these cannot hold grpc-java or grpc-kotlin evidence.
 _GRPC_HINTS: Final = JVM_GRPC_HINTS
@@ -112,7 +117,7 @@ def extract(source: bytes) -> FileFacts:
     imports: list[Import] = []
     grpc_imports = JvmImports()
     wanted = any(hint in source for hint in _GRPC_HINTS)
-    found = matches(query(_LANGUAGE, _OUTLINE_AND_GRPC if wanted else _OUTLINE), root)
+    found = matches(query(_LANGUAGE, _OUTLINE_AND_LINKS), root)
     outline = [match for match in found if "def" in match[1] or "import" in match[1]]
     outline.sort(key=lambda match: (match[1].get("def") or match[1]["import"])[0].start_byte)
     for _, captures in outline:
@@ -126,25 +131,41 @@ def extract(source: bytes) -> FileFacts:
         parent = definitions.parent_of(node.start_byte)
         definitions.add(node, name, _kind(node, definitions, parent), parent, line=line)
     grpc = _Grpc(source, definitions, grpc_imports).run(found) if wanted else ()
+    links = _jvm_links.extract(_LANGUAGE, source, definitions, imports, found)
     return FileFacts(
         language=_LANGUAGE,
         definitions=tuple(definitions.facts),
         imports=tuple(imports),
         grpc=grpc,
+        http_routes=links.http_routes,
+        http_calls=links.http_calls,
+        messages=links.messages,
+        settings=links.settings,
+        constants=links.constants,
         error=syntax_error(root),
     )
 
 
 def _parse(source: bytes) -> tree_sitter.Node:
-    """The root of the best tree: the source's, or the one-line-body retry's when that gets further."""
-    root = _ts.parse(_LANGUAGE, source).root_node
+    """The root of the best tree: the source's (its top-level annotations unglued), or the
+    one-line-body retry's when that gets further. A parse that costs more than a sound file of its
+    size is given up (:func:`~._jvm_syntax.parse_bounded`): the first raises (the file keeps its
+    text, not its facts), a retry is dropped."""
+    root = _jvm_syntax.parse_bounded(_LANGUAGE, source)
+    if root is None:
+        # the grammar has pathological inputs (gigabytes, then a crash, on some malformed files)
+        raise ValueError("the Kotlin grammar gave up on this file: parsing it costs more than any sound file")
+    unglued = _jvm_syntax.unglue_annotations(source, root)
+    retry = _jvm_syntax.parse_bounded(_LANGUAGE, unglued) if unglued is not None else None
+    if retry is not None and _first_error(retry) >= _first_error(root):
+        root, source = retry, unglued  # type: ignore[assignment]
     if not root.has_error:
         return root
     patched = _BLANK_BEFORE_BRACE.sub(b";}", source)
     if patched == source:
         return root
-    retry = _ts.parse(_LANGUAGE, patched).root_node
-    if not retry.has_error or _first_error(retry) > _first_error(root):
+    retry = _jvm_syntax.parse_bounded(_LANGUAGE, patched)
+    if retry is not None and (not retry.has_error or _first_error(retry) > _first_error(root)):
         return retry
     return root
 
@@ -219,7 +240,7 @@ class _Grpc:
         return _ts.text(node, self.source)
 
     def run(self, found: list[tuple[int, dict[str, list[tree_sitter.Node]]]]) -> tuple:
-        """The facts, from the matches of :data:`_OUTLINE_AND_GRPC` (outline matches are skipped)."""
+        """The facts, from the matches of :data:`_OUTLINE_AND_LINKS` (other captures are skipped)."""
         calls: list[tree_sitter.Node] = []
         #: (scope, name, value) of declarations whose value may hold a stub
         values: list[tuple[int, str, tree_sitter.Node]] = []

@@ -1,5 +1,6 @@
 """PHP: namespaces, classes, interfaces, traits, enums, functions and methods; ``use`` and
-``require``/``include``; grpc (``Grpc\\BaseStub`` clients, spiral/roadrunner servers).
+``require``/``include``; grpc (``Grpc\\BaseStub`` clients, spiral/roadrunner servers); HTTP routes, calls,
+messages and link constants (:mod:`._php_links`).
 
 Theory of operation: declarations and ``require``/``include`` are statements, so :class:`_Statements`
 walks statement lists only (the program, namespace/class/function bodies and the blocks of
@@ -26,6 +27,7 @@ from typing import Final
 import tree_sitter
 
 from .._facts import Definition, FileFacts, GrpcFact, GrpcRole, Import
+from . import _php_links
 from . import _shared_rrp as rrp
 from . import _ts
 
@@ -123,12 +125,17 @@ def extract(source: bytes) -> FileFacts:
     grpc: tuple[GrpcFact, ...] = ()
     if b"Client" in source or b"Interface" in source:
         grpc = _Grpc(source, root, statements).run()
+    links = _php_links.extract(source, root, statements.aliases, statements.spans)
     line = rrp.first_error_line(root)
     return FileFacts(
         language=_LANG,
         definitions=tuple(d for _, d in sorted(statements.definitions, key=lambda pair: pair[0])),
         imports=tuple(i for _, i in sorted(statements.imports, key=lambda pair: pair[0])),
         grpc=grpc,
+        http_routes=links.routes,
+        http_calls=links.calls,
+        messages=links.messages,
+        constants=links.constants,
         error=f"syntax error at line {line}" if line else "",
     )
 

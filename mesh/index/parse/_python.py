@@ -34,7 +34,7 @@ from typing import Final
 import tree_sitter
 
 from .._facts import FileFacts, GrpcRole, Import, method_spelling, well_known_methods
-from . import _ts
+from . import _python_links, _ts
 from ._common import Definitions, GrpcFacts, captures, query, squash, strip_affixes, syntax_error, too_broken
 
 __all__ = ["extract"]
@@ -103,11 +103,16 @@ def extract(source: bytes) -> FileFacts:
     grpc = ()
     if grpc_hint:
         grpc = _Grpc(source, definitions, grpc_names).run(found.get("node", []))
+    links = _python_links.extract(root, source, definitions, found.get("import", ()))
     return FileFacts(
         language=_LANGUAGE,
         definitions=tuple(definitions.facts),
         imports=tuple(imports),
         grpc=grpc,
+        http_routes=links.routes,
+        http_calls=links.calls,
+        messages=links.messages,
+        constants=links.constants,
         error=syntax_error(root),
     )
 

@@ -1,4 +1,5 @@
-"""Ruby: modules, classes and methods, ``require``/``require_relative``/``load``, and grpc gem evidence.
+"""Ruby: modules, classes and methods, ``require``/``require_relative``/``load``, and grpc gem evidence
+(HTTP routes, calls, messages and link constants: :mod:`._ruby_links`).
 
 Theory of operation: definitions and ``require`` calls are statements, so :class:`_Statements` walks
 statement lists only (the program, class/module/method bodies, and the statements nested in
@@ -26,6 +27,7 @@ from typing import Final
 import tree_sitter
 
 from .._facts import Definition, FileFacts, GrpcFact, GrpcRole, Import
+from . import _ruby_links
 from . import _shared_rrp as rrp
 from . import _ts
 
@@ -110,12 +112,17 @@ def extract(source: bytes) -> FileFacts:
     grpc: tuple[GrpcFact, ...] = ()
     if b"Stub" in source or b"Service" in source:
         grpc = _Grpc(source, root, statements).run()
+    links = _ruby_links.extract(source, root, statements.methods, statements.spans)
     line = rrp.first_error_line(root)
     return FileFacts(
         language=_LANG,
         definitions=tuple(d for _, d in sorted(statements.definitions, key=lambda pair: pair[0])),
         imports=tuple(i for _, i in sorted(statements.imports, key=lambda pair: pair[0])),
         grpc=grpc,
+        http_routes=links.routes,
+        http_calls=links.calls,
+        messages=links.messages,
+        constants=links.constants,
         error=f"syntax error at line {line}" if line else "",
     )
 

@@ -1,4 +1,5 @@
-"""Rust: items, ``use``/``extern crate`` imports, and tonic gRPC evidence.
+"""Rust: items, ``use``/``extern crate`` imports, and tonic gRPC evidence (HTTP routes, calls, messages
+and link constants: :mod:`._rust_links`).
 
 Theory of operation: items live in item lists (the file, ``mod``/``impl``/``trait``/``extern`` bodies,
 and the top level of ``fn`` bodies), so :class:`_Items` walks those lists with an explicit stack and
@@ -27,6 +28,7 @@ from typing import Final
 import tree_sitter
 
 from .._facts import Definition, FileFacts, GrpcFact, GrpcRole, Import
+from . import _rust_links
 from . import _shared_rrp as rrp
 from . import _ts
 
@@ -88,12 +90,17 @@ def extract(source: bytes) -> FileFacts:
     grpc: tuple[GrpcFact, ...] = ()
     if b"_server" in source or b"_client" in source or b"tonic" in source:
         grpc = _Grpc(source, root, items).run()
+    links = _rust_links.extract(source, root, items.uses, items.spans)
     line = rrp.first_error_line(root)
     return FileFacts(
         language=_LANG,
         definitions=tuple(d for _, d in sorted(items.definitions, key=lambda pair: pair[0])),
         imports=tuple(i for _, i in sorted(items.imports, key=lambda pair: pair[0])),
         grpc=grpc,
+        http_routes=links.routes,
+        http_calls=links.calls,
+        messages=links.messages,
+        constants=links.constants,
         error=f"syntax error at line {line}" if line else "",
     )
 

@@ -12,6 +12,6 @@ from . import _ecmascript
 __all__ = ["extract"]
 
 
-def extract(source: bytes) -> FileFacts:
-    """Definitions, imports and gRPC evidence of one TypeScript or TSX file (see :mod:`._ecmascript`)."""
-    return _ecmascript.extract("typescript", source)
+def extract(source: bytes, path: str = "") -> FileFacts:
+    """Definitions, imports, gRPC evidence and links of one TypeScript or TSX file (see :mod:`._ecmascript`)."""
+    return _ecmascript.extract("typescript", source, path)

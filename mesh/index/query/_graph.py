@@ -97,6 +97,7 @@ import attrs
 
 from ..store._trigrams import trigrams
 from ._grpc_query import _protoc_layout
+from ._links import by_topic, load_links
 from ._messages import Messages, full_name, full_names
 
 
@@ -145,10 +146,16 @@ class EdgeKind:
     #: It uses a message of the target: a proto field or RPC signature, an import naming it, or a
     #: call or handler of an RPC taking or returning it.
     MESSAGE = "message"
+    #: It sends an HTTP request to a route the target serves (a route declared in it, or whose
+    #: handler it defines).
+    HTTP = "http"
+    #: It consumes a topic the target produces to (through the broker).
+    MESSAGING = "messaging"
 
 
 #: Among the edges of one line, the one that says most comes first.
-_KIND_ORDER: Final = {EdgeKind.MESSAGE: 0, EdgeKind.CALL: 1, EdgeKind.SERVE: 2, EdgeKind.IMPORT: 3}
+_KIND_ORDER: Final = {EdgeKind.MESSAGE: 0, EdgeKind.CALL: 1, EdgeKind.SERVE: 2, EdgeKind.HTTP: 3,
+                      EdgeKind.MESSAGING: 4, EdgeKind.IMPORT: 5}  # fmt: skip
 _GRPC_ROLES: Final = frozenset({"client", "call", "server", "handler"})
 
 
@@ -1122,7 +1129,56 @@ def _first_hop(db: sqlite3.Connection, targets: Sequence[Target]) -> tuple[list[
     messages = sorted({message for target in targets for message in target.messages})
     defining = sorted({path for target in targets for path in target.message_files})
     message_hits, carriers = _message_hits(db, messages, defining)
-    return hits + message_hits, carriers
+    return hits + message_hits + _link_hits(db, targets), carriers
+
+
+def _link_hits(db: sqlite3.Connection, targets: Sequence[Target]) -> list[_Hit]:
+    """Callers of the HTTP routes the targets serve, and consumers of the topics they produce to.
+
+    A route is the target's when it is declared in a target file (or under a target folder), or
+    when its handler is a function or method defined there (a Go or Express route registered in
+    ``main`` whose handler lives in the changed file)."""
+    files = {path for target in targets for path in target.files}
+    folders = tuple(sorted({folder for target in targets for folder in target.folders}))
+
+    def held(path: str) -> bool:
+        return path in files or any(not folder or path == folder or path.startswith(folder + "/") for folder in folders)
+
+    links = load_links(db)
+    if not links.routes and not links.messages:
+        return []
+    defined: dict[str, set[str]] = defaultdict(set)  # service -> names of definitions in the targets
+    for path, service, name in _batched(
+        db,
+        "SELECT f.path, f.service, d.name FROM defs d JOIN files f ON f.id = d.file_id WHERE f.path IN ({marks})"
+        " AND d.kind IN ('function', 'method')",
+        files,
+    ):
+        defined[service].add(name)
+    hits = []
+    for route in links.routes:
+        handler = re.split(r"[.:#]+", route.handler)[-1] if route.handler else ""
+        if not (held(route.file) or (handler and handler in defined.get(route.service, ()))):
+            continue
+        for call in links.callers_of(route):
+            if call.service == route.service and call.target != route.service:
+                continue
+            edge = Edge(EdgeKind.HTTP, "sends", call.line, route.label, via=route.file)
+            hits.append(_Hit(call.file, call.service, "test" if call.test else _kind_of(db, call.file), edge))
+    topics = by_topic(links.messages)
+    for message in links.messages:
+        if message.role != "produce" or not message.topic or not held(message.file):
+            continue
+        for other in topics.get(message.topic.lower(), []):
+            if other.role == "consume":
+                edge = Edge(EdgeKind.MESSAGING, "consumes", other.line, message.topic, via=message.file)
+                hits.append(_Hit(other.file, other.service, "test" if other.test else _kind_of(db, other.file), edge))
+    return hits
+
+
+def _kind_of(db: sqlite3.Connection, path: str) -> str:
+    row = db.execute("SELECT kind FROM files WHERE path = ?", (path,)).fetchone()
+    return row[0] if row else "code"
 
 
 @attrs.frozen
@@ -1633,10 +1689,15 @@ class ImpactRow:
     tests: int
     #: Some dependent here was reached through a gRPC fact.
     grpc: bool
+    #: Dependents at level 1 sending a request to a changed route, or consuming a changed producer's topic.
+    link: int = 0
+    #: Some dependent here was reached through an HTTP request; through a topic.
+    http: bool = False
+    messaging: bool = False
 
     @property
     def impacted(self) -> bool:
-        return self.direct + self.transitive + self.rpc + self.message + self.tests > 0
+        return self.direct + self.transitive + self.rpc + self.message + self.link + self.tests > 0
 
 
 @attrs.frozen
@@ -1645,9 +1706,11 @@ class Impact:
     rows: tuple[ImpactRow, ...]
     #: The dependents in scope, sorted by service (no service last), level, path.
     dependents: tuple[Dependent, ...]
-    #: Services holding a dependent; those reached through gRPC.
+    #: Services holding a dependent; those reached through gRPC, HTTP, messaging.
     impacted: int
     via_grpc: int
+    via_http: int = 0
+    via_messaging: int = 0
 
 
 def impact_of(found: Found, scope: Scope | None = None) -> Impact:
@@ -1667,10 +1730,13 @@ def impact_of(found: Found, scope: Scope | None = None) -> Impact:
             cells["direct"] += EdgeKind.IMPORT in kinds
             cells["rpc"] += bool(kinds & {EdgeKind.CALL, EdgeKind.SERVE})
             cells["message"] += EdgeKind.MESSAGE in kinds
+            cells["link"] += bool(kinds & {EdgeKind.HTTP, EdgeKind.MESSAGING})
         else:
             cells["transitive"] += 1
         cells["tests"] += dependent.kind == "test"
         cells["grpc"] += any(edge.grpc for edge in dependent.edges)
+        cells["http"] += EdgeKind.HTTP in kinds
+        cells["messaging"] += EdgeKind.MESSAGING in kinds
     rows = tuple(
         ImpactRow(
             service=service,
@@ -1681,12 +1747,19 @@ def impact_of(found: Found, scope: Scope | None = None) -> Impact:
             message=columns[service]["message"],
             tests=columns[service]["tests"],
             grpc=columns[service]["grpc"] > 0,
+            link=columns[service]["link"],
+            http=columns[service]["http"] > 0,
+            messaging=columns[service]["messaging"] > 0,
         )
         for service in sorted(set(changed) | set(columns), key=lambda name: (not name, name))  # no service last
     )
     # areas and root files (service "") are rows of the table, but no verdict counts them
     impacted = sum(1 for service in columns if service and columns[service]["any"])
-    return Impact(rows, dependents, impacted, sum(1 for row in rows if row.grpc and row.service))
+    named = [row for row in rows if row.service]
+    return Impact(
+        rows, dependents, impacted, sum(1 for row in named if row.grpc), sum(1 for row in named if row.http),
+        sum(1 for row in named if row.messaging),
+    )  # fmt: skip
 
 
 def _changed_in_scope(target: Target, service: str, scope: Scope) -> bool:

@@ -47,6 +47,7 @@ import attrs
 
 from ._graph import _under
 from ._grpc_query import _protoc_layout
+from ._links import by_topic, load_links
 
 __all__ = ["EVIDENCE_MAX", "EdgeKind", "ServiceEdge", "ServiceGraph", "ServiceNode", "service_graph"]
 
@@ -61,6 +62,11 @@ class EdgeKind:
     IMPORT = "import"
     #: It makes a client of, or calls, a gRPC service the other one implements (or owns the contract of).
     GRPC = "grpc"
+    #: It sends HTTP requests the other one serves (or to an external service's host).
+    HTTP = "http"
+    #: It produces messages on a topic the other one consumes (``source`` producer, ``target``
+    #: consumer, through the broker), or, to a broker node, it produces or consumes there.
+    MESSAGING = "messaging"
 
 
 @attrs.frozen
@@ -71,7 +77,9 @@ class ServiceNode:
     languages: tuple[str, ...]
     #: Indexed files of the service.
     files: int
-    #: "service", or "area" for a folder holding no service that a service depends on.
+    #: "service", "area" for a folder holding no service that a service depends on, or "external"
+    #: for infrastructure deployed but built nowhere in the workspace (a broker, a database) that a
+    #: link reaches.
     kind: str = "service"
 
 
@@ -87,9 +95,10 @@ class ServiceEdge:
     count: int
     #: Distinct files of ``source`` holding those.
     files: int
-    #: gRPC methods called (``package.Service/Method``), sorted; empty for imports.
+    #: gRPC methods called (``package.Service/Method``), HTTP routes called (``GET /orders/{id}``),
+    #: topics (messaging), sorted; empty for imports.
     methods: tuple[str, ...] = ()
-    #: gRPC services (``package.Service``) the edge stands for, sorted; empty for imports.
+    #: gRPC services (``package.Service``) the edge stands for; for messaging, the brokers; sorted.
     services: tuple[str, ...] = ()
     #: gRPC only: no service implements them; ``target`` owns their ``.proto``.
     unimplemented: bool = False
@@ -116,10 +125,14 @@ def service_graph(db: sqlite3.Connection) -> ServiceGraph:
     services = _nodes(db)
     names = {node.name for node in services}
     areas = [area for (area,) in db.execute("SELECT path FROM areas ORDER BY length(path) DESC, path")]
-    edges = [*_import_edges(db, names, areas), *_grpc_edges(db, names, areas)]
+    edges = [*_import_edges(db, names, areas), *_grpc_edges(db, names, areas), *_link_edges(db, names)]
     targets = {edge.target for edge in edges}
     used = [_area_node(db, area) for area in sorted(areas) if _area_name(area) in targets]
-    nodes = tuple(sorted((*services, *used), key=lambda node: node.name))
+    externals = [
+        ServiceNode(name, "", (), 0, kind="external")
+        for name in sorted(targets - names - {_area_name(area) for area in areas})
+    ]
+    nodes = tuple(sorted((*services, *used, *externals), key=lambda node: node.name))
     return ServiceGraph(workspace=_workspace_name(db), nodes=nodes, edges=tuple(sorted(edges, key=ServiceEdge.order)))
 
 
@@ -275,3 +288,43 @@ def _contract_owners(db: sqlite3.Connection, areas: list[str]) -> dict[str, str]
         if key not in best or candidate < best[key]:
             best[key] = candidate
     return {key: owner for key, (_, _, owner) in best.items()}
+
+
+def _link_edges(db: sqlite3.Connection, names: set[str]) -> list[ServiceEdge]:
+    """HTTP edges (a call to a service or an external host the deployments name) and messaging
+    edges (producer to consumer of one topic, and each to its broker); tests draw none."""
+    links = load_links(db)
+    calls: dict[tuple[str, str], list[tuple[_Site, str]]] = defaultdict(list)
+    externals = {name for (name,) in db.execute("SELECT name FROM externals")}
+    for call in links.calls:
+        if call.test or call.service not in names or not call.target or call.target == call.service:
+            continue
+        if call.target_kind == "service" and call.target in names or call.target_kind == "external" and call.target in externals:
+            reached = [route.label for route in links.routes_of(call) if route.service == call.target]
+            label = reached[0] if len(set(reached)) == 1 else call.label  # the route it reaches, when one
+            calls[call.service, call.target].append(((call.file, call.line), label))
+    edges = [
+        _edge(source, target, EdgeKind.HTTP, [site for site, _ in found], methods=tuple(sorted({label for _, label in found})))
+        for (source, target), found in calls.items()
+    ]
+    flows: dict[tuple[str, str], list[tuple[_Site, str, str]]] = defaultdict(list)
+    for topic, messages in by_topic([m for m in links.messages if not m.test and m.service in names]).items():
+        producers = [m for m in messages if m.role == "produce"]
+        consumers = [m for m in messages if m.role == "consume"]
+        for message in messages:
+            broker = links.broker_of(message)
+            if broker not in names:
+                flows[message.service, broker].append(((message.file, message.line), message.topic, message.broker))
+        for producer in producers:
+            for consumer in consumers:
+                if consumer.service != producer.service:
+                    flows[producer.service, consumer.service].append(
+                        ((producer.file, producer.line), producer.topic, links.broker_of(producer))
+                    )
+    edges += [
+        _edge(source, target, EdgeKind.MESSAGING, [site for site, _, _ in found],
+              methods=tuple(sorted({topic for _, topic, _ in found})),
+              services=tuple(sorted({broker for _, _, broker in found if broker})))  # fmt: skip
+        for (source, target), found in flows.items()
+    ]
+    return edges

@@ -72,7 +72,7 @@ from typing import Final
 
 import attrs
 
-from .._facts import FileFacts
+from .._facts import FileFacts, path_shape
 from ._trigrams import indexed
 
 __all__ = ["DiskFull", "FileRecord", "IndexUnavailable", "Store", "check", "damage", "tampered", "vet"]
@@ -81,7 +81,7 @@ log = logging.getLogger("mesh.index")
 
 #: Bump when the tables or the meaning of derived columns (import targets, gRPC keys) change:
 #: an index of another version is set aside and rebuilt.
-SCHEMA_VERSION: Final = "4"
+SCHEMA_VERSION: Final = "5"
 #: How long a writer waits for another writer of the same index before giving up.
 BUSY_TIMEOUT_MS: Final = 5000
 DB_NAME: Final = "index.db"
@@ -151,12 +151,42 @@ CREATE TABLE deps(file_id INTEGER NOT NULL, name TEXT NOT NULL, version TEXT NOT
                   scope TEXT NOT NULL, line INTEGER NOT NULL);
 CREATE INDEX deps_file ON deps(file_id);
 CREATE TABLE skipped(path TEXT PRIMARY KEY, reason TEXT NOT NULL);
+CREATE TABLE http_routes(file_id INTEGER NOT NULL, method TEXT NOT NULL, path TEXT NOT NULL, line INTEGER NOT NULL,
+                         handler TEXT NOT NULL, symbol TEXT NOT NULL, framework TEXT NOT NULL, mount TEXT NOT NULL,
+                         shape TEXT NOT NULL, via TEXT NOT NULL DEFAULT '', hidden INTEGER NOT NULL DEFAULT 0);
+CREATE INDEX http_routes_file ON http_routes(file_id);
+CREATE INDEX http_routes_shape ON http_routes(shape);
+CREATE TABLE http_calls(file_id INTEGER NOT NULL, method TEXT NOT NULL, path TEXT NOT NULL, line INTEGER NOT NULL,
+                        symbol TEXT NOT NULL, host TEXT NOT NULL, address TEXT NOT NULL, client TEXT NOT NULL,
+                        computed INTEGER NOT NULL, shape TEXT NOT NULL,
+                        target TEXT NOT NULL DEFAULT '', target_kind TEXT NOT NULL DEFAULT '',
+                        confidence TEXT NOT NULL DEFAULT '', evidence TEXT NOT NULL DEFAULT '',
+                        full_path TEXT NOT NULL DEFAULT '');
+CREATE INDEX http_calls_file ON http_calls(file_id);
+CREATE INDEX http_calls_target ON http_calls(target);
+CREATE TABLE messages(file_id INTEGER NOT NULL, role TEXT NOT NULL, broker TEXT NOT NULL, name TEXT NOT NULL,
+                      line INTEGER NOT NULL, kind TEXT NOT NULL, symbol TEXT NOT NULL, address TEXT NOT NULL,
+                      client TEXT NOT NULL, computed INTEGER NOT NULL,
+                      topic TEXT NOT NULL DEFAULT '', topic_via TEXT NOT NULL DEFAULT '',
+                      hidden INTEGER NOT NULL DEFAULT 0);
+CREATE INDEX messages_file ON messages(file_id);
+CREATE INDEX messages_topic ON messages(topic);
+CREATE TABLE settings(file_id INTEGER NOT NULL, key TEXT NOT NULL, line INTEGER NOT NULL, host TEXT NOT NULL,
+                      env TEXT NOT NULL, path TEXT NOT NULL);
+CREATE INDEX settings_file ON settings(file_id);
+CREATE TABLE constants(file_id INTEGER NOT NULL, name TEXT NOT NULL, value TEXT NOT NULL, line INTEGER NOT NULL);
+CREATE INDEX constants_file ON constants(file_id);
+CREATE INDEX constants_name ON constants(name);
+CREATE TABLE wiring(service TEXT NOT NULL, var TEXT NOT NULL, host TEXT NOT NULL, path TEXT NOT NULL,
+                    file TEXT NOT NULL, line INTEGER NOT NULL);
+CREATE TABLE hosts(host TEXT NOT NULL, target TEXT NOT NULL);
 CREATE VIRTUAL TABLE text USING fts5(body, content='', detail=none, tokenize='trigram case_sensitive 1');
 """
 
 #: Tables holding per-file facts, keyed by ``file_id``.
 _FACT_TABLES: Final = ("defs", "imports", "grpc", "proto_services", "proto_methods", "proto_messages", "sections",
-                       "deps", "proto_files", "proto_options")  # fmt: skip
+                       "deps", "proto_files", "proto_options", "http_routes", "http_calls", "messages", "settings",
+                       "constants")  # fmt: skip
 
 #: Tables added without a new SCHEMA_VERSION, made in a new index and in an existing one that lacks them.
 _ADDED_TABLES: Final = (
@@ -836,6 +866,8 @@ class Writer:
                 "INSERT INTO deps VALUES (?, ?, ?, ?, ?, ?)",
                 [(file_id, d.name, d.version, d.ecosystem, d.scope, d.line) for d in facts.dependencies],
             )
+        if facts.http_routes or facts.http_calls or facts.messages or facts.settings or facts.constants:
+            _put_links(db, file_id, facts)
         proto = facts.proto
         if proto is not None:
             package = proto.package
@@ -884,8 +916,17 @@ class Writer:
         self.db.execute("DELETE FROM services")
         self.db.executemany("INSERT INTO services VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
 
-    def replace_workspace(self, areas: Iterable, externals: Iterable, warnings: Iterable) -> None:
-        """The areas, external services and manifest warnings of the workspace model."""
+    def replace_workspace(
+        self, areas: Iterable, externals: Iterable, warnings: Iterable, wiring: Iterable = (), hosts: Iterable = ()
+    ) -> None:
+        """The areas, external services, manifest warnings and wiring (environment variables naming
+        hosts, and the host names that reach each service) of the workspace model."""
+        self.db.execute("DELETE FROM wiring")
+        self.db.executemany(
+            "INSERT INTO wiring VALUES (?, ?, ?, ?, ?, ?)", [(w.service, w.var, w.host, w.path, w.file, w.line) for w in wiring]
+        )
+        self.db.execute("DELETE FROM hosts")
+        self.db.executemany("INSERT INTO hosts VALUES (?, ?)", list(hosts))
         self.db.execute("DELETE FROM areas")
         self.db.executemany("INSERT INTO areas VALUES (?, ?)", [(a.path, a.reason) for a in areas])
         self.db.execute("DELETE FROM externals")
@@ -930,6 +971,35 @@ class Writer:
 
     def set_meta(self, **values: str) -> None:
         self.db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", sorted(values.items()))
+
+
+def _put_links(db: sqlite3.Connection, file_id: int, facts: FileFacts) -> None:
+    """HTTP routes and calls, messages, settings and constants of one file (resolved later)."""
+    db.executemany(
+        "INSERT INTO http_routes(file_id, method, path, line, handler, symbol, framework, mount, shape)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [(file_id, r.method, r.path, r.line, r.handler, r.symbol, r.framework, r.mount, path_shape(r.path))
+         for r in facts.http_routes],
+    )  # fmt: skip
+    db.executemany(
+        "INSERT INTO http_calls(file_id, method, path, line, symbol, host, address, client, computed, shape)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [(file_id, c.method, c.path, c.line, c.symbol, c.host, c.address, c.client, int(c.computed),
+          path_shape(c.path) if c.path else "") for c in facts.http_calls],
+    )  # fmt: skip
+    db.executemany(
+        "INSERT INTO messages(file_id, role, broker, name, line, kind, symbol, address, client, computed)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [(file_id, m.role, m.broker, m.name, m.line, m.kind, m.symbol, m.address, m.client, int(m.computed))
+         for m in facts.messages],
+    )  # fmt: skip
+    db.executemany(
+        "INSERT INTO settings VALUES (?, ?, ?, ?, ?, ?)",
+        [(file_id, s.key, s.line, s.host, s.env, s.path) for s in facts.settings],
+    )
+    db.executemany(
+        "INSERT INTO constants VALUES (?, ?, ?, ?)", [(file_id, c.name, c.value, c.line) for c in facts.constants]
+    )
 
 
 def _fields_text(fields) -> str:

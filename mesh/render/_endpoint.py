@@ -1,0 +1,307 @@
+"""The Markdown of an endpoint trace: a route, a topic, or every link of a service.
+
+An answer has a fixed part (heading and summary; on the first page the diagram and the gaps after
+the sites) and a paged part: the sites, by section (servers, callers, producers...), each a line
+``file:line`` with its enclosing definition, its service and, for a call, how its target was known
+(the address evidence). A page is a prefix of the sites from ``offset`` that fits ``page_bytes``
+with the fixed part (at least one site); a partial page ends with the footer of :mod:`._paging`.
+Same trace and arguments, same bytes.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Final
+
+import attrs
+
+from ..index.query._links import Call, Message, Route, RouteTrace, ServiceLinks, TopicTrace
+from ._paging import Paging, code, paging_footer
+
+__all__ = ["PAGE_BYTES", "TOOL", "Item", "items_of", "render_endpoint"]
+
+PAGE_BYTES: Final = 8 * 1024
+TOOL: Final = "endpoint_trace"
+DIAGRAM_EDGES_MAX: Final = 24
+GAPS_MAX: Final = 12
+
+Trace = RouteTrace | TopicTrace | ServiceLinks
+
+#: What a call's ``confidence`` says, before its evidence.
+_HOW: Final = {
+    "host": "by host",
+    "env": "by its deployment's environment",
+    "config": "by a setting",
+    "client": "by its typed client",
+    "const": "by a constant",
+    "route": "by path alone",
+    "name": "by a variable's name alone (low confidence)",
+}
+
+
+@attrs.frozen
+class Item:
+    section: str
+    path: str
+    text: str
+
+
+def _where(path: str, line: int, symbol: str) -> str:
+    inside = f" in {code(symbol)}" if symbol else ""
+    return f"{code(f'{path}:{line}')}{inside}"
+
+
+def _service(name: str) -> str:
+    return f"**{name}**" if name else "**(no service)**"
+
+
+def _test(flag: bool) -> str:
+    return " (test)" if flag else ""
+
+
+def _route_line(route: Route) -> str:
+    handler = f" → {code(route.handler)}" if route.handler else ""
+    via = f", mounted at {code(route.via)}" if route.via else ""
+    framework = f" ({route.framework}{via})" if route.framework else ""
+    return f"- {code(route.label)}{handler}: {_service(route.service)} {_where(route.file, route.line, route.symbol)}{framework}{_test(route.test)}\n"
+
+
+def _call_line(call: Call, *, target: bool = True) -> str:
+    reached = ""
+    if target and call.target:
+        reached = f" → {_service(call.target)}" + (" (outside the workspace)" if call.target_kind == "outside" else "")
+    evidence = ""
+    if call.confidence:
+        evidence = f"; {_HOW.get(call.confidence, call.confidence)}: {code(call.evidence)}" if call.evidence else ""
+    elif call.address:
+        evidence = f"; address {code(call.address)} not resolved"
+    client = f" [{call.client}]" if call.client else ""
+    return (
+        f"- {code(call.label)}{reached}: {_service(call.service)} {_where(call.file, call.line, call.symbol)}"
+        f"{client}{evidence}{_test(call.test)}\n"
+    )
+
+
+def _message_line(message: Message, broker: str) -> str:
+    kind = f" {message.kind}" if message.kind else ""
+    via = f"; name from {code(message.via)}" if message.via else ""
+    if message.computed or not message.topic:
+        name = "(computed name)"
+    else:
+        name = code(message.topic)
+    client = f" [{message.client}]" if message.client else ""
+    return (
+        f"- {message.role} {name}{kind} on {broker}: {_service(message.service)}"
+        f" {_where(message.file, message.line, message.symbol)}{client}{via}{_test(message.test)}\n"
+    )
+
+
+def items_of(trace: Trace) -> list[Item]:
+    """The sites the paged part lists, in order."""
+    brokers = dict(trace.brokers) if isinstance(trace, ServiceLinks) else {}
+    items: list[Item] = []
+    if isinstance(trace, RouteTrace):
+        for route, callers in zip(trace.routes, trace.callers, strict=True):
+            kind = "contract (OpenAPI)" if route.framework == "openapi" else "served"
+            section = f"{code(route.label)}, {kind} by {route.service or '(no service)'}"
+            items.append(Item(section, route.file, _route_line(route)))
+            for call in callers:
+                items.append(Item(section, call.file, "  " + _call_line(call)))
+        for call in trace.unserved:
+            items.append(Item("Called, served nowhere in the workspace", call.file, _call_line(call)))
+    elif isinstance(trace, TopicTrace):
+        names = dict(trace.brokers)
+        for message in trace.producers:
+            items.append(Item("Producers", message.file, _message_line(message, names.get(message.broker, message.broker))))
+        for message in trace.consumers:
+            items.append(Item("Consumers", message.file, _message_line(message, names.get(message.broker, message.broker))))
+    else:
+        for route, callers in trace.served:
+            items.append(Item("Inbound HTTP: routes served", route.file, _route_line(route)))
+            for call in callers:
+                items.append(Item("Inbound HTTP: routes served", call.file, "  " + _call_line(call)))
+        for call in trace.calls:
+            items.append(Item("Outbound HTTP: calls made", call.file, _call_line(call)))
+        for message in trace.produced:
+            items.append(Item("Messages produced", message.file, _message_line(message, brokers.get(message.broker, message.broker))))
+        for message in trace.consumed:
+            items.append(Item("Messages consumed", message.file, _message_line(message, brokers.get(message.broker, message.broker))))
+    return items
+
+
+def _count(number: int, noun: str, plural: str | None = None) -> str:
+    return f"{number} {noun if number == 1 else plural or noun + 's'}"
+
+
+def _summary(trace: Trace) -> str:
+    if isinstance(trace, RouteTrace):
+        servers = sorted({r.service for r in trace.routes if r.framework != "openapi" and not r.test})
+        callers = sorted({c.service for group in trace.callers for c in group if not c.test})
+        asked = f"{trace.method} {trace.path}" if trace.method != "*" else trace.path
+        sites = sum(len(g) for g in trace.callers)
+        called = f"{_count(sites, 'call site')} from {_count(len(callers), 'service')}" if sites else "no call site"
+        text = (
+            f"{code(asked)}: {_count(len(trace.routes), 'route')} fit"
+            f"{' (served by ' + ', '.join(servers) + ')' if servers else ''}; {called}"
+        )
+        if trace.unserved:
+            text += f"; {_count(len(trace.unserved), 'call')} fit the path but reach no declared route"
+        return text + "."
+    if isinstance(trace, TopicTrace):
+        brokers = ", ".join(node for _, node in trace.brokers) or "an unknown broker"
+        producers = sorted({m.service for m in trace.producers})
+        consumers = sorted({m.service for m in trace.consumers})
+        kinds = f" ({', '.join(trace.kinds)})" if trace.kinds else ""
+        return (
+            f"{code(trace.topic)}{kinds} on {brokers}: produced by {', '.join(producers) or 'nobody in the workspace'};"
+            f" consumed by {', '.join(consumers) or 'nobody in the workspace'}."
+        )
+    calls = [c for c in trace.calls if not c.test]
+    computed = sum(1 for c in calls if c.computed)
+    targets = sorted({c.target for c in calls if c.target and c.target != trace.service})
+    inbound = sorted({c.service for _, callers in trace.served for c in callers if not c.test})
+    text = (
+        f"{_service(trace.service)} serves {_count(len(trace.served), 'route')}"
+        f"{' called by ' + ', '.join(inbound) if inbound else ''}; makes {_count(len(calls), 'HTTP call')}"
+        f"{' to ' + ', '.join(targets) if targets else ''}"
+    )
+    if computed:
+        text += f" ({_count(computed, 'call')} with a computed URL in {trace.service})"
+    text += f"; produces {_count(len(trace.produced), 'message')} and consumes {_count(len(trace.consumed), 'message')}."
+    grpc_out = sorted({other for kind, way, other in trace.grpc if kind == "grpc" and way == "out"})
+    grpc_in = sorted({other for kind, way, other in trace.grpc if kind == "grpc" and way == "in"})
+    if grpc_out or grpc_in:
+        text += f" gRPC: calls {', '.join(grpc_out) or 'none'}; called by {', '.join(grpc_in) or 'none'}."
+    return text
+
+
+def _mermaid_id(name: str) -> str:
+    return "n_" + "".join(ch if ch.isalnum() else "_" for ch in name)
+
+
+def _diagram(trace: Trace) -> str:
+    edges: Counter[tuple[str, str, str]] = Counter()
+    if isinstance(trace, RouteTrace):
+        for route, callers in zip(trace.routes, trace.callers, strict=True):
+            for call in callers:
+                if not call.test:
+                    edges[(call.service or "(no service)", route.service or "(no service)", route.label)] += 1
+    elif isinstance(trace, TopicTrace):
+        broker = trace.brokers[0][1] if trace.brokers else "broker"
+        for message in trace.producers:
+            edges[(message.service or "(no service)", broker, trace.topic)] += 1
+        for message in trace.consumers:
+            edges[(broker, message.service or "(no service)", trace.topic)] += 1
+    else:
+        for route, callers in trace.served:
+            for call in callers:
+                if not call.test:
+                    edges[(call.service or "(no service)", trace.service, "HTTP")] += 1
+        for call in trace.calls:
+            if call.target and not call.test and call.target != trace.service:
+                edges[(trace.service, call.target, "HTTP")] += 1
+        for topic, others in trace.peers:
+            for other in others:
+                produced = any(m.topic == topic for m in trace.produced)
+                source, target = (trace.service, other) if produced else (other, trace.service)
+                edges[(source, target, topic)] += 1
+        for kind, way, other in trace.grpc:
+            if kind == "grpc":
+                edges[(trace.service, other, "gRPC") if way == "out" else (other, trace.service, "gRPC")] += 1
+    if not edges:
+        return ""
+    lines = ["", "### Diagram", "", "```mermaid", "flowchart LR"]
+    names = sorted({name for source, target, _ in edges for name in (source, target)})
+    for name in names:
+        lines.append(f'  {_mermaid_id(name)}["{name}"]')
+    shown = sorted(edges.items())[:DIAGRAM_EDGES_MAX]
+    for (source, target, label), count in shown:
+        text = label.replace('"', "'").replace("|", "/")
+        suffix = f" ×{count}" if count > 1 else ""
+        lines.append(f'  {_mermaid_id(source)} -->|"{text}{suffix}"| {_mermaid_id(target)}')
+    lines.append("```")
+    if len(edges) > DIAGRAM_EDGES_MAX:
+        lines.append(f"({len(edges) - DIAGRAM_EDGES_MAX} more edges not drawn.)")
+    return "\n".join(lines) + "\n"
+
+
+def _gaps(trace: Trace) -> str:
+    gaps: list[str] = []
+    if isinstance(trace, RouteTrace):
+        for route, callers in zip(trace.routes, trace.callers, strict=True):
+            if not any(not c.test for c in callers) and route.framework != "openapi":
+                gaps.append(f"{code(route.label)} ({route.service}) is served but never called inside the workspace")
+        for call in trace.unserved:
+            gaps.append(f"{code(call.label)} is called at {code(f'{call.file}:{call.line}')} but served nowhere in the workspace")
+        if trace.computed:
+            spread = ", ".join(f"{count} in {service or '(no service)'}" for service, count in trace.computed)
+            gaps.append(f"calls with a computed URL, which may reach it: {spread}")
+    elif isinstance(trace, TopicTrace):
+        if not trace.consumers:
+            gaps.append("produced but never consumed inside the workspace")
+        if not trace.producers:
+            gaps.append("consumed but never produced inside the workspace")
+    else:
+        unresolved = [c for c in trace.calls if not c.target and not c.computed and not c.test]
+        if unresolved:
+            gaps.append(f"{_count(len(unresolved), 'call')} whose target is unknown (no host, no wiring, no single route)")
+        computed = [c for c in trace.calls if c.computed and not c.test]
+        if computed:
+            gaps.append(f"{_count(len(computed), 'call')} with a computed URL in {trace.service}: never linked")
+        for topic, others in trace.peers:
+            if not others:
+                gaps.append(f"topic {code(topic)} has no counterpart service in the workspace")
+    if not gaps:
+        return ""
+    lines = ["", "### Gaps", ""] + [f"- {gap}" for gap in gaps[:GAPS_MAX]]
+    if len(gaps) > GAPS_MAX:
+        lines.append(f"- and {len(gaps) - GAPS_MAX} more")
+    return "\n".join(lines) + "\n"
+
+
+def _heading(trace: Trace) -> str:
+    if isinstance(trace, RouteTrace):
+        return f"## Route {code(f'{trace.method} {trace.path}' if trace.method != '*' else trace.path)}"
+    if isinstance(trace, TopicTrace):
+        return f"## Topic {code(trace.topic)}"
+    return f"## Links of {code(trace.service)}"
+
+
+def render_endpoint(
+    trace: Trace,
+    arguments: Mapping[str, object],
+    *,
+    offset: int = 0,
+    page_bytes: int = PAGE_BYTES,
+) -> str:
+    """One page of ``trace`` from ``offset``; ``arguments`` are the call's (for follow-up calls)."""
+    items = items_of(trace)
+    head = f"{_heading(trace)}\n\n{_summary(trace)}\n"
+    bottom = "" if offset else _diagram(trace) + _gaps(trace)
+    used = len((head + bottom).encode("utf-8"))
+    middle, shown = _page(items, offset, used, page_bytes)
+    if not items and not offset:
+        middle = "\nNo site.\n"
+    end = offset + shown
+    paging = Paging(shown=shown, total=len(items), noun="sites", next_cursor=str(end) if end < len(items) else None,
+                    first=offset)  # fmt: skip
+    footer = paging_footer(paging, tool=TOOL, arguments=arguments, paths=())  # no scope to narrow to
+    return head + middle + bottom + ("\n" + footer if footer else "")
+
+
+def _page(items: Sequence[Item], offset: int, used: int, page_bytes: int) -> tuple[str, int]:
+    parts: list[str] = []
+    section = ""
+    shown = 0
+    for item in items[offset:]:
+        piece = "" if item.section == section else f"\n### {item.section}\n\n"
+        piece += item.text
+        cost = len(piece.encode("utf-8"))
+        if shown and used + cost > page_bytes:
+            break
+        parts.append(piece)
+        used += cost
+        shown += 1
+        section = item.section
+    return "".join(parts), shown

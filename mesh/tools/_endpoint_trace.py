@@ -1,0 +1,58 @@
+"""``endpoint_trace``: an HTTP route, a message topic or a service, with every link that reaches it."""
+
+from __future__ import annotations
+
+from typing import Final
+
+import attrs
+
+from ..index.query._links import LinkTargetError, trace_endpoint
+from ..render._endpoint import items_of, render_endpoint
+from ..render._paging import call_text, code
+from ._args import describe
+from ._registry import ToolError
+from ._view import CURSOR_CHARS_MAX, View, arguments_of, cursor_offset
+
+__all__ = ["DESCRIPTION", "NAME", "TITLE", "Args", "answer"]
+
+NAME: Final = "endpoint_trace"
+TITLE: Final = "Trace an HTTP route, a message topic or a service's links"
+DESCRIPTION: Final = (
+    "Trace how services talk beyond gRPC. For an HTTP route (`POST /invoices`, `/orders/{id}`): the routes "
+    "that serve it (handler, framework, OpenAPI contract), every call site that reaches it with the address "
+    "evidence (host, environment variable and the manifest that sets it, config key), a Mermaid diagram and "
+    "the gaps (called but served nowhere, served but never called, computed URLs). For a topic, queue, "
+    "exchange or subject: its broker, producers and consumers. For a service name: every inbound and "
+    "outbound link of every kind (HTTP, messaging, gRPC)."
+)
+
+
+@attrs.frozen(kw_only=True)
+class Args:
+    target: str = attrs.field(
+        metadata=describe(
+            "An HTTP route (`GET /orders/{id}`, `/orders`), a topic/queue/exchange name, or a service name",
+            min_length=1,
+            max_length=500,
+        )
+    )
+    cursor: str | None = attrs.field(
+        default=None,
+        metadata=describe("The cursor a previous page gave, to read the next page", max_length=CURSOR_CHARS_MAX),
+    )
+
+
+def answer(args: Args, view: View) -> str:
+    """The trace of ``args.target`` in the snapshot ``view`` reads, one page of its sites."""
+    try:
+        found = trace_endpoint(view.db, args.target)
+    except LinkTargetError as exc:
+        text = exc.message
+        if exc.suggestions:
+            names = ", ".join(code(name) for name in exc.suggestions)
+            text += f" Did you mean {names}? Try {call_text(NAME, {'target': exc.suggestions[0]})}."
+        else:
+            text += " Give a route (`GET /path`), a topic or a service name; `smart_search` finds names in the code."
+        raise ToolError(text) from None
+    offset = cursor_offset(args.cursor, len(items_of(found)), tool=NAME, args=args, noun="sites")
+    return render_endpoint(found, arguments_of(args), offset=offset)

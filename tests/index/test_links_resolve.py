@@ -1,0 +1,215 @@
+"""Resolution of HTTP calls and topics over a whole snapshot (``mesh/index/build/_links.py``).
+
+Each test writes facts straight into a store (as extractors and discovery would), resolves, and
+reads the targets back, so the order of evidence is tested apart from any extractor.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from mesh.index._facts import path_shape
+from mesh.index.build._links import resolve_links
+from mesh.index.store._store import Store
+
+
+class _Facts:
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.db = db
+        self.ids: dict[str, int] = {}
+
+    def file(self, path: str, service: str, *, kind: str = "code", language: str = "python") -> int:
+        cursor = self.db.execute(
+            "INSERT INTO files(path, service, language, kind, size, mtime_ns, hash, lines, error)"
+            " VALUES (?, ?, ?, ?, 0, 0, x'', 1, '')",
+            (path, service, language, kind),
+        )
+        self.ids[path] = cursor.lastrowid
+        return cursor.lastrowid
+
+    def service(self, name: str, path: str) -> None:
+        self.db.execute("INSERT INTO services(name, path, origin, languages) VALUES (?, ?, 'deployment', '')", (name, path))
+
+    def route(self, path: str, method: str, route: str, line: int = 1, *, mount: str = "") -> None:
+        self.db.execute(
+            "INSERT INTO http_routes(file_id, method, path, line, handler, symbol, framework, mount, shape)"
+            " VALUES (?, ?, ?, ?, '', '', 'test', ?, ?)",
+            (self.ids[path], method, route, line, mount, path_shape(route)),
+        )
+
+    def call(self, path: str, method: str, url_path: str, line: int = 1, *, host: str = "", address: str = "",
+             computed: bool = False) -> None:  # fmt: skip
+        self.db.execute(
+            "INSERT INTO http_calls(file_id, method, path, line, symbol, host, address, client, computed, shape)"
+            " VALUES (?, ?, ?, ?, '', ?, ?, 'test', ?, ?)",
+            (self.ids[path], method, url_path, line, host, address, int(computed), path_shape(url_path) if url_path else ""),
+        )
+
+    def targets(self) -> list[tuple[str, str, str, str]]:
+        return self.db.execute(
+            "SELECT f.path, c.target, c.target_kind, c.confidence FROM http_calls c JOIN files f ON f.id = c.file_id"
+            " ORDER BY c.rowid"
+        ).fetchall()
+
+
+@pytest.fixture
+def facts(tmp_path: Path):
+    store = Store(tmp_path / "cache")
+    with store.transaction() as writer:
+        found = _Facts(writer.db)
+        found.service("frontend", "frontend")
+        found.service("billing", "billing")
+        found.service("ledger", "ledger")
+        found.file("frontend/app.py", "frontend")
+        found.file("billing/api.py", "billing")
+        found.file("ledger/api.py", "ledger")
+        found.file("frontend/test_app.py", "frontend", kind="test")
+        yield found
+    store.close()
+
+
+def _resolve(facts: _Facts, target_of=lambda language, module, importer: None) -> list[tuple[str, str, str, str]]:
+    resolve_links(facts.db, target_of)
+    return facts.targets()
+
+
+def test_a_literal_host_named_by_a_deployment_reaches_its_service(facts: _Facts) -> None:
+    facts.db.execute("INSERT INTO hosts VALUES ('billing-svc', 'billing')")
+    facts.call("frontend/app.py", "GET", "/invoices", host="billing-svc")
+    facts.call("frontend/app.py", "GET", "/x", host="api.github.com")
+    facts.call("frontend/app.py", "GET", "/x", host="localhost")
+    assert _resolve(facts) == [
+        ("frontend/app.py", "billing", "service", "host"),
+        ("frontend/app.py", "api.github.com", "outside", "host"),
+        ("frontend/app.py", "", "", ""),
+    ]
+
+
+def test_an_env_var_follows_the_callers_own_deployment_first(facts: _Facts) -> None:
+    """INV-LINKS-4: the caller's own deployment decides before any other evidence."""
+    facts.db.executemany(
+        "INSERT INTO wiring VALUES (?, ?, ?, ?, ?, ?)",
+        [("frontend", "LEDGER_ADDR", "ledger", "", "k8s/frontend.yaml", 12),
+         ("billing", "LEDGER_ADDR", "billing", "", "k8s/billing.yaml", 9)],
+    )  # fmt: skip
+    facts.call("frontend/app.py", "GET", "/entries", address="env:LEDGER_ADDR")
+    (row,) = _resolve(facts)
+    assert row == ("frontend/app.py", "ledger", "service", "env")
+    evidence = facts.db.execute("SELECT evidence FROM http_calls").fetchone()[0]
+    assert "LEDGER_ADDR" in evidence and "k8s/frontend.yaml:12" in evidence
+
+
+def test_a_setting_gives_the_host_and_the_base_path(facts: _Facts) -> None:
+    config = facts.file("frontend/application.yml", "frontend", kind="config", language="")
+    facts.db.execute("INSERT INTO settings VALUES (?, 'services.billing.url', 3, 'billing', '', '/api')", (config,))
+    facts.call("frontend/app.py", "POST", "/invoices", address="config:services.billing.url")
+    assert _resolve(facts) == [("frontend/app.py", "billing", "service", "config")]
+    assert facts.db.execute("SELECT full_path FROM http_calls").fetchone()[0] == "/api/invoices"
+
+
+def test_a_route_served_by_one_other_service_links_a_call_without_host(facts: _Facts) -> None:
+    facts.route("billing/api.py", "GET", "/invoices/{id}")
+    facts.route("ledger/api.py", "GET", "/entries")
+    facts.route("billing/api.py", "GET", "/health")
+    facts.route("ledger/api.py", "GET", "/health")
+    facts.call("frontend/app.py", "GET", "/invoices/{invoice_id}")
+    facts.call("frontend/app.py", "GET", "/health")  # two services serve it: ambiguous, no link
+    facts.call("frontend/app.py", "DELETE", "/entries")  # no route of that method
+    assert _resolve(facts) == [
+        ("frontend/app.py", "billing", "service", "route"),
+        ("frontend/app.py", "", "", ""),
+        ("frontend/app.py", "", "", ""),
+    ]
+
+
+def test_a_computed_url_is_never_linked(facts: _Facts) -> None:
+    """INV-LINKS-2: a URL built at run time reaches nothing, whatever else would match."""
+    facts.db.execute("INSERT INTO wiring VALUES ('frontend', 'BILLING_URL', 'billing', '', 'c.yml', 1)")
+    facts.route("billing/api.py", "*", "/{*rest}")
+    facts.call("frontend/app.py", "GET", "", computed=True)
+    facts.call("frontend/app.py", "GET", "", address="env:BILLING_URL", computed=True)
+    assert [row[1] for row in _resolve(facts)] == ["", ""]
+
+
+def test_a_variable_named_after_a_service_links_with_the_lowest_confidence(facts: _Facts) -> None:
+    facts.call("frontend/app.py", "GET", "/entries", address="env:LEDGER_SERVICE_ADDR")
+    facts.call("frontend/app.py", "GET", "/x", address="env:NOTHING_URL")
+    assert _resolve(facts) == [("frontend/app.py", "ledger", "service", "name"), ("frontend/app.py", "", "", "")]
+
+
+def test_a_constant_of_another_file_gives_a_host(facts: _Facts) -> None:
+    holder = facts.file("frontend/urls.py", "frontend")
+    facts.db.execute("INSERT INTO constants VALUES (?, 'Urls.LEDGER_URL', 'http://ledger:8080/v1', 2)", (holder,))
+    facts.call("frontend/app.py", "GET", "/entries", address="const:Urls.LEDGER_URL")
+    assert _resolve(facts) == [("frontend/app.py", "ledger", "service", "const")]
+    assert facts.db.execute("SELECT full_path FROM http_calls").fetchone()[0] == "/v1/entries"
+
+
+def test_mounts_prefix_the_routes_of_the_mounted_file_and_hide_the_bare_ones(facts: _Facts) -> None:
+    facts.file("billing/routes.py", "billing")
+    facts.route("billing/routes.py", "GET", "/invoices")
+    facts.route("billing/api.py", "*", "/api/v1", mount="routes")
+    resolve_links(facts.db, lambda language, module, importer: "billing/routes.py" if module == "routes" else None)
+    visible = facts.db.execute(
+        "SELECT f.path, r.path, r.via FROM http_routes r JOIN files f ON f.id = r.file_id WHERE r.hidden = 0"
+    ).fetchall()
+    assert visible == [("billing/routes.py", "/api/v1/invoices", "billing/api.py:1")]
+    # resolving again gives the same rows, not a second copy
+    resolve_links(facts.db, lambda language, module, importer: "billing/routes.py" if module == "routes" else None)
+    assert facts.db.execute("SELECT count(*) FROM http_routes WHERE via != ''").fetchone()[0] == 1
+
+
+def test_topics_named_by_constants_are_read(facts: _Facts) -> None:
+    holder = facts.file("billing/topics.py", "billing")
+    facts.db.execute("INSERT INTO constants VALUES (?, 'Topics.INVOICES', 'invoices.created', 4)", (holder,))
+    facts.db.execute(
+        "INSERT INTO messages(file_id, role, broker, name, line, kind, symbol, address, client, computed)"
+        " VALUES (?, 'produce', 'kafka', '', 7, 'topic', '', 'const:Topics.INVOICES', 'kafka-python', 0)",
+        (facts.ids["billing/api.py"],),
+    )
+    resolve_links(facts.db, lambda *_: None)
+    topic, via = facts.db.execute("SELECT topic, topic_via FROM messages").fetchone()
+    assert topic == "invoices.created" and "Topics.INVOICES" in via and "billing/topics.py:4" in via
+
+
+def test_a_call_to_a_route_of_its_own_service_reaches_it(facts: _Facts) -> None:
+    """A test requesting the app under test (or a page its server) reaches its own service, even
+    where another service serves the same path; server code's relative URL does not."""
+    facts.route("frontend/app.py", "GET", "/home")
+    facts.route("billing/api.py", "GET", "/home")
+    facts.call("frontend/test_app.py", "GET", "/home")
+    # a call with a base address of its own that nothing resolves goes elsewhere: never to itself
+    facts.call("frontend/app.py", "GET", "/home", address="config:unknown.url")
+    # and a relative URL in server code is a forward (a gateway's), not a call of itself
+    facts.call("frontend/app.py", "GET", "/home")
+    assert _resolve(facts) == [
+        ("frontend/test_app.py", "frontend", "service", "route"),
+        ("frontend/app.py", "billing", "service", "route"),
+        ("frontend/app.py", "billing", "service", "route"),
+    ]
+
+
+def test_an_event_handler_class_and_its_subscription_are_one_consumer(facts: _Facts) -> None:
+    def consume(path: str, line: int, symbol: str, name: str = "OrderPlaced") -> None:
+        facts.db.execute(
+            "INSERT INTO messages(file_id, role, broker, name, line, kind, symbol, address, client, computed)"
+            " VALUES (?, 'consume', 'eventbus', ?, ?, 'event', ?, '', '', 0)",
+            (facts.ids[path], name, line, symbol),
+        )
+
+    facts.file("billing/handler.py", "billing")
+    consume("billing/handler.py", 3, "OrderPlacedHandler")  # the class handling it
+    consume("billing/api.py", 20, "Startup.add_subscriptions")  # the registration
+    consume("ledger/api.py", 5, "OrderPlacedHandler")  # another service: only its class
+    consume("billing/handler.py", 9, "RefundHandler", "Refunded")  # no registration: the class stands
+    facts.file("ledger/program.py", "ledger")
+    consume("ledger/program.py", 2, "", "Refunded")  # a registration in top-level statements
+    consume("ledger/api.py", 7, "RefundHandler", "Refunded")
+    resolve_links(facts.db, lambda *_: None)
+    visible = facts.db.execute(
+        "SELECT f.path, m.line FROM messages m JOIN files f ON f.id = m.file_id WHERE m.hidden = 0 ORDER BY f.path, m.line"
+    ).fetchall()
+    assert visible == [("billing/api.py", 20), ("billing/handler.py", 9), ("ledger/api.py", 5), ("ledger/program.py", 2)]
