@@ -57,6 +57,7 @@ from .._facts import Constant, HttpCall, HttpRoute, MessageFact, MessageRole, Se
 from . import _common, _ts
 from ._links import HTTP_METHODS, join_paths, route_template, url_parts
 from ._tree import Ranges, safe_captures
+from ._config import secret_name
 
 __all__ = ["Links", "aspnet_route", "extract"]
 
@@ -767,7 +768,9 @@ class _Links:
             found, default = self._address(node, depth)
         finally:
             self.visiting.discard(node.id)
-        if found.startswith(("env:", "config:")) and _SECRET_WORDS.search(found.partition(":")[2]):
+        if found.startswith(("env:", "config:")) and (
+            secret_name(found.partition(":")[2]) or _SECRET_WORDS.search(found.partition(":")[2])
+        ):
             return "", ""  # a secret-looking variable or key is never kept (INV-LINKS-3)
         return found, default
 
@@ -2707,7 +2710,7 @@ class _Links:
         value = self._string(values[-1])
         klass = self.classes.innermost(node.start_byte, node.end_byte)
         owner = self.text(self.classes.nodes[klass].child_by_field_name("name")) if klass >= 0 else ""
-        if not (_link_name(name) or _link_name(owner)) or _SECRET_WORDS.search(name) or _SECRET_WORDS.search(owner):
+        if not (_link_name(name) or _link_name(owner)) or secret_name(name) or secret_name(owner) or _SECRET_WORDS.search(name) or _SECRET_WORDS.search(owner):
             return
         if not value or len(value) > 200 or any(ch.isspace() for ch in value) or _SECRET_WORDS.search(value):
             return

@@ -46,6 +46,7 @@ from . import _common, _ts
 from ._ecmascript import _key_text, _named, _string_value, _this_member, _unwrap
 from ._links import HTTP_METHODS, join_paths, route_template, url_parts
 from ._tree import safe_captures
+from ._config import secret_name
 
 if TYPE_CHECKING:
     from ._ecmascript import _Binding, _Extraction
@@ -2132,7 +2133,7 @@ def _link_name(name: str, owner: str) -> bool:
     every = words | owner_words
     singular = {w[:-1] if w.endswith("s") and len(w) > 3 else w for w in every}
     singular |= {w[:-2] for w in every if w.endswith("es") and len(w) > 4}
-    if singular & _SECRET_WORDS or every & _SECRET_WORDS or "apikey" in name.lower().replace("_", ""):
+    if secret_name(name) or secret_name(owner) or singular & _SECRET_WORDS or every & _SECRET_WORDS:
         return False
     return bool(singular & _LINK_WORDS)
 

@@ -49,6 +49,7 @@ from .._facts import Constant, HttpCall, HttpRoute, MessageFact, MessageRole
 from . import _ts
 from ._common import Definitions, captures, query
 from ._links import HTTP_METHODS, join_paths, route_template, url_parts, verb
+from ._config import secret_name
 
 __all__ = ["Links", "extract_links", "link_constants"]
 
@@ -387,7 +388,7 @@ def _words(name: str) -> list[str]:
 
 def _link_name(name: str) -> bool:
     """Whether a constant's name says it names a link (``OrdersTopic``, ``API_URL``) and not a secret."""
-    if _SECRET.search(name):
+    if _SECRET.search(name) or secret_name(name):
         return False
     return any(word in _LINK_WORDS or (word.endswith("s") and word[:-1] in _LINK_WORDS) for word in _words(name))
 

@@ -50,6 +50,7 @@ from .._facts import Constant, HttpCall, HttpRoute, Import, MessageFact, Message
 from ._common import Definitions, squash
 from ._jvm_syntax import WRITTEN_MAX, Ann, Call, Decl, JavaSyntax, KotlinSyntax, Syntax, same
 from ._links import HTTP_METHODS, join_paths, route_template, url_parts
+from ._config import secret_name
 
 __all__ = ["JAVA_CAPTURES", "KOTLIN_CAPTURES", "Links", "extract"]
 
@@ -117,7 +118,7 @@ def _names_link(name: str) -> bool:
 
 
 def _looks_secret(name: str, value: str) -> bool:
-    if any(_stem(word) in _SECRET_WORDS for word in _words(name)):
+    if secret_name(name) or any(_stem(word) in _SECRET_WORDS for word in _words(name)):
         return True
     if re.search(r"://[^/@\s]*:[^/@\s]*@", value):
         return True

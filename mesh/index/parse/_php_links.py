@@ -38,6 +38,7 @@ from . import _shared_rrp as rrp
 from . import _ts
 from ._links import HTTP_METHODS, join_paths, route_template
 from ._rrp_links import Evaluator, Found, Handle, Links, Text, Value
+from ._config import secret_name
 
 __all__ = ["extract"]
 
@@ -674,7 +675,7 @@ class _Values(Evaluator):
 
 
 def _secret(key: str) -> bool:
-    return bool(re.search(r"(?i)secret|password|token|key|credential", key))
+    return secret_name(key) or bool(re.search(r"(?i)secret|password|token|key|credential", key))
 
 
 # -- routes: attributes and annotations ---------------------------------------------------------------

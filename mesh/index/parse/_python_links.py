@@ -70,6 +70,7 @@ from .._facts import Constant, HttpCall, HttpRoute, MessageFact, MessageRole
 from . import _ts
 from ._common import Definitions, captures, query, squash
 from ._links import HTTP_METHODS, join_paths, route_template, url_parts, verb
+from ._config import secret_name
 
 __all__ = ["Links", "extract"]
 
@@ -292,7 +293,7 @@ def _constants(root: tree_sitter.Node, source: bytes, definitions: Definitions) 
                 continue
             name = _ts.text(left, source)
             words = _words(name)
-            if name.startswith("__") or set(words) & _SECRET_WORDS or set(owner_words) & _SECRET_WORDS:
+            if name.startswith("__") or secret_name(name) or set(words) & _SECRET_WORDS or set(owner_words) & _SECRET_WORDS:
                 continue
             if not (_names_link(words) or _names_link(owner_words)):
                 continue

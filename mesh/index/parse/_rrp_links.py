@@ -27,6 +27,7 @@ import tree_sitter
 from .._facts import Constant, HttpCall, HttpRoute, MessageFact
 from . import _common, _ts
 from ._links import url_parts
+from ._config import secret_name
 
 __all__ = [
     "CANDIDATES_MAX",
@@ -369,7 +370,6 @@ _LINK_WORDS: Final = frozenset(
     }
 )
 _SECRET_WORDS: Final = frozenset({"key", "keys", "token", "tokens", "secret", "secrets", "password", "passwords"})
-_SECRET_PARTS: Final = ("secret", "password", "passwd", "credential", "token", "apikey", "api_key", "private")
 _WORDS: Final = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 _USERINFO: Final = re.compile(r"^[a-zA-Z][\w+.-]*://[^/@\s]*:[^/@\s]*@")
 
@@ -393,8 +393,7 @@ def is_link_constant(name: str, owner: str, value: str) -> bool:
     if not value or len(value) > 200 or any(c.isspace() for c in value) or _USERINFO.match(value):
         return False
     words = _words(name)
-    lowered = name.lower()
-    if any(word in _SECRET_WORDS for word in words) or any(part in lowered for part in _SECRET_PARTS):
+    if secret_name(name) or secret_name(owner) or any(word in _SECRET_WORDS for word in words):
         return False
     return any(_names_link(word) for word in words) or any(_names_link(word) for word in _words(owner))
 
