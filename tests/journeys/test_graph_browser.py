@@ -123,11 +123,15 @@ def test_the_fixture_graph_draws_itself_offline(tmp_path: Path) -> None:
     graph = graph_of(FIXTURE, tmp_path / "index")
     loaded = _render(graph, tmp_path)
     _check_drawn(loaded, graph)
-    assert len(graph.nodes) == 7 and len(graph.edges) == 14  # six services and the area proto/
+    # six services, the area proto/ and the broker kafka; 9 gRPC, 5 import, 1 HTTP and 3 messaging edges
+    assert len(graph.nodes) == 8 and len(graph.edges) == 18
     areas = [node for node in loaded.dom.with_class("node") if "area" in node["class"].split()]
     assert [node["data-service"] for node in areas] == ["proto/"]
-    grpc = [e for e in loaded.dom.with_class("edge") if e["data-kind"] == "grpc"]
-    assert len(grpc) == 9 and all("grpc" in e["class"].split() for e in grpc)
+    externals = [node for node in loaded.dom.with_class("node") if "external" in node["class"].split()]
+    assert [node["data-service"] for node in externals] == ["kafka"]
+    for kind, count in (("grpc", 9), ("http", 1), ("messaging", 3)):
+        drawn = [e for e in loaded.dom.with_class("edge") if e["data-kind"] == kind]
+        assert len(drawn) == count and all(kind in e["class"].split() for e in drawn), kind
     assert "Service graph <span" in loaded.html and ">workspace</span>" in loaded.html
 
 
