@@ -375,12 +375,11 @@ def _suggest(text: str, names: Sequence[str]) -> list[str]:
 
 def _route_trace(links: Links, method: str, path: str) -> RouteTrace:
     asked = path_shape(path)
-    routes = [
-        route
-        for route in links.routes
-        if (method == "*" or route.method in ("*", method))
-        and (route_matches(route.shape, asked) or route_matches(asked, route.shape))
-    ]
+    methods = [route for route in links.routes if method == "*" or route.method in ("*", method)]
+    # the routes that serve what was asked (a template covering it); only when none does, those a
+    # template asked for covers (``/orders/{id}`` asked, ``/orders/by-date`` declared)
+    routes = [route for route in methods if route_matches(route.shape, asked)]
+    routes = routes or [route for route in methods if route_matches(asked, route.shape)]
     callers = tuple(tuple(links.callers_of(route)) for route in routes)
     reached = {(c.file, c.line) for group in callers for c in group}
     unserved = tuple(
