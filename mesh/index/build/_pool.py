@@ -7,8 +7,9 @@ per worker and hands out the next task as each outcome comes back, so fast files
 slow one on another worker. Inside a worker, an interval timer interrupts a file that overruns
 the budget (Python-level work is interrupted at once; a long C-level parse at its end) and the
 file is reported as failed. Should a worker stop answering altogether (stuck in C code, or
-killed), the parent waits ``budget + GRACE_S`` at most, kills it, reports the file it was on as
-failed, puts its other outstanding tasks back in the queue and starts a replacement. Results
+killed), the parent waits ``budget + GRACE_S`` at most (plus ``START_GRACE_S`` for a fresh
+worker's first answer: it starts an interpreter and imports the extractors, each file's extractor
+before that file's budget starts), kills it, reports the file it was on as failed, puts its other outstanding tasks back in the queue and starts a replacement. Results
 arrive in completion order; the caller sorts if it needs an order.
 
 Small batches (a watcher's few files) are not worth starting processes for:
@@ -40,6 +41,8 @@ log = logging.getLogger("mesh.index")
 
 DEPTH: Final = 8
 GRACE_S: Final = 10.0
+#: More time for a fresh worker's first answer: starting an interpreter and importing the extractors.
+START_GRACE_S: Final = 30.0
 DEFAULT_BUDGET_S: Final = 5.0
 WORKER_MODULE: Final = "mesh.index.build._worker_main"
 
@@ -153,10 +156,14 @@ class ParsePool:
                     continue
                 worker.outstanding.popleft()
                 worker.since = now
+                worker.answered = True
                 on_outcome(outcome)
                 self._feed(worker, queue)
             for worker in list(self._workers):
-                if worker.outstanding and now - worker.since > self.budget_s + GRACE_S:
+                # a fresh worker first starts an interpreter and imports the extractors (compiled
+                # from source where no bytecode is kept): under load that is seconds, not a hang
+                limit = self.budget_s + GRACE_S + (0.0 if worker.answered else START_GRACE_S)
+                if worker.outstanding and now - worker.since > limit:
                     self._replace(worker, queue, on_outcome, busy, "the worker stopped answering")
 
     def _feed(self, worker: _Worker, queue: collections.deque[Task]) -> None:
@@ -193,6 +200,8 @@ class _Worker:
         self.connection = connection
         self.outstanding: collections.deque[Task] = collections.deque()
         self.since = time.monotonic()
+        #: It has sent an outcome (it is past its start-up).
+        self.answered = False
 
     def kill(self) -> None:
         self.proc.kill()
