@@ -213,3 +213,75 @@ def test_an_event_handler_class_and_its_subscription_are_one_consumer(facts: _Fa
         "SELECT f.path, m.line FROM messages m JOIN files f ON f.id = m.file_id WHERE m.hidden = 0 ORDER BY f.path, m.line"
     ).fetchall()
     assert visible == [("billing/api.py", 20), ("billing/handler.py", 9), ("ledger/api.py", 5), ("ledger/program.py", 2)]
+
+
+def test_a_tests_localhost_reaches_the_app_under_test(facts: _Facts) -> None:
+    """A test requesting ``http://localhost:{port}/home`` calls the app it tests; server code's
+    localhost reaches nothing (a developer's default, not a link)."""
+    facts.route("frontend/app.py", "GET", "/home")
+    facts.route("billing/api.py", "GET", "/invoices")
+    facts.call("frontend/test_app.py", "GET", "/home", host="localhost")
+    facts.call("frontend/test_app.py", "GET", "/invoices", host="127.0.0.1")  # a stub of billing's
+    facts.call("frontend/app.py", "GET", "/invoices", host="localhost")
+    assert _resolve(facts) == [
+        ("frontend/test_app.py", "frontend", "service", "route"),
+        ("frontend/test_app.py", "billing", "service", "route"),
+        ("frontend/app.py", "", "", ""),
+    ]
+
+
+def test_a_typed_clients_base_address_held_by_a_member(facts: _Facts) -> None:
+    """A typed client whose base address is a member (``BaseAddress = new(MobileBffHost)``): the
+    member's value when it names a host, else its name as the weakest evidence."""
+    facts.service("mobile-bff", "mobile-bff")
+    config = facts.file("frontend/program.cs", "frontend", language="csharp")
+    facts.db.execute(
+        "INSERT INTO settings VALUES (?, 'client:CatalogService', 3, '', 'const:Program.MobileBffHost', '')", (config,)
+    )
+    facts.db.execute(
+        "INSERT INTO settings VALUES (?, 'client:LedgerClient', 4, '', 'const:Urls.Ledger', '')", (config,)
+    )
+    holder = facts.file("frontend/urls.cs", "frontend", language="csharp")
+    facts.db.execute("INSERT INTO constants VALUES (?, 'Urls.Ledger', 'http://ledger:8080/v1', 2)", (holder,))
+    facts.call("frontend/app.py", "GET", "/api/catalog/items", address="client:CatalogService")
+    facts.call("frontend/app.py", "GET", "/entries", address="client:LedgerClient")
+    assert _resolve(facts) == [
+        ("frontend/app.py", "mobile-bff", "service", "name"),
+        ("frontend/app.py", "ledger", "service", "const"),
+    ]
+    evidence = [row[0] for row in facts.db.execute("SELECT evidence FROM http_calls ORDER BY rowid")]
+    assert "typed client CatalogService" in evidence[0] and "MobileBffHost" in evidence[0]
+    assert facts.db.execute("SELECT full_path FROM http_calls ORDER BY rowid").fetchall()[1][0] == "/v1/entries"
+
+
+def _message(facts: _Facts, path: str, line: int, symbol: str, name: str, address: str = "") -> None:
+    facts.db.execute(
+        "INSERT INTO messages(file_id, role, broker, name, line, kind, symbol, address, client, computed)"
+        " VALUES (?, 'produce', '', ?, ?, 'channel', ?, ?, 'eventuate-tram', 0)",
+        (facts.ids[path], name, line, symbol, address),
+    )
+
+
+def test_calls_of_a_publisher_class_take_its_topic_and_stand_for_it(facts: _Facts) -> None:
+    """A publisher class names its topic where it is declared; a call through it that cannot read
+    the topic takes the class's, and the calls, not the class, are the producers of its service."""
+    facts.file("billing/publisher.java", "billing", language="java")
+    facts.file("ledger/publisher.java", "ledger", language="java")
+    _message(facts, "billing/publisher.java", 7, "InvoicePublisher", "acme.billing.Invoice")
+    _message(facts, "ledger/publisher.java", 5, "EntryPublisher", "acme.ledger.Entry")  # never called
+    _message(facts, "billing/api.py", 40, "InvoiceService.pay", "", "client:InvoicePublisher")
+    _message(facts, "billing/api.py", 50, "InvoiceService.open", "acme.billing.Invoice", "client:InvoicePublisher")
+    _message(facts, "frontend/app.py", 9, "Checkout.run", "", "client:Unknown")  # no such class: no topic
+    resolve_links(facts.db, lambda *_: None)
+    rows = facts.db.execute(
+        "SELECT f.path, m.line, m.topic, m.topic_via, m.hidden FROM messages m JOIN files f ON f.id = m.file_id"
+        " ORDER BY f.path, m.line"
+    ).fetchall()
+    assert [(path, line, topic, hidden) for path, line, topic, _, hidden in rows] == [
+        ("billing/api.py", 40, "acme.billing.Invoice", 0),
+        ("billing/api.py", 50, "acme.billing.Invoice", 0),
+        ("billing/publisher.java", 7, "acme.billing.Invoice", 1),
+        ("frontend/app.py", 9, "", 0),
+        ("ledger/publisher.java", 5, "acme.ledger.Entry", 0),
+    ]
+    assert rows[0][3] == "publisher InvoicePublisher (billing/publisher.java:7)"

@@ -14,14 +14,18 @@ the refresh's transaction and recomputed on each one:
    file are copied under the mount's prefix (``via`` names the mount) and the unprefixed ones hidden.
 2. **Messages**: a name given by a constant or a setting is looked up (``topic``, and ``topic_via``
    saying how); an event's handler class is hidden where its service subscribes it in code (one
-   consumer, not two).
+   consumer, not two). A call through a publisher class (``client:OrderPublisher``) whose topic the
+   call site cannot read takes the one topic the class names where it is declared, and the class's
+   own fact is hidden in a service that calls it (the calls are the producers).
 3. **Calls**, in order of evidence, each call's first answer wins:
    a literal host that a deployment names (``host``); an environment variable set by the caller's own
    deployment (``env``), or by every deployment that sets it, to one host; a configuration key of the
    caller's service whose value names a host or such a variable (``config``); the base address of a
-   typed client (``client``); a constant holding a URL (``const``); for a call whose host is not
-   known, a route its own service serves when the call is a test's or a page's relative URL (the
-   app under test, the page's own server), else one that exactly one other service serves
+   typed client (``client``: a host, a configuration key, a variable, or a member holding it,
+   followed like the others and named by the member as the weakest evidence); a constant holding a
+   URL (``const``); for a call whose host is not known, a route its own service serves when the call
+   is a test's relative or localhost URL or a page's relative URL (the app under test, the page's own
+   server), else one that exactly one other service serves
    (``route``); last, a variable named after a
    service (``BILLING_ADDR`` -> ``billing``: ``name``, the weakest). A call whose host is outside the
    workspace is ``outside``; a computed URL is never linked.
@@ -108,6 +112,7 @@ class _Links:
             service = self.service_of.get(file_id, "")
             self.settings[service][_norm(key)].append((key, host, env, path, self.path_of.get(file_id, ""), line))
         #: constant name (``Owner.NAME`` and ``NAME``) -> [(value, service, file, line)]
+        self._publishers: dict[str, list[tuple[int, str, str, str, int]]] | None = None
         self.constants: dict[str, list[tuple[str, str, str, int]]] = defaultdict(list)
         for file_id, name, value, line in db.execute("SELECT file_id, name, value, line FROM constants ORDER BY file_id, line"):
             entry = (value, self.service_of.get(file_id, ""), self.path_of.get(file_id, ""), line)
@@ -228,16 +233,65 @@ class _Links:
                     topic, via = found[3].strip("/"), f"setting {found[0]} ({found[4]}:{found[5]})"
             elif address.startswith("env:") and name:
                 via = f"default of ${address[4:]}"
+            elif address.startswith("client:") and not name:
+                found = self.publisher_topic(address[7:], service)
+                if found is not None:
+                    topic, via = found
             rows.append((topic, via, rowid))
         self.db.executemany("UPDATE messages SET topic = ?, topic_via = ? WHERE rowid = ?", rows)
+        self.db.execute("UPDATE messages SET hidden = 0 WHERE hidden != 0")
         self.same_consumers()
+        self.same_publishers()
+
+    def publisher_classes(self) -> dict[str, list[tuple[int, str, str, str, int]]]:
+        """Publisher classes that name their topic where they are declared (``class OrderPublisher
+        extends AbstractAggregateDomainEventPublisher<Order, ...>``): simple class name ->
+        [(rowid, topic, service, file, line)] of their class-level produce facts."""
+        if self._publishers is None:
+            publishers: dict[str, list[tuple[int, str, str, str, int]]] = defaultdict(list)
+            for rowid, file_id, name, symbol, line in self.db.execute(
+                "SELECT rowid, file_id, name, symbol, line FROM messages WHERE role = 'produce' AND address = ''"
+                " AND name != '' AND symbol != '' AND instr(symbol, '.') = 0 ORDER BY rowid"
+            ):
+                entry = (rowid, name, self.service_of.get(file_id, ""), self.path_of.get(file_id, ""), line)
+                publishers[symbol].append(entry)
+            self._publishers = dict(publishers)
+        return self._publishers
+
+    def publisher_topic(self, publisher: str, service: str) -> tuple[str, str] | None:
+        """(topic, via) of a call to the publisher class ``publisher`` whose call site could not read
+        the topic: the one topic the class names, its own service's class first."""
+        found = self.publisher_classes().get(publisher, [])
+        chosen = [entry for entry in found if entry[2] == service] or found
+        if len({entry[1] for entry in chosen}) != 1:
+            return None
+        _, topic, _, file, line = chosen[0]
+        return topic, f"publisher {publisher} ({file}:{line})"
+
+    def same_publishers(self) -> None:
+        """A publisher class and the calls publishing through it are one producer, counted where
+        the calls are: the class-level fact is hidden in a service that calls it."""
+        calling = {
+            (self.service_of.get(file_id, ""), address[7:])
+            for file_id, address in self.db.execute(
+                "SELECT file_id, address FROM messages WHERE role = 'produce' AND address LIKE 'client:%'"
+            )
+        }
+        self.db.executemany(
+            "UPDATE messages SET hidden = 1 WHERE rowid = ?",
+            [
+                (rowid,)
+                for publisher, entries in sorted(self.publisher_classes().items())
+                for rowid, _, service, _, _ in entries
+                if (service, publisher) in calling
+            ],
+        )
 
     def same_consumers(self) -> None:
         """An event's handler class and the registration subscribing it are one consumer: in a
         service that subscribes an event in code (a fact inside a method or in top-level
         statements), the class-level facts of that event (``class XHandler :
         IIntegrationEventHandler<X>``) are hidden."""
-        self.db.execute("UPDATE messages SET hidden = 0 WHERE hidden != 0")
         registered: set[tuple[str, str]] = set()
         classes: list[tuple[int, str, str]] = []
         for rowid, file_id, topic, symbol in self.db.execute(
@@ -280,12 +334,12 @@ class _Links:
             target, kind, confidence, evidence, prefix = self.call_target(service, host, address)
             full = join_paths(prefix, path) if prefix and path else path
             full_shape = path_shape(full) if full else ""
-            if not target and full and not host:
+            test = self.kind_of.get(file_id) == "test"
+            if not target and full and (not host or (test and host in _LOCAL_HOSTS)):
                 # a relative URL reaches its own service from a test (the app under test) or a page
-                # (same origin); from server code it is a forward or a base address not read
-                own = not address and (
-                    self.kind_of.get(file_id) == "test" or self.language_of.get(file_id) in _BROWSER_LANGUAGES
-                )
+                # (same origin), and so does a test's localhost; from server code it is a forward or
+                # a base address not read
+                own = not address and (test or self.language_of.get(file_id) in _BROWSER_LANGUAGES)
                 target, kind, confidence, evidence = self.by_route(service, method, full_shape, own=own)
             if not target and address:
                 target, kind, confidence, evidence = self.by_name(address)
@@ -344,6 +398,13 @@ class _Links:
                     return target, kind, "client", f"{where}: base address host {value_host}", path
             if env.startswith("config:"):
                 return self.call_target(service, "", env)[:4] + (path,)
+            if env.startswith("const:"):
+                # a member holding the base address: its value's host, else (weakest) its name
+                found_const = self.call_target(service, "", env)
+                if found_const[0]:
+                    return found_const[:4] + (path or found_const[4],)
+                target, kind, confidence, evidence = self.by_name(env)
+                return target, kind, confidence, f"{where}: {evidence}" if target else "", path
             if env:
                 return self.by_env(service, env)
             return "", "", "", "", path

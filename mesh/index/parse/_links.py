@@ -25,7 +25,7 @@ _UNNAMED_GROUP: Final = re.compile(r"\((?!\?P<)[^()]*\)")
 _ANGLE: Final = re.compile(r"<(?:[\w.]+:)?(\w+)(\.\.)?>")  # Flask/Werkzeug <int:id>, Rocket <id..>
 _BRACE: Final = re.compile(r"\{\s*(\*{0,2})\s*([\w-]*)\s*(\.\.\.)?\s*(?:[:=?][^{}]*(?:\{[^{}]*\}[^{}]*)*)?\}")
 _COLON: Final = re.compile(r"(?<=/):(\w+)[?*+]?(?:\([^()]*\))?")  # Express :id, :id?, :id(\d+)
-_STAR: Final = re.compile(r"(?<=/)\*(\w*)$")  # gin/echo/chi */ *filepath at the end
+_STAR: Final = re.compile(r"(?<=/)\*{1,2}(\w*)$")  # gin/echo/chi */ *filepath, Ant/Spring /** at the end
 _SCHEME: Final = re.compile(r"^[a-zA-Z][\w+.-]*://")
 
 

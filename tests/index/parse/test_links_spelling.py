@@ -27,6 +27,8 @@ from mesh.index.parse._links import join_paths, route_template, url_parts, verb
         ("/api/{**catch-all}", "/api/{*catch-all}"),  # YARP
         ("items/{id...}", "/items/{*id}"),  # Go 1.22
         ("/static/*filepath", "/static/{*filepath}"),  # gin
+        ("/orders/**", "/orders/{*}"),  # Ant patterns (Spring, Spring Cloud Gateway)
+        ("/a/**/b", "/a/**/b"),  # not at the end: kept as written
         ("^api/(?P<pk>[0-9]+)/$", "/api/{pk}/"),  # Django re_path
         ("api/orders/", "/api/orders/"),
         ("//a//b", "/a/b"),
