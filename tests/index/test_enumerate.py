@@ -121,3 +121,18 @@ def test_unreadable_folder_is_reported_and_the_walk_goes_on(tmp_path: Path, monk
     result = walk(tmp_path)
     assert [entry.path for entry in result.files] == ["ok.py"]
     assert [(s.path, s.reason) for s in result.skipped] == [("locked", "unreadable folder: Permission denied")]
+
+
+def test_build_outputs_of_serverless_tools_are_not_walked(tmp_path: Path) -> None:
+    """``sam build`` (``.aws-sam/``), ``serverless package`` (``.serverless/``) and CDK (``cdk.out/``)
+    copy the sources and templates: their copies would count every route twice."""
+    for folder in (".aws-sam/build", ".serverless", "cdk.out", "fn"):
+        (tmp_path / folder).mkdir(parents=True)
+        (tmp_path / folder / "template.yaml").write_text("Transform: AWS::Serverless-2016-10-31\n")
+    result = walk(tmp_path)
+    assert [entry.path for entry in result.files] == ["fn/template.yaml"]
+    assert {skipped.path: skipped.reason for skipped in result.skipped} == {
+        ".aws-sam": "vendored or generated folder",
+        ".serverless": "vendored or generated folder",
+        "cdk.out": "vendored or generated folder",
+    }

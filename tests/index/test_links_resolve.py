@@ -285,3 +285,13 @@ def test_calls_of_a_publisher_class_take_its_topic_and_stand_for_it(facts: _Fact
         ("ledger/publisher.java", 5, "acme.ledger.Entry", 0),
     ]
     assert rows[0][3] == "publisher InvoicePublisher (billing/publisher.java:7)"
+
+
+def test_a_root_catch_all_is_no_evidence_of_another_service(facts: _Facts) -> None:
+    """A route serving every path (an SPA's fallback, a proxy's ``/{proxy+}``) does not make its
+    service "the only one serving" a call; a test of that very service still reaches it."""
+    facts.route("billing/api.py", "*", "/{*proxy}")
+    facts.route("frontend/app.py", "GET", "/{*}")
+    facts.call("frontend/app.py", "GET", "/entries")
+    facts.call("frontend/test_app.py", "GET", "/anything")
+    assert _resolve(facts) == [("frontend/app.py", "", "", ""), ("frontend/test_app.py", "frontend", "service", "route")]

@@ -49,7 +49,8 @@ ALWAYS_SKIPPED_DIRS: Final = frozenset({".git", ".hg", ".svn", "__pycache__", ".
                                          ".tox", ".venv", "venv", ".idea", ".vscode"})  # fmt: skip
 #: Vendored or generated trees: skipped unless ``include_vendored``.
 VENDORED_DIRS: Final = frozenset({"node_modules", "vendor", "third_party", "bower_components", "dist", "build",
-                                  "target", "out", "bin", "obj", ".gradle", ".next", "generated", "gen"})  # fmt: skip
+                                  "target", "out", "bin", "obj", ".gradle", ".next", "generated", "gen",
+                                  ".aws-sam", ".serverless", "cdk.out"})  # fmt: skip
 #: Generated code recognised by name (protobuf and gRPC stubs): the ``.proto`` is the source.
 GENERATED_SUFFIXES: Final = ("_pb2.py", "_pb2_grpc.py", "_pb2.pyi", ".pb.go", "_grpc.pb.go", ".pb.cc", ".pb.h",
                              ".grpc.pb.cc", ".grpc.pb.h", "_pb.js", "_grpc_pb.js", ".pb.swift", ".min.js")  # fmt: skip

@@ -448,7 +448,11 @@ class _Links:
         page), its own service first: the app under test, the page's own server; any other call
         goes elsewhere (a gateway's forward, a base address that could not be read)."""
         candidates = [*self.routes.get(_head(shape), ()), *self.routes.get("{}", ()), *self.routes.get("{*}", ())]
-        serving = sorted({s for route, m, s in candidates if _methods_meet(m, method) and route_matches(route, shape)})
+        serving = sorted({
+            s for route, m, s in candidates
+            # a root catch-all (an SPA's fallback, a proxy's) serves any path: no evidence of another service
+            if _methods_meet(m, method) and route_matches(route, shape) and (route != "/{*}" or (own and s == service))
+        })  # fmt: skip
         if own and service and service in serving:
             return service, "service", "route", f"{service} itself serves {method} {shape}"
         serving = [s for s in serving if s and s != service]

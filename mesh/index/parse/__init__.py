@@ -121,15 +121,20 @@ def _razor_routes(path: str, source: bytes, facts: FileFacts) -> FileFacts:
 
 
 def _contracts(path: str, source: bytes, facts: FileFacts) -> FileFacts:
-    """The routes of an OpenAPI document and the settings of a configuration file, never raising."""
-    from . import _config, _openapi
+    """The routes of an OpenAPI document or of a deployment descriptor (Serverless, SAM) and the
+    settings of a configuration file, never raising."""
+    from . import _config, _openapi, _serverless
 
     try:
         error = ""
+        text = source.decode("utf-8", "replace").removeprefix("\ufeff")
+        descriptor = _serverless.looks_like(path, text)
+        if descriptor:  # its routes only: a descriptor's values (environment, credentials) are never kept
+            routes, error = _serverless.extract(descriptor, text)
+            return attrs.evolve(facts, http_routes=routes, error=facts.error or error)
         if _config.config_kind(path) is not None:
             settings, error = _config.settings(path, source)
             facts = attrs.evolve(facts, settings=settings)
-        text = source.decode("utf-8", "replace").removeprefix("\ufeff")
         if _openapi.looks_like(path, text):
             routes, problem = _openapi.extract(text)
             facts, error = attrs.evolve(facts, http_routes=routes), problem or error

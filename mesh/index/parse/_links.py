@@ -23,7 +23,7 @@ HTTP_METHODS: Final = frozenset({"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"
 _DJANGO_GROUP: Final = re.compile(r"\(\?P<(\w+)>[^()]*(?:\([^()]*\)[^()]*)*\)")
 _UNNAMED_GROUP: Final = re.compile(r"\((?!\?P<)[^()]*\)")
 _ANGLE: Final = re.compile(r"<(?:[\w.]+:)?(\w+)(\.\.)?>")  # Flask/Werkzeug <int:id>, Rocket <id..>
-_BRACE: Final = re.compile(r"\{\s*(\*{0,2})\s*([\w-]*)\s*(\.\.\.)?\s*(?:[:=?][^{}]*(?:\{[^{}]*\}[^{}]*)*)?\}")
+_BRACE: Final = re.compile(r"\{\s*(\*{0,2})\s*([\w-]*)\s*(\.\.\.|\+)?\s*(?:[:=?][^{}]*(?:\{[^{}]*\}[^{}]*)*)?\}")
 _COLON: Final = re.compile(r"(?<=/):(\w+)[?*+]?(?:\([^()]*\))?")  # Express :id, :id?, :id(\d+)
 _STAR: Final = re.compile(r"(?<=/)\*{1,2}(\w*)$")  # gin/echo/chi */ *filepath, Ant/Spring /** at the end
 _SCHEME: Final = re.compile(r"^[a-zA-Z][\w+.-]*://")

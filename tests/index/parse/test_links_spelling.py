@@ -26,6 +26,7 @@ from mesh.index.parse._links import join_paths, route_template, url_parts, verb
         ("/x/{**rest}", "/x/{*rest}"),
         ("/api/{**catch-all}", "/api/{*catch-all}"),  # YARP
         ("items/{id...}", "/items/{*id}"),  # Go 1.22
+        ("/{proxy+}", "/{*proxy}"),  # API Gateway's greedy parameter (Serverless, SAM)
         ("/static/*filepath", "/static/{*filepath}"),  # gin
         ("/orders/**", "/orders/{*}"),  # Ant patterns (Spring, Spring Cloud Gateway)
         ("/a/**/b", "/a/**/b"),  # not at the end: kept as written
