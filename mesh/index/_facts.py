@@ -256,7 +256,9 @@ class MessageFact:
     kind: str = ""
     symbol: str = ""
     #: ``env:NAME`` / ``config:key`` / ``const:Owner.NAME`` when the name comes from there (``name``
-    #: is then the default written beside it, or "").
+    #: is then the default written beside it, or ""); ``client:Type`` for a call through a publisher
+    #: class of the workspace (``orderPublisher.publish(order, events)``): ``name`` is the topic
+    #: when the call site says it, else "" and the resolver takes the one the class names.
     address: str = ""
     #: The client library (``kafka-go``, ``sarama``, ``kafkajs``, ``pika``, ``spring-kafka``, ``MassTransit``...).
     client: str = ""

@@ -137,7 +137,12 @@ def test_a_computed_url_is_never_linked(facts: _Facts) -> None:
 def test_a_variable_named_after_a_service_links_with_the_lowest_confidence(facts: _Facts) -> None:
     facts.call("frontend/app.py", "GET", "/entries", address="env:LEDGER_SERVICE_ADDR")
     facts.call("frontend/app.py", "GET", "/x", address="env:NOTHING_URL")
-    assert _resolve(facts) == [("frontend/app.py", "ledger", "service", "name"), ("frontend/app.py", "", "", "")]
+    facts.call("frontend/app.py", "GET", "/entries", address="client:LedgerClient")  # a typed client of ledger's
+    assert _resolve(facts) == [
+        ("frontend/app.py", "ledger", "service", "name"),
+        ("frontend/app.py", "", "", ""),
+        ("frontend/app.py", "ledger", "service", "name"),
+    ]
 
 
 def test_a_constant_of_another_file_gives_a_host(facts: _Facts) -> None:

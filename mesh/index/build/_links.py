@@ -50,7 +50,7 @@ log = logging.getLogger("mesh.index")
 _MOUNT_DEPTH: Final = 6
 #: Variable-name endings that say "the address of": stripped to guess the service a name means.
 _ADDRESS_WORDS: Final = ("addr", "address", "url", "uri", "host", "hostname", "endpoint", "base", "baseurl",
-                         "service", "svc", "api", "server", "http", "https", "port", "location", "target")  # fmt: skip
+                         "service", "svc", "api", "server", "http", "https", "port", "location", "target", "client")  # fmt: skip
 #: Languages whose relative URLs are the page's own origin.
 _BROWSER_LANGUAGES: Final = frozenset({"javascript", "typescript", "tsx"})
 _LOCAL_HOSTS: Final = frozenset({"localhost", "127.0.0.1", "0.0.0.0", "::1", "host.docker.internal"})

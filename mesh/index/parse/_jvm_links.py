@@ -30,9 +30,11 @@ of Javalin, Spark or Ktor) and by the declared type of a receiver (``RestTemplat
 ``KafkaTemplate``, ``WebClient``...) where a method name is common (``send``, ``exchange``,
 ``publish``); names no other library uses (``getForObject``, ``@KafkaListener``) need neither.
 Interfaces annotated as clients (Feign, ``@HttpExchange``, Retrofit, Micronaut ``@Client``,
-MicroProfile ``@RegisterRestClient``) give calls, never routes. Brokers the code does not name
-(Eventuate Tram, Dapr pub/sub, JMS, Spring Cloud Stream and reactive-messaging bindings) have
-broker "" and name their client. Every walk is bounded (chain links, nesting calls, evaluation
+MicroProfile ``@RegisterRestClient``) give calls, never routes. Clients whose URL is not written at
+the request (Kiota request builders, REST Assured and MockMvc test requests, URL helper methods of
+the file, configuration-properties beans as base addresses) are read by :mod:`._jvm_fluent`.
+Brokers the code does not name (Eventuate Tram, Dapr pub/sub, JMS, Spring Cloud Stream and
+reactive-messaging bindings) have broker "" and name their client. Every walk is bounded (chain links, nesting calls, evaluation
 depth, pieces) and memoised where a chain could repeat it, so a pathological file costs linear time.
 """
 
@@ -47,6 +49,7 @@ import attrs
 import tree_sitter
 
 from .._facts import Constant, HttpCall, HttpRoute, Import, MessageFact, MessageRole, Setting
+from . import _jvm_fluent
 from ._common import Definitions, squash
 from ._jvm_syntax import WRITTEN_MAX, Ann, Call, Decl, JavaSyntax, KotlinSyntax, Syntax, same
 from ._links import HTTP_METHODS, join_paths, route_template, url_parts
@@ -165,6 +168,9 @@ _URI_BUILDER_PASS: Final = frozenset(
      "queryParamIfPresent", "fragment", "replaceQueryParam"}
 )  # fmt: skip
 _URI_BUILDER_ROOTS: Final = frozenset({"fromHttpUrl", "fromUriString", "fromUri", "fromPath", "fromUrl"})
+#: Calls of a chain reading a response (REST Assured's ``then().extract().path("orderId")``): a
+#: ``path(...)`` after them is a JSON path, no URL.
+_RESPONSE_READERS: Final = frozenset({"then", "extract", "jsonPath", "xmlPath", "response", "andReturn"})
 _KAFKA_TEMPLATES: Final = frozenset(
     {"KafkaTemplate", "ReactiveKafkaProducerTemplate", "KafkaOperations", "RoutingKafkaTemplate"}
 )
@@ -189,6 +195,14 @@ _AWS_REQUESTS: Final = {
     "PublishBatchRequest": ("sns", MessageRole.PRODUCE),
 }  # fmt: skip
 _EVENTUATE: Final = ("io.eventuate",)
+#: ``class P extends AbstractAggregateDomainEventPublisher<Order, OrderEvent>``: the aggregate as written.
+_AGGREGATE_PUBLISHER: Final = re.compile(r"AbstractAggregateDomainEventPublisher<\s*([\w.]+)")
+#: ``X.class.getName()``, ``X::class.java.name``, ``X::class.qualifiedName``: the qualified name of ``X``.
+_CLASS_NAMES: Final = frozenset(
+    {"getName", "getTypeName", "getCanonicalName", "name", "typeName", "canonicalName", "qualifiedName"}
+)
+#: Eventuate Client's event types of an ``@EventHandlerMethod``'s parameter (``DispatchedEvent<E>``).
+_DISPATCHED_EVENTS: Final = frozenset({"DispatchedEvent", "EventHandlerContext"})
 _DAPR: Final = ("io.dapr",)
 
 
@@ -245,7 +259,7 @@ def _merge(pieces: Iterable[Piece]) -> list[Piece]:
 
 
 def _informative(pieces: Sequence[Piece]) -> bool:
-    return any(literal or _ADDRESS.match(text) for literal, text in pieces)
+    return any(literal or _ADDRESS.match(text) or text.startswith(_jvm_fluent.BEAN) for literal, text in pieces)
 
 
 def _literal(pieces: Sequence[Piece]) -> str | None:
@@ -344,6 +358,8 @@ class _Engine:
         self.roots: dict[tuple[int, int, str], Call] = {}
         self.bases: dict[tuple[int, int, str], list[Piece] | None] = {}
         self.kinds: dict[tuple[int, int, str], str] = {}
+        #: state of the rules of :mod:`._jvm_fluent` (URL helpers of the file)
+        self.indirect = _jvm_fluent.Indirect()
 
     # -- plumbing --------------------------------------------------------------------------------
 
@@ -628,7 +644,7 @@ class _Engine:
                 return self.key_value(key, member, depth)
         if last[:1].isupper() and re.fullmatch(r"[\w.]+", written):
             return [(False, f"const:{last}.{member}")]
-        return [(False, member)]
+        return _jvm_fluent.bean_member(self, owner, member) or [(False, member)]
 
     def expand(self, raw: str) -> list[Piece]:
         """A string with ``${key:default}`` placeholders as pieces (``#{...}`` is computed)."""
@@ -693,7 +709,12 @@ class _Engine:
             return self.format_value(call, depth)
         if name in _URI_BUILDER_ROOTS and first is not None:
             return self.value(first, depth + 1)
-        if name in ("path", "pathSegment") and call.receiver is not None and self.s.shape(call.receiver)[0] == "call":
+        if (
+            name in ("path", "pathSegment")
+            and call.receiver is not None
+            and self.s.shape(call.receiver)[0] == "call"
+            and not any(link.name in _RESPONSE_READERS for link in self.chain_down(call)[1:])
+        ):
             base = self.value(call.receiver, depth + 1)
             if name == "path" and first is not None:
                 return _merge([*base, *self.value(first, depth + 1)])
@@ -712,9 +733,14 @@ class _Engine:
             "URI", "java.net.URI", "String", "Objects", "HttpUrl", "Paths", "URL", "Url",
         ):  # fmt: skip
             return self.value(first, depth + 1)
+        if name == "toString" and not call.args:
+            built = _jvm_fluent.builder_value(self, call, depth)  # a StringBuilder's appends
+            if built is not None:
+                return built
         if name in _PASS_THROUGH and not call.args and call.receiver is not None:
             return self.value(call.receiver, depth + 1)
-        return [(False, "?")]
+        found = _jvm_fluent.call_value(self, call, depth)  # a URL helper of the file, a bean's getter
+        return found if found is not None else [(False, "?")]
 
     def format_value(self, call: Call, depth: int) -> list[Piece]:
         """``String.format(fmt, a, b)``, ``fmt.formatted(a, b)``, Kotlin ``fmt.format(a, b)``."""
@@ -844,7 +870,10 @@ class _Engine:
         if base and pieces and pieces[0][0] and not _absolute(pieces):
             pieces = [*base, *pieces]
         parts = url_parts(_strip_port(pieces))
-        address = _split(parts.base)[0] if _ADDRESS.match(parts.base) else ""
+        if _ADDRESS.match(parts.base):
+            address = _split(parts.base)[0]
+        else:  # a bean's property (``destinations.getOrdersUrl()``) is the base of a URL read past it
+            address = "" if parts.computed else _jvm_fluent.bean_address(parts.base)
         self.add(
             anchor,
             HttpCall(
@@ -957,6 +986,7 @@ class _Engine:
         if self.s.language == "kotlin":
             self.unglued()
         self.declarations()
+        _jvm_fluent.configuration_properties(self)
         rules = _CALL_RULES
         normalized: list[tuple[Call, tuple]] = []
         imported = {module.rsplit(".", 1)[-1]: True for module in self.modules} if self.s.language == "kotlin" else {}
@@ -1140,7 +1170,8 @@ class _Engine:
 
     def fluent(self, call: Call) -> None:
         """Spring's ``WebClient`` and ``RestClient``: ``client.get().uri("/x/{id}", id).retrieve()``,
-        ``client.method(HttpMethod.POST)...``, or no ``uri`` at all when the client's base URL is the target."""
+        ``client.method(HttpMethod.POST)...``, or no ``uri`` at all when the client's base URL is the target;
+        the test clients of the same shape (``WebTestClient``, ``MockMvcTester``, ``RestTestClient``)."""
         if call.receiver is None or call.lam is not None:
             return
         if call.name == "method":
@@ -1151,8 +1182,11 @@ class _Engine:
             return
         kind = self.type_of(call.receiver)
         name = self.receiver_name(call.receiver)
-        if kind not in _FLUENT_CLIENTS and (
-            kind or "test" in name or "client" not in name or not self.uses("org.springframework.web")
+        tester = kind in _TEST_CLIENTS and kind != "MockMvc"
+        if (
+            not tester
+            and kind not in _FLUENT_CLIENTS
+            and (kind or "test" in name or "client" not in name or not self.uses("org.springframework.web"))
         ):
             return
         uri = None
@@ -1172,7 +1206,7 @@ class _Engine:
                 sent = True
                 break
         base = self.base_of(call.receiver)
-        client = "RestClient" if kind == "RestClient" else "WebClient"
+        client = kind if tester or kind == "RestClient" else "WebClient"
         if uri is not None:
             first = uri.args[0] if uri.args else uri.lam
             pieces = self.builder_path(first) if self.s.shape(first)[0] == "lambda" else self.value(first)  # type: ignore[arg-type]
@@ -1213,26 +1247,6 @@ class _Engine:
                 break
         if verb:
             self.http_call(call.anchor, verb, self.value(call.args[0]), "spring-cloud-gateway")
-
-    def rest_assured(self, call: Call) -> None:
-        """REST Assured: ``given().body(x).when().post("/orders")``, ``RestAssured.get(url)`` (its
-        MockMvc module runs in process: no HTTP)."""
-        if not call.args or not self.uses("io.restassured", "com.jayway.restassured"):
-            return
-        if self.uses("io.restassured.module", "com.jayway.restassured.module"):
-            return
-        receiver = self.written(call.receiver) if call.receiver is not None else ""
-        if receiver not in ("RestAssured", ""):
-            root = self.root(self.s.call(call.receiver)) if call.receiver.type in _CALL_NODES else None  # type: ignore[union-attr,arg-type]
-            if (
-                root is None
-                or root.name not in ("given", "when", "with")
-                or self.written(root.receiver) not in ("", "RestAssured")
-            ):
-                return
-        elif not receiver:
-            return
-        self.http_call(call.anchor, _VERB_WORDS[call.name], self.value(call.args[0]), "rest-assured")
 
     def okhttp(self, call: Call) -> None:
         """``Request.Builder().url(u).post(body).build()`` of OkHttp."""
@@ -1897,12 +1911,15 @@ class _Engine:
         if len(call.args) >= 2 and call.receiver is not None and self.dapr(call.receiver):
             self.message(call.anchor, MessageRole.PRODUCE, "", self.value(call.args[1]), "topic", "dapr")
 
-    # -- Eventuate Tram --------------------------------------------------------------------------------
+    # -- Eventuate: Tram messaging, sagas and test utilities; Client event sourcing -------------------------
 
     def eventuate_publish(self, call: Call) -> None:
         """``domainEventPublisher.publish(Order.class, id, events)``: the channel is the aggregate type's
-        qualified name (or the string given); a subclass of ``AbstractAggregateDomainEventPublisher``
-        (``orderPublisher.publish(order, events)``) publishes to its aggregate argument's type."""
+        qualified name (or the string given). A subclass of ``AbstractAggregateDomainEventPublisher``
+        (``orderPublisher.publish(order, events)``) publishes to its aggregate's channel, which its class
+        declaration names: the call's address is ``client:<PublisherType>`` (resolved to that declaration),
+        its name the aggregate argument's type when readable, else the aggregate the class declares when
+        this file declares it, else ""."""
         if len(call.args) < 2 or call.receiver is None:
             return
         kind = self.type_of(call.receiver)
@@ -1913,19 +1930,39 @@ class _Engine:
                     call.anchor, MessageRole.PRODUCE, "", self.channel(call.args[0]), "channel", "eventuate-tram"
                 )
             return
-        if len(call.args) != 2 or not kind.endswith("DomainEventPublisher"):
+        if len(call.args) != 2 or not kind:
             return
-        aggregate = self.aggregate_type(call.args[0])
-        if aggregate:
-            self.message(
-                call.anchor, MessageRole.PRODUCE, "", [(True, self.qualified(aggregate))], "channel", "eventuate-tram"
-            )
-        elif self.uses(*_EVENTUATE):
-            self.message(call.anchor, MessageRole.PRODUCE, "", [(False, "?")], "channel", "eventuate-tram")
+        if kind == "AbstractAggregateDomainEventPublisher":
+            key = self.receiver_key(call.receiver)
+            arguments = self.type_arguments.get(key, ()) if key is not None else ()
+            if arguments and self.uses(*_EVENTUATE):
+                self.message(
+                    call.anchor, MessageRole.PRODUCE, "", [(True, self.aggregate_name(arguments[0]))], "channel",
+                    "eventuate-tram",
+                )  # fmt: skip
+            return
+        declared = self.publisher_aggregate(kind)
+        if not declared and not kind.endswith("DomainEventPublisher"):
+            return
+        aggregate = self.aggregate_type(call.args[0]) or declared or ""
+        if not aggregate and not self.uses(*_EVENTUATE):
+            return
+        written = self.aggregate_name(aggregate) if aggregate else None
+        pieces: list[Piece] = [(False, _address(f"client:{kind}", written))]
+        self.message(call.anchor, MessageRole.PRODUCE, "", pieces, "channel", "eventuate-tram")
+
+    def publisher_aggregate(self, kind: str) -> str | None:
+        """The aggregate written in ``class <kind> extends AbstractAggregateDomainEventPublisher<Order, E>``
+        when this file declares that class ("" when it declares it otherwise), else None."""
+        index = self.type_index.get(kind)
+        if index is None or self.defs.kinds[index] in ("method", "function"):
+            return None
+        match = _AGGREGATE_PUBLISHER.search(self.s.supertypes(self.defs.nodes[index]))
+        return match.group(1) if match else ""
 
     def aggregate_type(self, node: tree_sitter.Node) -> str:
-        """The type of an aggregate: a name's declared type, or ``T`` of ``rwe.result`` where ``rwe``
-        is a ``ResultWithDomainEvents<T, E>``."""
+        """The type of an aggregate as written: a name's declared type (or the type its value creates),
+        or ``T`` of ``rwe.result`` where ``rwe`` is a ``ResultWithDomainEvents<T, E>``; "" when unknown."""
         tag, a, b = self.s.shape(node)
         if tag == "member" and b == "result":
             owner_tag, owner, _ = self.s.shape(a)  # type: ignore[arg-type]
@@ -1934,13 +1971,99 @@ class _Engine:
                 arguments = self.type_arguments.get(key, ())
                 return arguments[0] if arguments else ""
             return ""
-        return self.type_of(node) if tag in ("name", "this") else ""
+        if tag not in ("name", "this"):
+            return ""
+        key = self.receiver_key(node)
+        if key is None:
+            return ""
+        declared = self.types.get(key, "")
+        if declared:
+            return declared
+        for value in self.values.get(key, ())[:2]:
+            value_tag, target, _ = self.s.shape(value)
+            created = self.s.call(target) if value_tag == "call" else None  # type: ignore[arg-type]
+            if created is not None and created.new:
+                return created.new
+        return ""
+
+    def receiver_key(self, node: tree_sitter.Node | None) -> tuple[int, str] | None:
+        """The declaration a name or ``this.name`` refers to (None for anything else)."""
+        if node is None:
+            return None
+        tag, a, _ = self.s.shape(node)
+        if tag == "name":
+            return self.lookup(a, node.start_byte)  # type: ignore[arg-type]
+        if tag == "this":
+            klass = self.class_of(node.start_byte)
+            return self.member_key(klass, a) if klass >= 0 else None  # type: ignore[arg-type]
+        return None
+
+    def aggregate_name(self, written: str) -> str:
+        """The qualified name of a type written in this file: through its imports (one wildcard import
+        of the application's own packages counts when nothing else names the type), else its package."""
+        written = written.strip().rstrip("?")
+        head = written.split(".", 1)[0]
+        if (
+            ("." in written and written[:1].islower())
+            or head in self.type_index
+            or any(module.rsplit(".", 1)[-1] == head for module in self.modules)
+        ):
+            return self.qualified(written)
+        wildcards = [
+            module[:-2]
+            for module in self.modules
+            if module.endswith(".*")
+            and not module.startswith(_jvm_fluent.LIBRARY_ROOTS)
+            and not module[:-2].rsplit(".", 1)[-1][:1].isupper()
+            and module[:-2] != self.package
+        ]
+        if len(wildcards) == 1:
+            return f"{wildcards[0]}.{written}"
+        return self.qualified(written)
+
+    def class_name(self, node: tree_sitter.Node | None) -> str:
+        """``X`` of ``X.class``, ``X.class.getName()``, ``X::class.java``, ``X::class.java.name``,
+        ``X::class.qualifiedName`` (a class or its qualified name), as written; "" otherwise."""
+        if node is None:
+            return ""
+        for _ in range(4):  # Kotlin's ``X::class.qualifiedName!!`` (an argument, maybe in parentheses)
+            if node.type in ("value_argument", "parenthesized_expression") and node.named_child_count:
+                node = node.named_children[-1]
+            elif node.type in ("unary_expression", "postfix_expression") and self.text(node).endswith("!!"):
+                if not node.named_child_count:
+                    return ""
+                node = node.child_by_field_name("argument") or node.named_children[0]
+            else:
+                break
+        tag, a, b = self.s.shape(node)
+        owner: tree_sitter.Node | None = None
+        if tag == "class":
+            return str(a)
+        if tag == "member" and b in _CLASS_NAMES:
+            owner = a  # type: ignore[assignment]
+        elif tag == "call":
+            call = self.s.call(a)  # type: ignore[arg-type]
+            if call is not None and call.name in _CLASS_NAMES and not call.args and not call.new:
+                owner = call.receiver
+        if owner is None:
+            return ""
+        owner_tag, written, _ = self.s.shape(owner)
+        return str(written) if owner_tag == "class" else ""
 
     def channel(self, node: tree_sitter.Node) -> list[Piece]:
-        tag, name, _ = self.s.shape(node)
-        if tag == "class":
-            return [(True, self.qualified(str(name)))]
+        """A channel argument: a class (or its name) names its aggregate's channel, else the value given."""
+        written = self.class_name(node)
+        if written:
+            return [(True, self.aggregate_name(written))]
         return self.value(node)
+
+    def eventuate_type(self, kind: str) -> bool:
+        """Whether the simple type name ``kind`` is Eventuate's here: imported from ``io.eventuate``, or
+        imported by no explicit import and declared nowhere in this file (a file that uses Eventuate)."""
+        if kind in self.type_index or not self.uses(*_EVENTUATE):
+            return False
+        found = [module for module in self.modules if module.rsplit(".", 1)[-1] == kind]
+        return not found or any(module.startswith(_EVENTUATE) for module in found)
 
     def eventuate_consume(self, call: Call) -> None:
         """``DomainEventHandlersBuilder.forAggregateType("...")``, ``SagaCommandHandlersBuilder.fromChannel(ch)``."""
@@ -2000,7 +2123,7 @@ class _Engine:
 
     def eventuate_aggregate(self, index: int, supertypes: str) -> None:
         """A class extending ``AbstractAggregateDomainEventPublisher<Order, ...>`` publishes Order's events."""
-        match = re.search(r"AbstractAggregateDomainEventPublisher<([\w.]+)", supertypes)
+        match = _AGGREGATE_PUBLISHER.search(supertypes)
         if match is None:
             return
         node = self.defs.nodes[index]
@@ -2008,8 +2131,125 @@ class _Engine:
             (child for child in node.named_children if child.type == "identifier"), node
         )
         self.message(
-            anchor, MessageRole.PRODUCE, "", [(True, self.qualified(match.group(1)))], "channel", "eventuate-tram"
+            anchor, MessageRole.PRODUCE, "", [(True, self.aggregate_name(match.group(1)))], "channel", "eventuate-tram"
         )
+
+    def eventuate_saga_replies(self, call: Call) -> None:
+        """``new SagaReplyRequestedEventSubscriber(id, singleton(Account.class.getName()))`` (sagas over
+        event sourcing) consumes the channels of the aggregate types it is given."""
+        if len(call.args) != 2 or call.receiver is not None or not self.eventuate_type(call.name):
+            return
+        items = self.items(call.args[1])
+        if len(items) == 1 and same(items[0], call.args[1]):
+            return  # a set built elsewhere: no channel written here
+        for item in items:
+            self.message(item, MessageRole.CONSUME, "", self.channel(item), "channel", "eventuate-tram")
+
+    def eventuate_tracker(self, call: Call) -> None:
+        """``new MessageTracker(singleton("channel"), messageConsumer)`` of Eventuate Tram's testing
+        support subscribes to the channels of the collection written there."""
+        if len(call.args) != 2 or call.receiver is not None or not self.eventuate_type(call.name):
+            return
+        items = self.items(call.args[0])
+        if len(items) == 1 and same(items[0], call.args[0]):
+            return  # a set built elsewhere, a configuration object: no channel written here
+        for item in items:
+            self.message(item, MessageRole.CONSUME, "", self.channel(item), "channel", "eventuate-tram")
+
+    def eventuate_stub(self, call: Call) -> None:
+        """``sagaParticipantStubManager.forChannel("kitchenService").when(C.class).replyWithSuccess()``
+        (Eventuate Tram sagas' testing support): a stubbed saga participant consuming the commands sent
+        on that channel."""
+        if len(call.args) != 1 or call.receiver is None or not self.uses(*_EVENTUATE):
+            return
+        receiver = self.root(call).receiver
+        kind = self.type_of(receiver) if receiver is not None else ""
+        if kind != "SagaParticipantStubManager" and (kind or "stubmanager" not in self.receiver_name(receiver)):
+            return
+        self.message(call.anchor, MessageRole.CONSUME, "", self.channel(call.args[0]), "channel", "eventuate-tram")
+
+    def eventuate_repository(self, call: Call) -> None:
+        """Eventuate Client's event sourcing: ``accountRepository.save(command)`` / ``update(id, command)``
+        of an ``AggregateRepository<Account, AccountCommand>``, ``aggregateStore.save(Account.class, events)``
+        / ``update(Account.class, idAndVersion, events)`` of an ``EventuateAggregateStore``: the aggregate's
+        events go to the channel its class's qualified name names."""
+        if not call.args or call.receiver is None or not self.uses(*_EVENTUATE):
+            return
+        kind = self.type_of(call.receiver)
+        if kind == "AggregateRepository" and self.eventuate_type(kind):
+            aggregate = self.repository_aggregate(call.receiver)
+            pieces = [(True, self.aggregate_name(aggregate))] if aggregate else [(False, "?")]
+        elif kind == "EventuateAggregateStore" and call.name in ("save", "update") and len(call.args) >= 2:
+            if not self.eventuate_type(kind):
+                return
+            pieces = self.channel(call.args[0])
+        else:
+            return
+        self.message(call.anchor, MessageRole.PRODUCE, "", pieces, "channel", "eventuate-client")
+
+    def repository_aggregate(self, receiver: tree_sitter.Node) -> str:
+        """The aggregate type of an ``AggregateRepository`` as written: its declared type's first type
+        argument, else the class its value is created with (``new AggregateRepository<>(Account.class, store)``)."""
+        key = self.receiver_key(receiver)
+        if key is None:
+            return ""
+        arguments = self.type_arguments.get(key, ())
+        if arguments and re.fullmatch(r"[\w.]+\??", arguments[0]):
+            return arguments[0]
+        for value in self.values.get(key, ())[:4]:
+            tag, target, _ = self.s.shape(value)
+            created = self.s.call(target) if tag == "call" else None  # type: ignore[arg-type]
+            if created is not None and created.name == "AggregateRepository" and created.args:
+                written = self.class_name(created.args[0])
+                if written:
+                    return written
+        return ""
+
+    def eventuate_subscribers(self) -> None:
+        """Eventuate Client's consumers: an ``@EventHandlerMethod`` of an ``@EventSubscriber`` class takes a
+        ``DispatchedEvent<E>`` (or ``EventHandlerContext<E>``) and consumes the channel of ``E``'s aggregate,
+        which ``@EventEntity(entity = "...")`` on ``E`` or a supertype names: read where this file declares it."""
+        if not self.uses(*_EVENTUATE):
+            return
+        #: method -> the type arguments of its parameters typed as a dispatched event, in source order
+        events: dict[int, list[str]] = {}
+        memo: dict[int, str] = {}
+        for key, arguments in self.type_arguments.items():
+            if arguments and self.types.get(key, "").rsplit(".", 1)[-1] in _DISPATCHED_EVENTS:
+                events.setdefault(key[0], []).append(arguments[0])
+        for index, anns in self.anns.items():
+            handler = next((ann for ann in anns if ann.name == "EventHandlerMethod"), None)
+            if handler is None or self.defs.kinds[index] not in ("method", "function") or index not in events:
+                continue
+            owner = self.owner_of(index)
+            if owner < 0 or not any(ann.name == "EventSubscriber" for ann in self.anns.get(owner, ())):
+                continue
+            entity = self.event_entity(events[index][0], 0, memo)
+            if entity:
+                self.message(handler.node, MessageRole.CONSUME, "", [(True, entity)], "channel", "eventuate-client")
+
+    def event_entity(self, written: str, depth: int, memo: dict[int, str]) -> str:
+        """The aggregate ``@EventEntity(entity = "...")`` names on the event type ``written`` or one of its
+        supertypes, where this file declares them; "" when it cannot be read here. ``memo`` holds the
+        answer of each type already asked (a type being asked counts as "": a cycle ends)."""
+        index = self.type_index.get(written.split("<", 1)[0].strip().rsplit(".", 1)[-1])
+        if index is None or depth > 4 or self.defs.kinds[index] in ("method", "function"):
+            return ""
+        if index in memo:
+            return memo[index]
+        memo[index] = ""
+        found = ""
+        ann = next((ann for ann in self.anns.get(index, ()) if ann.name == "EventEntity"), None)
+        if ann is not None:
+            value = ann.value("entity")
+            found = (_literal(self.expanded(value)) or "") if value is not None else ""
+        else:
+            for supertype in re.findall(r"[A-Z]\w*", self.s.supertypes(self.defs.nodes[index]))[:8]:
+                found = self.event_entity(supertype, depth + 1, memo)
+                if found:
+                    break
+        memo[index] = found
+        return found
 
     # -- typed clients' base addresses -----------------------------------------------------------------------
 
@@ -2031,7 +2271,7 @@ class _Engine:
     # -- annotations -----------------------------------------------------------------------------------
 
     def declarations(self) -> None:
-        """Facts of annotated types and methods, and of Eventuate publisher classes."""
+        """Facts of annotated types and methods, and of Eventuate publisher and subscriber classes."""
         eventuate = b"AbstractAggregateDomainEventPublisher" in self.s.source
         for index in range(len(self.defs.facts)):
             kind = self.defs.kinds[index]
@@ -2044,6 +2284,8 @@ class _Engine:
                     self.type_listeners(index, anns)
                 if eventuate:
                     self.eventuate_aggregate(index, self.s.supertypes(self.defs.nodes[index]))
+        if b"EventSubscriber" in self.s.source:
+            self.eventuate_subscribers()
 
     def owner_of(self, index: int) -> int:
         parent = self.defs.parents[index]
@@ -2459,7 +2701,9 @@ def _rules() -> dict[str, tuple]:
     on(_Engine.rest_template, *_REST_TEMPLATE_VERBS)
     on(_Engine.fluent, "get", "post", "put", "delete", "patch", "head", "options", "method")
     on(_Engine.okhttp, "url")
-    on(_Engine.rest_assured, "get", "post", "put", "delete", "patch", "head", "options")
+    on(_jvm_fluent.rest_assured, *_jvm_fluent.REST_ASSURED_NAMES)
+    on(_jvm_fluent.mock_mvc, *_jvm_fluent.MOCK_MVC_NAMES)
+    on(_jvm_fluent.kiota, *_jvm_fluent.KIOTA_VERBS)
     on(_Engine.proxy_exchange, "uri")
     on(_Engine.java_http, "newBuilder")
     on(_Engine.apache, *_APACHE_REQUESTS)
@@ -2535,6 +2779,10 @@ def _rules() -> dict[str, tuple]:
     on(_Engine.eventuate_endpoint, "withChannel")
     on(_Engine.eventuate_send, "send")
     on(_Engine.eventuate_subscribe, "subscribe")
+    on(_Engine.eventuate_repository, "save", "update", "updateWithProvidedCommand")
+    on(_Engine.eventuate_saga_replies, "SagaReplyRequestedEventSubscriber")
+    on(_Engine.eventuate_tracker, "MessageTracker")
+    on(_Engine.eventuate_stub, "forChannel")
     on(_Engine.client_setting, "create", "createClient", "target")
     return {name: tuple(handlers) for name, handlers in table.items()}
 

@@ -12,6 +12,9 @@ __all__ = ["KINDS", "kind_of"]
 KINDS: Final = ("code", "test", "docs", "proto", "config", "other")
 
 _TEST_DIRS: Final = frozenset({"test", "tests", "__tests__", "spec", "specs", "testing", "testdata", "e2e"})
+#: Test source sets and suites named for their kind: Gradle's ``src/integrationTest``, ``src/component-test``,
+#: ``src/testFixtures``, ``e2e_tests``, ``api-tests``.
+_TEST_DIR_NAME: Final = re.compile(r"(?:[-_]tests?|[a-z]Tests?)$|^test[A-Z-_]")
 _TEST_NAME: Final = re.compile(
     r"(^test_.*\.py$|_test\.py$|_test\.go$|\.(test|spec)\.[cm]?[jt]sx?$|(Test|Tests|IT)\.(java|kt|cs)$"
     r"|_spec\.rb$|_test\.rb$|Test\.php$|_test\.(cc|cpp)$|^conftest\.py$)"
@@ -34,7 +37,7 @@ def kind_of(path: str, language: str) -> str:
         return "docs"
     if language:
         folders = path.split("/")[:-1]
-        if _TEST_NAME.search(name) or any(folder in _TEST_DIRS for folder in folders):
+        if _TEST_NAME.search(name) or any(folder in _TEST_DIRS or _TEST_DIR_NAME.search(folder) for folder in folders):
             return "test"
         return "code"
     return "other"

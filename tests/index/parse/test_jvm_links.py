@@ -535,7 +535,7 @@ def test_spring_cloud_gateway_routes_are_served_and_forwarded() -> None:
     assert routes(facts) == [("POST", "/orders/{*path}", 6, ""), ("*", "/history", 7, "")]
     assert calls(facts) == [
         ("POST", "/orders/{*path}", 6, "orders", "", "spring-cloud-gateway"),
-        ("*", "/history", 7, "", "", "spring-cloud-gateway"),
+        ("*", "/history", 7, "", "client:Destinations.historyUrl", "spring-cloud-gateway"),
     ]
 
 
@@ -657,7 +657,7 @@ def test_okhttp_java_net_http_apache_and_jax_rs_clients() -> None:
     ]
 
 
-def test_rest_assured_requests_but_not_its_in_process_mock_mvc_module() -> None:
+def test_rest_assured_requests_and_its_mock_mvc_module() -> None:
     facts = java(
         """
         import static io.restassured.RestAssured.given;
@@ -688,7 +688,7 @@ def test_rest_assured_requests_but_not_its_in_process_mock_mvc_module() -> None:
         }
         """
     )
-    assert mock_mvc.http_calls == ()
+    assert calls(mock_mvc) == [("GET", "/orders/1", 4, "", "", "rest-assured")]
 
 
 def test_feign_interfaces_declare_calls_not_routes() -> None:
@@ -1178,9 +1178,9 @@ def test_eventuate_tram_events_commands_and_aggregate_publishers() -> None:
         ("consume", "", "orderService", 29, "channel", "", client),
         ("produce", "", "", 33, "channel", "const:KitchenChannels.COMMANDS", client),
         ("produce", "", "net.acme.orders.domain.Order", 37, "channel", "", client),
-        ("produce", "", "net.acme.orders.domain.Ticket", 45, "channel", "", client),
-        ("produce", "", "net.acme.orders.domain.Ticket", 46, "channel", "", client),
-        ("produce", "", "?", 47, "channel", "", client),
+        ("produce", "", "net.acme.orders.domain.Ticket", 45, "channel", "client:TicketDomainEventPublisher", client),
+        ("produce", "", "net.acme.orders.domain.Ticket", 46, "channel", "client:TicketDomainEventPublisher", client),
+        ("produce", "", "", 47, "channel", "client:TicketDomainEventPublisher", client),
         ("produce", "", "", 54, "channel", "const:KitchenChannels.COMMANDS", client),
     ]
     assert facts.messages[7].symbol == "OrderDomainEventPublisher"
