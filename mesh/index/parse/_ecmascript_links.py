@@ -42,7 +42,7 @@ import attrs
 import tree_sitter
 
 from .._facts import Constant, HttpCall, HttpRoute, MessageFact, MessageRole, Setting
-from . import _common, _ts
+from . import _common, _kiota, _ts
 from ._ecmascript import _key_text, _named, _string_value, _this_member, _unwrap
 from ._links import HTTP_METHODS, join_paths, route_template, url_parts
 from ._tree import safe_captures
@@ -269,6 +269,8 @@ class _Links:
         self.libraries = {_MODULES[i.module] for i in x.imports if i.module in _MODULES}
         constants = self._constants(top)
         self._next_routes(top)
+        if _kiota.ecmascript_wanted(x.imports):
+            _kiota.ecmascript_calls(self, x.scan().get("member_call", ()))
         if self.libraries or _HINTS.search(x.source):
             scan = x.scan()
             member_calls = scan.get("member_call", ())

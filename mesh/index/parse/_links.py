@@ -155,6 +155,10 @@ def _merged(parts: Sequence[tuple[bool, str]]) -> list[tuple[bool, str]]:
     return pieces
 
 
+#: A literal going on with a path segment right after a base expression (no ``.``, ``:`` or ``-`` first).
+_BASE_RELATIVE: Final = re.compile(r"^[A-Za-z0-9_~][\w~%-]*[/?#]")
+
+
 def _after_base(pieces: Sequence[tuple[bool, str]], start: int, base: str, *, host_only: bool = False) -> UrlParts:
     """The path after the base expression at ``pieces[start]``, past a port (``":8080"`` or ``":" + port``).
 
@@ -167,6 +171,10 @@ def _after_base(pieces: Sequence[tuple[bool, str]], start: int, base: str, *, ho
             rest, host_only = rest[2:], True  # ":" + port: the path follows the port's expression
         elif re.fullmatch(r":\d+", head):
             rest, host_only = [], True
+        elif not host_only and _BASE_RELATIVE.match(head):
+            # ``${base}chat/submit``: a path after a base address that ends with "/" (a host never goes
+            # on with a plain word: ``${host}.svc``, ``${host}:8080``, ``${host}-orders`` do)
+            rest[0] = (True, "/" + head)
         else:
             slash = head.find("/")
             if slash < 0:

@@ -67,7 +67,7 @@ import attrs
 import tree_sitter
 
 from .._facts import Constant, HttpCall, HttpRoute, MessageFact, MessageRole
-from . import _ts
+from . import _kiota, _ts
 from ._common import Definitions, captures, query, squash
 from ._links import HTTP_METHODS, join_paths, route_template, url_parts, verb
 from ._config import secret_name
@@ -150,16 +150,21 @@ def extract(
     """The links of a Python file whose tree is ``root`` (see the module docstring)."""
     imports = _Imports(source, import_nodes)
     constants = tuple(_constants(root, source, definitions))
-    if not (
+    kiota_only = not (
         imports.roots & _LIBRARIES
         or any(hint in source for hint in _HINTS + _TEST_HINTS)
         or _ROUTE_DECORATOR.search(source)
-    ):
+    )
+    if kiota_only and not _kiota.python_wanted(imports.roots, imports.qual, source):
         return Links(constants=constants)
     found = captures(query(_LANGUAGE, _QUERY), root)
     dicts = captures(query(_LANGUAGE, _DICT_QUERY), root).get("dict", []) if b"pubsubname" in source else []
     file = _File(source, definitions, imports, found)
-    file.run(dicts)
+    if kiota_only:  # a file of no library known here: its Kiota requests alone (see _kiota.py)
+        file.bind()
+        _kiota.python_calls(file)
+    else:
+        file.run(dicts)
     return Links(
         routes=file.out.done(file.out.routes),
         calls=file.out.done(file.out.calls),
@@ -1832,6 +1837,7 @@ class _File:
             self.http_call(call)
             self.message_call(call)
         self.wrapped_calls()
+        _kiota.python_calls(self)
         for node in dicts:
             self.dapr_subscription(node)
 

@@ -345,7 +345,7 @@ def test_deep_nesting_does_not_raise() -> None:
 
 
 def test_pathological_input_stays_linear() -> None:
-    start = time.perf_counter()
+    start = time.process_time()
     assert _java.extract(b"{" * 200_000).error == "syntax error at line 1"
     chain = (
         b"class A { void f() { OrdersGrpc.newBlockingStub(ch)"
@@ -353,7 +353,7 @@ def test_pathological_input_stays_linear() -> None:
         + b".getOrder(r); } }"
     )
     assert _java.extract(chain).grpc == (client("Orders", 1, "A.f"),)
-    assert time.perf_counter() - start < 20.0
+    assert time.process_time() - start < 20.0
 
 
 def _sample(classes: int) -> bytes:
@@ -390,9 +390,9 @@ def test_speed_on_a_realistic_file() -> None:
     source = _sample(100)
     assert source.count(b"\n") > 1900
     _java.extract(source)
-    start = time.perf_counter()
+    start = time.process_time()
     result = _java.extract(source)
-    elapsed = time.perf_counter() - start
+    elapsed = time.process_time() - start
     assert len(result.definitions) == 300
     assert len(result.grpc) == 400
     assert elapsed < 2.0

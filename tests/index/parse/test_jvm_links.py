@@ -158,9 +158,9 @@ _UNGLUE_BOMB: bytes = (
 
 
 def test_a_retry_parse_the_grammar_cannot_afford_is_given_up() -> None:
-    start = time.perf_counter()
+    start = time.process_time()
     facts = _kotlin.extract(_UNGLUE_BOMB)
-    assert time.perf_counter() - start < 5.0
+    assert time.process_time() - start < 5.0
     assert facts.error.startswith("syntax error at line")
 
 
@@ -1543,7 +1543,7 @@ def test_link_extraction_never_raises(edits: list[tuple[int, int, bytes]], junk:
 
 def test_long_chains_and_deep_nesting_stay_linear() -> None:
     """5,000-link chains and 2,000 nested blocks: a pass quadratic in them would take minutes."""
-    start = time.perf_counter()
+    start = time.process_time()
     chain = (
         b"import org.springframework.web.reactive.function.client.WebClient;\n"
         b"class A { WebClient client; void f() { client" + b".get()" * 5_000 + b".retrieve(); } }"
@@ -1570,4 +1570,4 @@ def test_long_chains_and_deep_nesting_stay_linear() -> None:
     assert facts.http_routes[-1].line == 2 + 64 * 2
     concatenation = b'class A { void f() { rest.getForObject("/a"' + b' + "/b"' * 5_000 + b", X.class); } }"
     assert _java.extract(concatenation).error == ""
-    assert time.perf_counter() - start < 10.0
+    assert time.process_time() - start < 10.0

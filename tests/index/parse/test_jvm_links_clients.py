@@ -721,7 +721,7 @@ def test_indirect_clients_never_raise(edits: list[tuple[int, int, bytes]]) -> No
 
 def test_long_builder_chains_and_many_helper_calls_stay_linear() -> None:
     """A 5,000-link navigation chain, 3,000 calls of a helper, a builder of 3,000 appends."""
-    start = time.perf_counter()
+    start = time.process_time()
     chain = (
         b"import com.acme.ApiClient;\nclass A { ApiClient api; void f() { api" + b".items()" * 5_000 + b".get(); } }"
     )
@@ -743,4 +743,4 @@ def test_long_builder_chains_and_many_helper_calls_stay_linear() -> None:
     assert [call.path for call in _java.extract(appends).http_calls] == ["/x" * 300]
     too_many = appends.replace(b'sb.append("/x");', b'sb.append("/x");' * 10)
     assert [call.computed for call in _java.extract(too_many).http_calls] == [True]  # past the walk's bound
-    assert time.perf_counter() - start < 10.0
+    assert time.process_time() - start < 10.0

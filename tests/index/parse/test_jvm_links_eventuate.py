@@ -546,7 +546,7 @@ def test_eventuate_rules_are_total_and_deterministic(edits: list[tuple[int, int,
 
 def test_many_repository_calls_and_long_stub_chains_stay_linear() -> None:
     """5,000 repository calls, a 5,000-link stub chain: the rules cost linear time."""
-    start = time.perf_counter()
+    start = time.process_time()
     calls = (
         b"import io.eventuate.sync.AggregateRepository;\n"
         b"class A { AggregateRepository<Account, C> repo; void f() {\n" + b"repo.update(id, c);\n" * 5_000 + b"} }"
@@ -559,4 +559,4 @@ def test_many_repository_calls_and_long_stub_chains_stay_linear() -> None:
         + b"; } }"
     )
     assert len(_java.extract(chain).messages) == 5_000
-    assert time.perf_counter() - start < 10.0
+    assert time.process_time() - start < 10.0

@@ -391,13 +391,13 @@ def test_deep_nesting_does_not_raise() -> None:
 
 
 def test_pathological_input_stays_linear() -> None:
-    start = time.perf_counter()
+    start = time.process_time()
     assert _kotlin.extract(b"class A {" * 50_000).error == "syntax error at line 1"
     chain = (
         b"class A { fun f() = OrdersGrpc.newBlockingStub(ch)" + b".withDeadlineAfter(1)" * 20_000 + b".getOrder(r) }"
     )
     assert _kotlin.extract(chain).grpc == (client("Orders", 1, "A.f"),)
-    assert time.perf_counter() - start < 20.0
+    assert time.process_time() - start < 20.0
 
 
 def _sample(classes: int) -> bytes:
@@ -433,9 +433,9 @@ def test_speed_on_a_realistic_file() -> None:
     source = _sample(100)
     assert source.count(b"\n") > 1900
     _kotlin.extract(source)
-    start = time.perf_counter()
+    start = time.process_time()
     result = _kotlin.extract(source)
-    elapsed = time.perf_counter() - start
+    elapsed = time.process_time() - start
     assert len(result.definitions) == 400
     assert len(result.grpc) == 300
     assert elapsed < 2.0

@@ -134,3 +134,18 @@ def test_route_template_is_total(raw: str) -> None:
 def test_url_parts_reads_past_a_scheme_or_port_written_as_an_expression(parts, host, base, path) -> None:
     found = url_parts(parts)
     assert (found.host, found.base, found.path, found.computed) == (host, base, path, False)
+
+
+@pytest.mark.parametrize(
+    ("parts", "path"),
+    [
+        ([(False, "base"), (True, "chat/submit")], "/chat/submit"),  # a base address ending with "/"
+        ([(False, "base"), (True, "orders?x=1")], "/orders"),
+        ([(False, "host"), (True, ":8080/x")], "/x"),  # a host goes on with a port,
+        ([(False, "host"), (True, ".svc.cluster.local/x")], "/x"),  # a domain,
+        ([(False, "host"), (True, "-orders/x")], "/x"),  # or more of its name
+        ([(True, "http://"), (False, "host"), (True, "chat/x")], "/x"),  # after a scheme: a host
+    ],
+)
+def test_a_path_after_a_base_expression(parts: list[tuple[bool, str]], path: str) -> None:
+    assert url_parts(parts).path == path

@@ -500,9 +500,9 @@ def _sample(units: int) -> bytes:
 
 def test_huge_error_nodes_are_not_queried() -> None:
     # A query over an ERROR node costs the square of its width: this would take minutes.
-    start = time.perf_counter()
+    start = time.process_time()
     assert _python.extract(b"{" * 200_000).error == "syntax error at line 1"
-    assert time.perf_counter() - start < 20.0
+    assert time.process_time() - start < 20.0
 
 
 def test_speed_on_a_realistic_file() -> None:
