@@ -232,6 +232,11 @@ class HttpCall:
     client: str = ""
     #: True when the URL (or its path) is built at run time and cannot be read: reported, never linked.
     computed: bool = False
+    #: The operation a generated API client's method stands for (``ordersApi.createOrder(...)`` of an
+    #: OpenAPI Generator client: ``createOrder``), whose method and path the resolver reads from the
+    #: one OpenAPI operation of that ``operationId`` in the workspace; ``method`` is then ``*`` and
+    #: ``path`` "" as the call site says neither.
+    operation: str = ""
 
 
 class MessageRole:

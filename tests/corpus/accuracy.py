@@ -135,6 +135,12 @@ def _link_scores(expected: dict, db: sqlite3.Connection) -> list[Score]:
             for m, p, full, f, l, t, k, sv in db.execute(
                 "SELECT c.method, c.path, c.full_path, f.path, c.line, c.target, f.kind, f.service FROM http_calls c"
                 " JOIN files f ON f.id = c.file_id WHERE c.computed = 0"
+                # a gateway's pass-through forward (a route and a call of the same path declared at one
+                # place: Spring Cloud Gateway's route(...).uri(...)) is a link mesh shows, but the expected
+                # facts leave it out of the calls ("the path is the incoming one", ftgo's notes); a forward
+                # to another path (YARP's MapForwarder(route, host, path)) is a call in them, and here
+                " AND NOT EXISTS (SELECT 1 FROM http_routes r WHERE r.file_id = c.file_id AND r.line = c.line"
+                " AND r.mount = '' AND r.shape = c.shape)"
             )
         ]
         want = expected.get("http_calls", [])

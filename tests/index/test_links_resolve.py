@@ -300,3 +300,32 @@ def test_a_root_catch_all_is_no_evidence_of_another_service(facts: _Facts) -> No
     facts.call("frontend/app.py", "GET", "/entries")
     facts.call("frontend/test_app.py", "GET", "/anything")
     assert _resolve(facts) == [("frontend/app.py", "", "", ""), ("frontend/test_app.py", "frontend", "service", "route")]
+
+
+def test_a_generated_clients_operation_takes_the_openapi_operations_method_and_path(facts: _Facts) -> None:
+    """``ordersApi.createOrder(...)`` of an OpenAPI Generator client: the one operation of that id
+    in the workspace's OpenAPI documents gives the method and path; then the route links it. An id
+    declared twice with different paths, or nowhere, leaves the call without a path."""
+    spec = facts.file("billing/openapi.yml", "billing", kind="config", language="")
+
+    def operation(method: str, path: str, line: int, operation_id: str) -> None:
+        facts.db.execute(
+            "INSERT INTO http_routes(file_id, method, path, line, handler, symbol, framework, mount, shape)"
+            " VALUES (?, ?, ?, ?, ?, '', 'openapi', '', ?)",
+            (spec, method, path, line, operation_id, path_shape(path)),
+        )
+
+    operation("POST", "/invoices", 12, "createInvoice")
+    operation("GET", "/invoices/{id}", 20, "getInvoice")
+    operation("GET", "/ledger/{id}", 30, "getInvoice")  # the same id twice: ambiguous
+    for line, operation_id in ((3, "create_invoice"), (4, "GetInvoice"), (5, "unknownOperation")):
+        facts.db.execute(
+            "INSERT INTO http_calls(file_id, method, path, line, symbol, host, address, client, computed, shape,"
+            " operation) VALUES (?, '*', '', ?, '', '', 'client:InvoicesApi', 'openapi-generator', 0, '', ?)",
+            (facts.ids["frontend/app.py"], line, operation_id),
+        )
+    for _ in range(2):  # resolving again gives the same answer
+        resolve_links(facts.db, lambda *_: None)
+        rows = facts.db.execute("SELECT method, full_path, target, evidence FROM http_calls ORDER BY rowid").fetchall()
+        assert [row[:3] for row in rows] == [("POST", "/invoices", "billing"), ("*", "", ""), ("*", "", "")]
+        assert rows[0][3].startswith("operation create_invoice (billing/openapi.yml:12); only billing serves")

@@ -322,15 +322,32 @@ class _Links:
         self.routes: dict[str, list[tuple[str, str, str]]] = defaultdict(list)
         for route in sorted(set(all_routes)):
             self.routes[_head(route[0])].append(route)
+        #: operationId (as :func:`_norm` spells it) -> {(method, path, "file:line")} of the OpenAPI operations
+        operations: dict[str, set[tuple[str, str, str]]] = defaultdict(set)
+        for file_id, method, path, line, handler in self.db.execute(
+            "SELECT file_id, method, path, line, handler FROM http_routes"
+            " WHERE hidden = 0 AND mount = '' AND framework = 'openapi' AND handler != ''"
+        ):
+            operations[_norm(handler)].add((method, path, f"{self.path_of.get(file_id, '')}:{line}"))
         updates = []
         for row in self.db.execute(
-            "SELECT rowid, file_id, method, path, host, address, computed, shape FROM http_calls ORDER BY rowid"
+            "SELECT rowid, file_id, method, path, host, address, computed, shape, operation FROM http_calls"
+            " ORDER BY rowid"
         ).fetchall():
-            rowid, file_id, method, path, host, address, computed, shape = row
+            rowid, file_id, method, path, host, address, computed, shape, operation = row
             service = self.service_of.get(file_id, "")
             if computed:  # INV-LINKS-2: a URL built at run time reaches nothing
-                updates.append(("", "", "", "", "", rowid))
+                updates.append(("", "", "", "", "", method, rowid))
                 continue
+            via_operation = ""
+            if operation and not path:
+                # a generated client's method: the one OpenAPI operation of that id gives method and path
+                # (the method column keeps what this gives; the call site said "*")
+                method = "*"
+                declared = operations.get(_norm(operation), set())  # createOrder, create_order, CreateOrder
+                if len({(m, p) for m, p, _ in declared}) == 1:
+                    method, path, where = min(declared)
+                    via_operation = f"operation {operation} ({where})"
             target, kind, confidence, evidence, prefix = self.call_target(service, host, address)
             full = join_paths(prefix, path) if prefix and path else path
             full_shape = path_shape(full) if full else ""
@@ -343,9 +360,11 @@ class _Links:
                 target, kind, confidence, evidence = self.by_route(service, method, full_shape, own=own)
             if not target and address:
                 target, kind, confidence, evidence = self.by_name(address)
-            updates.append((target, kind, confidence, evidence, full if full != path else "", rowid))
+            if via_operation:
+                evidence = f"{via_operation}; {evidence}" if evidence else via_operation
+            updates.append((target, kind, confidence, evidence, full if full != path or via_operation else "", method, rowid))
         self.db.executemany(
-            "UPDATE http_calls SET target = ?, target_kind = ?, confidence = ?, evidence = ?, full_path = ?"
+            "UPDATE http_calls SET target = ?, target_kind = ?, confidence = ?, evidence = ?, full_path = ?, method = ?"
             " WHERE rowid = ?",
             updates,
         )

@@ -81,7 +81,7 @@ log = logging.getLogger("mesh.index")
 
 #: Bump when the tables or the meaning of derived columns (import targets, gRPC keys) change:
 #: an index of another version is set aside and rebuilt.
-SCHEMA_VERSION: Final = "5"
+SCHEMA_VERSION: Final = "6"
 #: How long a writer waits for another writer of the same index before giving up.
 BUSY_TIMEOUT_MS: Final = 5000
 DB_NAME: Final = "index.db"
@@ -161,7 +161,7 @@ CREATE TABLE http_calls(file_id INTEGER NOT NULL, method TEXT NOT NULL, path TEX
                         computed INTEGER NOT NULL, shape TEXT NOT NULL,
                         target TEXT NOT NULL DEFAULT '', target_kind TEXT NOT NULL DEFAULT '',
                         confidence TEXT NOT NULL DEFAULT '', evidence TEXT NOT NULL DEFAULT '',
-                        full_path TEXT NOT NULL DEFAULT '');
+                        full_path TEXT NOT NULL DEFAULT '', operation TEXT NOT NULL DEFAULT '');
 CREATE INDEX http_calls_file ON http_calls(file_id);
 CREATE INDEX http_calls_target ON http_calls(target);
 CREATE TABLE messages(file_id INTEGER NOT NULL, role TEXT NOT NULL, broker TEXT NOT NULL, name TEXT NOT NULL,
@@ -982,10 +982,10 @@ def _put_links(db: sqlite3.Connection, file_id: int, facts: FileFacts) -> None:
          for r in facts.http_routes],
     )  # fmt: skip
     db.executemany(
-        "INSERT INTO http_calls(file_id, method, path, line, symbol, host, address, client, computed, shape)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO http_calls(file_id, method, path, line, symbol, host, address, client, computed, shape, operation)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [(file_id, c.method, c.path, c.line, c.symbol, c.host, c.address, c.client, int(c.computed),
-          path_shape(c.path) if c.path else "") for c in facts.http_calls],
+          path_shape(c.path) if c.path else "", c.operation) for c in facts.http_calls],
     )  # fmt: skip
     db.executemany(
         "INSERT INTO messages(file_id, role, broker, name, line, kind, symbol, address, client, computed)"
