@@ -138,10 +138,13 @@ def test_a_variable_named_after_a_service_links_with_the_lowest_confidence(facts
     facts.call("frontend/app.py", "GET", "/entries", address="env:LEDGER_SERVICE_ADDR")
     facts.call("frontend/app.py", "GET", "/x", address="env:NOTHING_URL")
     facts.call("frontend/app.py", "GET", "/entries", address="client:LedgerClient")  # a typed client of ledger's
+    facts.db.execute("INSERT INTO externals VALUES ('mobile-bff', 'yarp', '[]')")
+    facts.call("frontend/app.py", "GET", "/api/items", address="const:MauiProgram.MobileBffHost")  # an external's
     assert _resolve(facts) == [
         ("frontend/app.py", "ledger", "service", "name"),
         ("frontend/app.py", "", "", ""),
         ("frontend/app.py", "ledger", "service", "name"),
+        ("frontend/app.py", "mobile-bff", "external", "name"),
     ]
 
 

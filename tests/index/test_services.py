@@ -72,13 +72,15 @@ def test_aspire_app_hosts_name_their_projects_and_add_infrastructure(tmp_path: P
         "src/AppHost/AppHost.csproj": "<Project />",
         "src/AppHost/Program.cs": 'var builder = DistributedApplication.CreateBuilder(args);\n'
                                   'var redis = builder.AddRedis("redis");\n'
-                                  'builder.AddProject<Projects.Basket_API>("basket-api").WithReference(redis);\n',
+                                  'builder.AddProject<Projects.Basket_API>("basket-api").WithReference(redis);\n'
+                                  'builder.AddYarp("mobile-bff").WithConfiguration(ConfigureRoutes);\n',
         "src/Basket.API/Basket.API.csproj": "<Project />", "src/Basket.API/Program.cs": "class P {}",
         "tests/Basket.UnitTests/Basket.UnitTests.csproj": "<Project />", "tests/Basket.UnitTests/T.cs": "class T {}",
     })  # fmt: skip
     assert services(found) == [("AppHost", "src/AppHost", "library"), ("basket-api", "src/Basket.API", "deployed")]
     assert dict((s.name, s.extra) for s in found.services)["basket-api"] == ("tests/Basket.UnitTests",)
-    assert [(e.name, e.what) for e in found.externals] == [("redis", "redis")]
+    # a YARP reverse proxy (Aspire.Hosting.Yarp) is a container of its own: an external service
+    assert [(e.name, e.what) for e in found.externals] == [("mobile-bff", "yarp"), ("redis", "redis")]
 
 
 def test_a_multi_project_build_root_is_no_service_and_its_modules_are(tmp_path: Path) -> None:

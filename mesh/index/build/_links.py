@@ -487,9 +487,11 @@ class _Links:
         if not words:
             return "", "", "", ""
         guess = _norm("".join(words))
-        matches = sorted(s for s in self.services if _norm(s) in (guess, guess + "service", guess + "svc", guess + "api"))
+        names = (guess, guess + "service", guess + "svc", guess + "api")
+        matches = sorted({s for s in self.services | self.externals if _norm(s) in names})
         if len(matches) == 1:
-            return matches[0], "service", "name", f"{name} is named after {matches[0]} (no deployment sets it)"
+            kind = "service" if matches[0] in self.services else "external"
+            return matches[0], kind, "name", f"{name} is named after {matches[0]} (no deployment sets it)"
         return "", "", "", ""
 
 

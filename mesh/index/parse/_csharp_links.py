@@ -7,8 +7,12 @@ name holds (its declared type, the values assigned to it). Every fact is then re
 nodes through that model:
 
 * **values** (:meth:`_Links.pieces`): a string expression becomes literal text and expressions
-  (interpolations, ``+`` concatenations, ``new Uri(...)``), a name with one value in scope standing
-  for that value (``var uri = $"{baseUrl}items/{id}"``, ``const string Topic = "orders"``); what
+  (interpolations, ``+`` concatenations, ``new Uri(...)``, ``string.Format``, a URL-joining helper
+  such as ``UriHelper.CombineUri(base, "api", "x")`` whose parts are joined by one ``/``, a
+  ``UriBuilder``'s base and ``Path``, and a call of a method of the file that returns a string built
+  from its parameters, expanded with the call's arguments in their place, one level deep), a name
+  with one value in scope standing for that value (``var uri = $"{baseUrl}items/{id}"``,
+  ``const string Topic = "orders"``); what
   stays an expression is traced (:meth:`_Links.address`) to ``env:NAME``
   (``Environment.GetEnvironmentVariable``), ``config:a.b`` (``configuration["a:b"]``,
   ``GetValue<T>``, ``GetSection(..)[..]``, ``GetConnectionString``) or ``const:Owner.NAME`` (a
@@ -29,14 +33,21 @@ nodes through that model:
   the holder's base address (``client:Class`` in a class that receives an ``HttpClient``,
   ``client:name`` for a named client, the literal or traced ``BaseAddress`` of the holder);
   RestSharp requests; Refit interface methods; Dapr ``InvokeMethodAsync``; YARP's ``MapForwarder``
-  to its destination;
+  to its destination; a request wrapper of the workspace (``_requestProvider.GetAsync<T>(uri)``: a
+  verb + ``Async`` of a field or parameter of a type that is no framework cache, store or SDK, with an
+  argument that reads as a URL or a path, the wrapper's type as the client); Kiota request builders
+  (``client.Catalog.Products["id"].GetAsync()``: properties are segments, indexers and ``ByXxx(..)``
+  path parameters, ``client:<RootType>`` the address);
 * **messages**: Confluent.Kafka, RabbitMQ.Client, MassTransit, NServiceBus, Azure Service Bus,
   StackExchange.Redis pub/sub, NATS, Dapr pub/sub and in-house event buses (integration events: a
   handler class's consumer fact sits on the class's name, its ``Subscribe<E, H>`` registration is a
   second fact of the same consumer where it is registered; resolution keeps one);
 * **settings**: the base address a typed, named or Refit client is registered or configured with
   (``AddHttpClient<T>(c => c.BaseAddress = ...)``, ``.ConfigureHttpClient``, ``RestService.For<T>``,
-  a typed client setting its own ``BaseAddress``); **constants**: public string constants whose
+  a typed client setting its own ``BaseAddress``, a Kiota client created on a request adapter given a
+  ``BaseUrl``): the host read (a conditional of URLs: the host both share) and, for a member of a
+  class naming it (``new(MobileBffHost)``), ``const:Owner.Name`` unless the value traces to an
+  environment variable or a configuration key; **constants**: public string constants whose
   name says they name a link.
 
 Each list is in source order. Everything is bounded (recursion depths, a visited set), so any
@@ -80,7 +91,7 @@ _HINTS: Final = (
     b"Publish", b"Subscri", b"Produce", b"BasicConsume", b"QueueBind", b"Consumer", b"IHandleMessages",
     b"IAmStartedByMessages", b"IntegrationEvent", b"ServiceBus", b"InvokeMethod", b"BaseAddress", b"RestService",
     b"RestClient", b"Send", b"const string", b"const String", b"readonly string", b"readonly String", b"Controller",
-    b"UseHealthChecks",
+    b"UseHealthChecks", b"GetAsync", b"PostAsync", b"PutAsync", b"PatchAsync", b"DeleteAsync",
 )  # fmt: skip
 
 _DEPTH_MAX: Final = 12
@@ -152,6 +163,54 @@ _METHODS: Final = frozenset(
      "PublishEventAsync", "PublishEvent", "PublishBulkEventAsync", "Publish", "PublishAsync", "Request",
      "RequestAsync", "SendLocal", "MapHealthChecks", "UseHealthChecks", "MapForwarder"}
 )  # fmt: skip
+
+#: A request wrapper's verbs (``_requestProvider.GetAsync<T>(uri)``): a verb and ``Async``, nothing else.
+_WRAPPER_VERB: Final = re.compile(r"^(Get|Post|Put|Patch|Delete|Head|Options)Async$")
+#: Kiota request builders' verbs (``GetAsGetResponseAsync`` for an OData-style wrapped response).
+_KIOTA_VERB: Final = re.compile(r"^(Get|Post|Put|Patch|Delete)(?:As\w+Response)?Async$")
+#: Kiota's generated ``ByXxx(id)`` indexer methods: the path parameter ``{xxx}``.
+_KIOTA_BY: Final = re.compile(r"^By([A-Z]\w*)$")
+#: Types whose ``GetAsync``/``PostAsync``... are no request wrapper of the workspace (framework
+#: caches, stores and SDK clients); a name with one of :data:`_STORAGE_WORDS` is none either.
+_NOT_WRAPPERS: Final = frozenset(
+    {"HttpClient", "HttpMessageInvoker", "HttpMessageHandler", "IHttpClientFactory", "DaprClient", "RestClient",
+     "IRestClient", "IFlurlClient", "IFlurlRequest", "ISecureStorage", "IPreferences", "IDistributedCache",
+     "IMemoryCache", "IDatabase", "IDatabaseAsync", "IConnectionMultiplexer", "IMediator", "ISender"}
+)  # fmt: skip
+_STORAGE_WORDS: Final = frozenset(
+    {"cache", "caches", "store", "storage", "repository", "repo", "db", "dbcontext", "database", "context",
+     "session", "state", "blob", "blobs", "bucket", "file", "files", "directory", "table", "queue", "vault",
+     "secret", "secrets", "setting", "settings", "config", "configuration", "options", "preferences", "redis",
+     "mongo", "elastic", "cosmos", "dynamo", "s3", "kv"}
+)  # fmt: skip
+#: SDK clients with the shape of a Kiota root (a ``...Client`` with properties) that are none.
+_NOT_KIOTA: Final = frozenset(
+    {"HttpClient", "DaprClient", "ServiceBusClient", "BlobServiceClient", "BlobContainerClient", "BlobClient",
+     "QueueClient", "QueueServiceClient", "TableClient", "TableServiceClient", "CosmosClient", "SecretClient",
+     "ElasticClient", "ElasticsearchClient", "MongoClient", "IMongoClient", "SmtpClient", "TcpClient",
+     "UdpClient", "WebClient", "RestClient", "EventHubProducerClient", "EventHubConsumerClient",
+     "AmazonS3Client", "AmazonDynamoDBClient", "AmazonSQSClient", "AmazonSimpleNotificationServiceClient",
+     "ConfigurationClient", "KeyClient", "CertificateClient", "ShareClient", "DataLakeServiceClient",
+     "SearchClient", "OpenAIClient", "AzureOpenAIClient", "ChatClient", "StripeClient", "IDaprClient"}
+)  # fmt: skip
+#: A URL-joining helper (``UriHelper.CombineUri(base, "api", "x")``, Flurl's ``Url.Combine``): its
+#: name, and its holder's or its own name says URI or URL (``Path.Combine`` joins file paths).
+_URL_JOINS: Final = frozenset(
+    {"Combine", "CombineUri", "CombineUrl", "CombineUris", "CombineUrls", "CombinePath", "CombinePaths", "JoinUri",
+     "JoinUrl", "UrlCombine", "UriCombine"}
+)  # fmt: skip
+#: Words of a base address expression's name (``_settings.GatewayCatalogEndpointBase``).
+_BASE_WORDS: Final = frozenset(
+    {"url", "uri", "urls", "uris", "host", "endpoint", "address", "base", "baseurl", "baseuri", "gateway", "server",
+     "origin", "domain", "api"}
+)  # fmt: skip
+#: A URL builder method with more ``return`` statements than this is not read (no real one has).
+_RETURNS_MAX: Final = 8
+#: The returned types of a URL builder method of the file.
+_BUILDER_TYPES: Final = frozenset({"string", "String", "Uri"})
+_SCHEME_PREFIX: Final = re.compile(r"^[a-zA-Z][\w+.-]*://")
+#: ``string.Format`` placeholders: ``{0}``, ``{1,5}``, ``{2:N2}``; ``{{``/``}}`` are braces.
+_FORMAT_ITEM: Final = re.compile(r"\{\{|\}\}|\{(\d+)(?:,[^{}:]*)?(?::[^{}]*)?\}")
 
 _LINK_WORDS: Final = frozenset(
     {"topic", "queue", "channel", "exchange", "subject", "stream", "event", "destination", "route", "path", "url",
@@ -444,6 +503,16 @@ class _Links:
     #: field name -> the values of the fields of that name in every class (built on first use)
     file_fields: dict[str, list[tree_sitter.Node]] | None = None
     visiting: set[int] = attrs.field(factory=set)
+    #: method name -> the methods and local functions of the file so named (built on first use)
+    methods: dict[str, list[tree_sitter.Node]] | None = None
+    #: parameter node id -> the argument it stands for, while a URL builder method is expanded
+    substitutions: dict[int, tree_sitter.Node] = attrs.field(factory=dict)
+    #: a URL builder method is being expanded (one level: no builder inside a builder)
+    expanding: bool = False
+    #: call node id -> its expansion ([]: none), each call expanded once
+    expanded: dict[int, list[_Piece]] = attrs.field(factory=dict)
+    #: method node id -> the expressions it returns (:meth:`_returned`)
+    returns: dict[int, list[tree_sitter.Node]] = attrs.field(factory=dict)
 
     def text(self, node: tree_sitter.Node | None) -> str:
         return _ts.text(node, self.source)
@@ -464,6 +533,8 @@ class _Links:
         for node in self.captures.get("declarator", ()):
             self._constant(node)
         self._typed_client_base_addresses()
+        if b"RequestAdapter" in self.source:
+            self._kiota_settings()
 
         def ordered(items: list[tuple[int, int, object]]) -> tuple:  # type: ignore[type-arg]
             return tuple(item for _, _, item in sorted(items, key=lambda entry: (entry[0], entry[1])))
@@ -667,6 +738,8 @@ class _Links:
                     inner = self.pieces(expression, depth + 1)
                     if inner and all(piece.literal for piece in inner):
                         out.append(_Piece(True, "".join(piece.text for piece in inner)))
+                    elif inner and (inner[0].literal or len(inner) > 1):
+                        out.extend(inner)  # read as a concatenation is: a base and a path, a path and a query
                     elif expression is not None:
                         out.append(_Piece(False, self.text(expression), expression))
             return out
@@ -676,6 +749,14 @@ class _Links:
             )
         if kind == "member_access_expression" and self.text(node) in ("string.Empty", "String.Empty"):
             return [_Piece(True, "")]
+        if kind == "member_access_expression" and self.text(node.child_by_field_name("name")) == "Uri":
+            built = self._uri_builder_pieces(node.child_by_field_name("expression"), depth)
+            if built:
+                return built
+        if kind == "identifier" and self.substitutions:
+            argument = self._substituted(node)
+            if argument is not None:
+                return self.pieces(argument, depth + 1)
         if kind in ("identifier", "member_access_expression"):
             values = self._name_values(node)
             if values is not None and len(values) == 1:
@@ -707,7 +788,314 @@ class _Links:
             arguments = _arguments(node.child_by_field_name("arguments"))
             if function is not None and self.text(function) == "nameof" and arguments:
                 return [_Piece(True, self.text(arguments[0][1]).rsplit(".", 1)[-1])]
+            found = self._invocation_pieces(node, function, arguments, depth)
+            if found:
+                return found
         return [_Piece(False, self.text(node), node)]
+
+    # -- URLs built by calls: string.Format, URL joins, builder methods of the file --------------------
+
+    def _invocation_pieces(
+        self,
+        node: tree_sitter.Node,
+        function: tree_sitter.Node | None,
+        arguments: list[tuple[str, tree_sitter.Node]],
+        depth: int,
+    ) -> list[_Piece]:
+        """The pieces of a call that builds a string this module can read ([]: none)."""
+        if function is None:
+            return []
+        method, holder = function, None
+        if function.type == "member_access_expression":
+            method, holder = function.child_by_field_name("name"), function.child_by_field_name("expression")
+        name = self.text(_plain_name(method))
+        if holder is not None and name == "Format" and self.text(holder) in ("string", "String"):
+            return self._format_pieces(arguments, depth)
+        if holder is not None and name == "ToString" and not arguments:
+            inner = _unwrap(holder)
+            if (
+                inner is not None
+                and inner.type == "member_access_expression"
+                and self.text(inner.child_by_field_name("name")) == "Uri"
+            ):
+                inner = inner.child_by_field_name("expression")  # builder.Uri.ToString()
+            return self._uri_builder_pieces(inner, depth)
+        if holder is not None and name in _URL_JOINS:
+            owner = self.text(holder).rsplit(".", 1)[-1]
+            if re.search(r"(?i)ur[il]", owner + name):
+                return self._joined_pieces(arguments, depth)
+        return self._builder_pieces(node, function, arguments, depth)
+
+    def _format_pieces(self, arguments: list[tuple[str, tree_sitter.Node]], depth: int) -> list[_Piece]:
+        """``string.Format("{0}/items/{1}", a, b)`` (after an optional format provider)."""
+        values = [value for key, value in arguments if not key]
+        if len(values) > 1 and self.literal(values[0]) is None and self.literal(values[1]) is not None:
+            values = values[1:]  # string.Format(CultureInfo.InvariantCulture, "...", ...)
+        template = self.literal(values[0]) if values else None
+        if template is None:
+            return []
+        out: list[_Piece] = []
+        position = 0
+        for match in _FORMAT_ITEM.finditer(template):
+            out.append(_Piece(True, template[position : match.start()]))
+            position = match.end()
+            if match[1] is None:
+                out.append(_Piece(True, match[0][0]))
+                continue
+            index = int(match[1]) + 1
+            if index >= len(values):
+                return []  # a format the call does not fill: not read
+            out.extend(self.pieces(values[index], depth + 1))
+        out.append(_Piece(True, template[position:]))
+        return _merged([piece for piece in out if not piece.literal or piece.text])
+
+    def _joined_pieces(self, arguments: list[tuple[str, tree_sitter.Node]], depth: int) -> list[_Piece]:
+        """The parts of a URL-joining helper joined by exactly one ``/`` (a first part that is not
+        literal stays an expression: the base address)."""
+        values = [value for key, value in arguments if not key]
+        if len(values) == 1:
+            single = _unwrap(values[0])
+            if single is not None and single.type in _COLLECTIONS:
+                values = _elements(single)  # CombineUri(new[] { a, b })
+        if not 2 <= len(values) <= 16:
+            return []
+        out: list[_Piece] = []
+        for index, value in enumerate(values):
+            part = self.pieces(value, depth + 1)
+            if not part:
+                return []
+            if index:
+                if out and out[-1].literal:
+                    out[-1] = _Piece(True, out[-1].text.rstrip("/\\"))
+                if part[0].literal:
+                    part = [_Piece(True, part[0].text.lstrip("/\\")), *part[1:]]
+                out.append(_Piece(True, "/"))
+            out.extend(part)
+        return _merged([piece for piece in out if not piece.literal or piece.text])
+
+    def _uri_builder_pieces(self, holder: tree_sitter.Node | None, depth: int) -> list[_Piece]:
+        """The URL a ``System.UriBuilder`` builds (``new UriBuilder(baseUrl) { Path = "api/x" }``, or a
+        name holding one whose ``Path``/``Host`` are set later): the base's scheme and authority, the
+        ``Path`` set (it replaces the base's own path); [] when it is no builder or a part is assigned
+        more than once."""
+        node = _unwrap(holder)
+        creation: tree_sitter.Node | None = None
+        members: list[tuple[str, tree_sitter.Node]] = []
+        if node is not None and node.type == "object_creation_expression":
+            creation = node
+        elif node is not None and (node.type == "identifier" or self._is_this_member(node)):
+            values = [_unwrap(b.value) for b in self._lookup(node) or [] if b.value is not None and b.kind != "append"]
+            if len(values) != 1:
+                return []
+            creation = values[0]
+            members = self._members(node)
+        if (
+            creation is None
+            or creation.type != "object_creation_expression"
+            or _simple_type(creation.child_by_field_name("type"), self.source) != "UriBuilder"
+        ):
+            return []
+        initializer = creation.child_by_field_name("initializer") or next(
+            (c for c in creation.named_children if c.type == "initializer_expression"), None
+        )
+        for assignment in initializer.named_children if initializer is not None else ():
+            if assignment.type == "assignment_expression" and assignment.child_by_field_name("right") is not None:
+                members.append(
+                    (self.text(assignment.child_by_field_name("left")), assignment.child_by_field_name("right"))
+                )  # type: ignore[arg-type]
+        set_to: dict[str, list[tree_sitter.Node]] = {}
+        for member, value in members:
+            set_to.setdefault(member, []).append(value)
+        if len(set_to.get("Path", ())) > 1 or len(set_to.get("Host", ())) > 1:
+            return []
+        arguments = [value for key, value in _arguments(creation.child_by_field_name("arguments")) if not key]
+        if len(arguments) == 1:
+            base = self.pieces(arguments[0], depth + 1)
+        elif len(arguments) >= 2:
+            scheme, host = self.literal(arguments[0]), self.pieces(arguments[1], depth + 1)
+            base = _merged([_Piece(True, (scheme or "http") + "://"), *host])
+        else:
+            base = [_Piece(True, "http://localhost")]
+        if not base:
+            return []
+        host_value = self.literal(set_to["Host"][0]) if "Host" in set_to else None
+        path = (
+            self.pieces(set_to["Path"][0], depth + 1)
+            if "Path" in set_to
+            else ([] if len(arguments) < 4 else self.pieces(arguments[3], depth + 1))
+        )
+        if base[0].literal:
+            scheme = _SCHEME_PREFIX.match(base[0].text)
+            if scheme is not None:
+                authority = base[0].text[scheme.end() :].split("/", 1)[0]
+                rest = base[0].text[scheme.end() + len(authority) :]
+                if host_value:
+                    authority = host_value + (authority[authority.find(":") :] if ":" in authority else "")
+                base = [_Piece(True, scheme[0] + authority + ("" if path else rest)), *([] if path else base[1:])]
+        if not path:
+            return base
+        if path[0].literal:
+            path = [_Piece(True, "/" + path[0].text.lstrip("/")), *path[1:]]
+        else:
+            path = [_Piece(True, "/"), *path]
+        return _merged([*base, *path])
+
+    def _builder_pieces(
+        self,
+        node: tree_sitter.Node,
+        function: tree_sitter.Node,
+        arguments: list[tuple[str, tree_sitter.Node]],
+        depth: int,
+    ) -> list[_Piece]:
+        """A call of a method of this file that returns a string built from its parameters, expanded
+        with the arguments in their place (one level: no builder inside a builder). Every ``return``
+        must read the same (host, base, path); else the URL stays computed ([])."""
+        if self.expanding:
+            return []
+        if node.id in self.expanded:
+            return list(self.expanded[node.id])
+        self.expanded[node.id] = []  # a call reached again while it is expanded reads as computed
+        found = self._expansion(node, function, arguments, depth)
+        self.expanded[node.id] = found
+        return list(found)
+
+    def _expansion(
+        self,
+        node: tree_sitter.Node,
+        function: tree_sitter.Node,
+        arguments: list[tuple[str, tree_sitter.Node]],
+        depth: int,
+    ) -> list[_Piece]:
+        method = self._builder(node, function, arguments)
+        if method is None:
+            return []
+        if method.id not in self.returns:
+            self.returns[method.id] = self._returned(method)
+        returned = self.returns[method.id]
+        if not returned:
+            return []
+        substitutions = self._arguments_of(method, arguments)
+        if substitutions is None:
+            return []
+        self.expanding, self.substitutions = True, substitutions
+        try:
+            expansions = [self.pieces(value, depth + 1) for value in returned]
+        finally:
+            self.expanding, self.substitutions = False, {}
+        shapes = set()
+        for pieces in expansions:
+            if not pieces or (len(pieces) == 1 and not pieces[0].literal):
+                return []
+            parts = url_parts([(piece.literal, piece.text) for piece in _fold_ports(pieces)])
+            shapes.add((parts.host, parts.base, parts.path, parts.computed))
+        return expansions[0] if len(shapes) == 1 else []
+
+    def _builder(
+        self, node: tree_sitter.Node, function: tree_sitter.Node, arguments: list[tuple[str, tree_sitter.Node]]
+    ) -> tree_sitter.Node | None:
+        """The one method of this file a call names (``Build(..)``, ``this.Build(..)``, ``Owner.Build(..)``
+        of a class of the file) that returns a string or a ``Uri`` and takes these arguments."""
+        if function.type in ("identifier", "generic_name"):
+            name, owner = self.text(_plain_name(function)), None
+        elif function.type == "member_access_expression":
+            holder = function.child_by_field_name("expression")
+            name = self.text(_plain_name(function.child_by_field_name("name")))
+            if holder is None:
+                return None
+            if holder.type in ("this", "this_expression"):
+                owner = None
+            elif holder.type == "identifier" and self._lookup(holder) is None and self.text(holder) in self.class_names:
+                owner = self.classes.nodes[self.class_names[self.text(holder)]]
+            else:
+                return None
+        else:
+            return None
+        if self.methods is None:
+            self.methods = {}
+            for scope in self.captures.get("scope", ()):
+                if scope.type in ("method_declaration", "local_function_statement"):
+                    self.methods.setdefault(self.text(scope.child_by_field_name("name")), []).append(scope)
+        positional = sum(1 for key, _ in arguments if not key)
+        found = []
+        for method in self.methods.get(name, ()):
+            if owner is not None and not (owner.start_byte <= method.start_byte < owner.end_byte):
+                continue
+            returns = method.child_by_field_name("returns") or method.child_by_field_name("type")
+            if _simple_type(returns, self.source) not in _BUILDER_TYPES:
+                continue
+            parameters = self._parameters(method)
+            required = sum(1 for p in parameters if not any(not c.is_named and self.text(c) == "=" for c in p.children))
+            variadic = any(c.type == "modifier" and self.text(c) == "params" for p in parameters for c in p.children)
+            if required <= positional + sum(1 for key, _ in arguments if key) and (
+                positional <= len(parameters) or variadic
+            ):
+                found.append(method)
+        if len(found) != 1 or found[0].start_byte <= node.start_byte < found[0].end_byte:
+            return None  # none, overloads that the arguments do not tell apart, or a method calling itself
+        return found[0]
+
+    def _returned(self, method: tree_sitter.Node) -> list[tree_sitter.Node]:
+        """The expressions a method returns: its arrow body, else every ``return`` of its own body (not
+        of a lambda or local function inside); [] when one returns nothing."""
+        body = method.child_by_field_name("body")
+        if body is None:
+            return []
+        if body.type == "arrow_expression_clause":
+            return [body.named_child(0)] if body.named_child_count else []
+        found: list[tree_sitter.Node] = []
+        stack = list(reversed(body.named_children))
+        budget = 2048
+        while stack and budget:
+            budget -= 1
+            current = stack.pop()
+            if current.type == "return_statement":
+                if not current.named_child_count or len(found) >= _RETURNS_MAX:
+                    return []  # returns nothing, or more ways than a URL builder has
+                found.append(current.named_child(0))
+            elif current.type not in (
+                "lambda_expression",
+                "local_function_statement",
+                "anonymous_method_expression",
+                "class_declaration",
+            ):
+                stack.extend(reversed(current.named_children))
+        return found if not stack else []
+
+    def _arguments_of(
+        self, method: tree_sitter.Node, arguments: list[tuple[str, tree_sitter.Node]]
+    ) -> dict[int, tree_sitter.Node] | None:
+        """Parameter node id -> the argument (or default) it takes in a call; None when a parameter is
+        reassigned in the method (its value is then not the argument's alone)."""
+        parameters = self._parameters(method)
+        positional = [value for key, value in arguments if not key]
+        named = {key: value for key, value in arguments if key}
+        out: dict[int, tree_sitter.Node] = {}
+        for index, parameter in enumerate(parameters):
+            name = self.text(parameter.child_by_field_name("name"))
+            bindings = self.locals.get((self.scopes.innermost(parameter.start_byte, parameter.end_byte), name), [])
+            if any(
+                b.kind == "assign" or b.kind == "append" and not self._query_text(b.value)
+                for b in bindings
+                if b.value is not None
+            ):
+                return None
+            if any(c.type == "modifier" and self.text(c) == "params" for c in parameter.children):
+                break
+            value = named[name] if name in named else positional[index] if index < len(positional) else None
+            default = next((b.value for b in bindings if b.kind == "parameter"), None)
+            if value is None:
+                value = default
+            if value is not None:
+                out[parameter.id] = value
+        return out
+
+    def _substituted(self, node: tree_sitter.Node) -> tree_sitter.Node | None:
+        """The argument a parameter of the builder method being expanded stands for (None: not one)."""
+        bindings = self._lookup(node)
+        for binding in bindings or ():
+            if binding.kind == "parameter":
+                return self.substitutions.get(binding.node.id)
+        return None
 
     def _name_values(self, node: tree_sitter.Node) -> list[tree_sitter.Node] | None:
         """The values of a name, ``this.x`` or ``Owner.NAME`` of a class of this file (None: not one)."""
@@ -985,15 +1373,16 @@ class _Links:
         self.messages.append((at.start_byte, len(self.messages), fact))
 
     def _setting(self, at: tree_sitter.Node, key: str, value: tree_sitter.Node | None) -> None:
-        base = self._base_of_value(value)
-        if base is None or not (base.host or base.address):
-            return
+        """A typed or named client's base address: the host read, and where it comes from (``env``:
+        the variable, ``config:key``, or ``const:Owner.NAME`` for a member naming it, which the
+        resolution follows through the constant, else by the member's name)."""
+        base = self._base_of_value(value) or _Base()
+        address = base.address
+        if not address:
+            member = self._base_member(value)
+            address = "const:" + member if member else ""
         env = (
-            base.address[4:]
-            if base.address.startswith("env:")
-            else base.address
-            if base.address.startswith("config:")
-            else ""
+            address[4:] if address.startswith("env:") else address if address.startswith(("config:", "const:")) else ""
         )
         if not base.host and not env:
             return
@@ -1480,7 +1869,12 @@ class _Links:
         if name is None:
             return
         method = self.text(_plain_name(name))
-        if method not in _METHODS and not _PRODUCE_WORDS.search(method) and not _RESTSHARP.match(method):
+        if (
+            method not in _METHODS
+            and not _PRODUCE_WORDS.search(method)
+            and not _RESTSHARP.match(method)
+            and not _KIOTA_VERB.match(method)
+        ):
             return
         type_arguments = _type_arguments(name)
         arguments = _arguments(node.child_by_field_name("arguments"))
@@ -1498,10 +1892,15 @@ class _Links:
             self._rest_service(node, name, type_arguments, arguments)
         elif method in _DAPR_INVOKE:
             self._dapr_invoke(node, receiver, name, arguments)
-        elif (method in _HTTPCLIENT_VERBS or method in _SEND) and self._http_client_call(
-            node, receiver, name, method, arguments
+        elif (
+            (method in _HTTPCLIENT_VERBS or method in _SEND)
+            and self._http_client_call(node, receiver, name, method, arguments)
+            or _KIOTA_VERB.match(method)
+            and self._kiota_call(receiver, name, method, arguments)
+            or _WRAPPER_VERB.match(method)
+            and self._wrapper_call(receiver, name, method, arguments)
         ):
-            return
+            return  # HttpClient, else a Kiota request builder, else a request wrapper of the workspace
         elif not (_RESTSHARP.match(method) and arguments and self._rest_call(node, receiver, name, method, arguments)):
             self._messaging(node, receiver, name, method, type_arguments, arguments)
 
@@ -1743,9 +2142,17 @@ class _Links:
         return True
 
     def _http_call(
-        self, at: tree_sitter.Node, verb: str, url: tree_sitter.Node | None, base: _Base, client: str
+        self,
+        at: tree_sitter.Node,
+        verb: str,
+        url: tree_sitter.Node | None,
+        base: _Base,
+        client: str,
+        pieces: list[_Piece] | None = None,
     ) -> None:
-        pieces = self.pieces(url) if url is not None else []
+        """A call of ``verb`` to ``url`` (read as ``pieces`` when given) through a client's ``base``."""
+        if pieces is None:
+            pieces = self.pieces(url) if url is not None else []
         host, path, address, computed = self._url(pieces, base)
         invoke = re.match(r"^/v1\.0/invoke/([\w.-]+)/method(/.*)?$", path)
         if invoke:
@@ -2026,12 +2433,80 @@ class _Links:
             re.search(r"(?i)httpclientfactory$|clientfactory$|^_?factory$", self.text(name))
         )
 
-    def _base_of_value(self, value: tree_sitter.Node | None) -> _Base | None:
-        """The base address a ``BaseAddress`` value gives (a literal URL, an env var, a config key)."""
-        if value is None:
+    def _base_of_value(self, value: tree_sitter.Node | None, depth: int = 0) -> _Base | None:
+        """The base address a ``BaseAddress`` value gives (a literal URL, an env var, a config key; a
+        conditional of URLs: the host both branches share); a member naming it (``new Uri(Host)``) gives
+        ``const:Owner.Host`` when no host or address is read."""
+        if value is None or depth > 4:
             return None
+        base = self._read_base(value, depth)
+        if base is not None and (base.host or base.address):
+            return base
+        member = self._base_member(value, initialised=True)
+        return _Base(address="const:" + member) if member else base
+
+    def _base_member(self, value: tree_sitter.Node | None, *, initialised: bool = False) -> str:
+        """``Owner.NAME`` of a field, property or constant of a class of this file that a base address
+        value names (``Host``, ``this.Host``, ``Owner.Host``, inside ``new Uri(..)``/``new(..)``), ""
+        when none; with ``initialised``, only one declared with a value."""
+        node = _unwrap(value)
+        if node is not None and node.type in ("object_creation_expression", "implicit_object_creation_expression"):
+            if (
+                node.type == "object_creation_expression"
+                and _simple_type(node.child_by_field_name("type"), self.source) != "Uri"
+            ):
+                return ""
+            arguments = _arguments(
+                node.child_by_field_name("arguments")
+                or next((c for c in node.named_children if c.type == "argument_list"), None)
+            )
+            if not arguments or len(arguments) > 1 and "UriKind" not in self.text(arguments[1][1]):
+                return ""
+            node = _unwrap(arguments[0][1])
+        if node is None:
+            return ""
+        klass, name = -1, ""
+        if node.type == "identifier" or self._is_this_member(node):
+            name = self.text(node if node.type == "identifier" else node.child_by_field_name("name"))
+            bindings = self._lookup(node)
+            if bindings is None and node.type == "identifier":
+                owners = sorted({index for (index, field) in self.fields if field == name})
+                klass = owners[0] if len(owners) == 1 else -1
+            else:
+                field = next((b for b in bindings or () if b.kind == "field"), None)
+                if field is not None:
+                    klass = self.classes.innermost(field.node.start_byte, field.node.end_byte)
+        elif node.type == "member_access_expression":
+            holder = node.child_by_field_name("expression")
+            if holder is not None and holder.type == "identifier" and self._lookup(holder) is None:
+                klass = self.class_names.get(self.text(holder), -1)
+                name = self.text(node.child_by_field_name("name"))
+        bindings = self.fields.get((klass, name), []) if klass >= 0 else []
+        declared = [b for b in bindings if b.kind == "field"]
+        if not declared or initialised and not any(b.value is not None for b in declared):
+            return ""
+        owner = self.text(self.classes.nodes[klass].child_by_field_name("name"))
+        if not owner or secret_name(name) or _SECRET_WORDS.search(name):
+            return ""  # a secret-looking member is never named (INV-LINKS-3)
+        return f"{owner}.{name}"
+
+    def _read_base(self, value: tree_sitter.Node, depth: int) -> _Base | None:
         pieces = _fold_ports(self.pieces(value))
         if not pieces:
+            return None
+        single = _unwrap(pieces[0].node) if len(pieces) == 1 and not pieces[0].literal else None
+        if single is not None and single.type == "conditional_expression":
+            branches = [
+                self._base_of_value(single.child_by_field_name(field), depth + 1)
+                for field in ("consequence", "alternative")
+            ]
+            first, second = branches
+            if first is not None and second is not None and first.host and first.host == second.host:
+                return _Base(
+                    first.host,
+                    first.path if first.path == second.path else "",
+                    first.address if first.address == second.address else "",
+                )
             return None
         nodes = {piece.text: piece.node for piece in pieces if not piece.literal}
         parts = url_parts([(piece.literal, piece.text) for piece in pieces])
@@ -2192,6 +2667,253 @@ class _Links:
                 key = self.text(self.classes.nodes[klass].child_by_field_name("name"))
                 at = left.child_by_field_name("name") if left is not None else None
                 self._setting(at or assignment, f"client:{key}", value)
+
+    # -- request wrappers of the workspace ---------------------------------------------------------
+
+    def _wrapper_call(
+        self,
+        receiver: tree_sitter.Node,
+        name: tree_sitter.Node,
+        method: str,
+        arguments: list[tuple[str, tree_sitter.Node]],
+    ) -> bool:
+        """``_requestProvider.GetAsync<T>(uri)``: a verb of a wrapper the workspace writes around
+        ``HttpClient``. Taken only when the receiver is a field, property or parameter (or a typed
+        local) of a type that is no framework cache, store or SDK client, and the URL argument reads
+        as a URL or a path (``cache.GetAsync(key)`` never is)."""
+        receiver = _unwrap(receiver) or receiver
+        if receiver.type != "identifier" and not self._is_this_member(receiver):
+            return False
+        bindings = self._lookup(receiver) or []
+        types = {_simple_type(b.type, self.source) for b in bindings if b.type is not None}
+        if len(types) != 1:
+            return False
+        wrapper = next(iter(types))
+        holder = self.text(receiver if receiver.type == "identifier" else receiver.child_by_field_name("name"))
+        if (
+            not wrapper[:1].isupper()
+            or wrapper in _NOT_WRAPPERS
+            or _STORAGE_WORDS.intersection(_words(wrapper))
+            or _STORAGE_WORDS.intersection(_words(holder))
+        ):
+            return False
+        url = _argument(arguments, 0, "uri", "url", "requestUri", "path", "endpoint", "address")
+        pieces = self.pieces(url) if url is not None else []
+        if not self._url_like(pieces):
+            return False
+        verb = _WRAPPER_VERB.match(method)[1].upper()  # type: ignore[index]
+        self._http_call(name, verb, url, _Base(), wrapper, pieces)
+        return True
+
+    def _url_like(self, pieces: list[_Piece]) -> bool:
+        """Whether a value reads as a URL or a path: an absolute URL, a literal path with a ``/``, or
+        a base address (an expression traced to one, or named like one) followed by a ``/path``."""
+        if not pieces:
+            return False
+        first = pieces[0]
+        if first.literal:
+            if re.match(r"^[a-zA-Z][\w+.-]*://[^\s/?#]+", first.text):
+                return True
+            head = re.split(r"[?#]", first.text, maxsplit=1)[0]
+            return (
+                "/" in head
+                and not re.search(r"\s", head)
+                and re.fullmatch(r"[\w.~%!$&'()*+,;=:@{}/-]*", head) is not None
+            )
+        if (
+            len(pieces) < 2
+            or not pieces[1].literal
+            or not re.match(r"^/+[\w.~%-]|^[A-Za-z0-9_~][\w~%-]*[/?#]", pieces[1].text)
+        ):
+            return False  # a base and a path of literal words (``/orders``, ``api/orders``; not "/{id}" alone)
+        if self.address(first.node)[0]:
+            return True
+        node = _unwrap(first.node)
+        last = self.text(
+            node.child_by_field_name("name") if node is not None and node.type == "member_access_expression" else node
+        )
+        return bool(_BASE_WORDS.intersection(_words(last)))
+
+    # -- Kiota request builders -------------------------------------------------------------------
+
+    def _kiota_call(
+        self,
+        receiver: tree_sitter.Node,
+        name: tree_sitter.Node,
+        method: str,
+        arguments: list[tuple[str, tree_sitter.Node]],
+    ) -> bool:
+        """``await client.Catalog.Products["id"].GetAsync()``, ``client.Posts.ByPostId(id).PatchAsync(body)``:
+        a request of a Kiota client, its path read from the request builders (a property is a segment,
+        an indexer or ``ByXxx(..)`` a path parameter, ``WithUrl(..)`` makes it computed). Taken only
+        when the chain's root is a Kiota client (the file uses ``Microsoft.Kiota``, or the root's type
+        is named like a client and is no known SDK's) and the arguments are what Kiota's methods take
+        (a body for POST/PUT/PATCH, a request configuration lambda, a cancellation token)."""
+        segments: list[str] = []
+        computed = False
+        node = _unwrap(receiver)
+        root: tree_sitter.Node | None = None
+        for _ in range(_DEPTH_MAX * 2):
+            if node is None:
+                return False
+            if node.type == "identifier" or self._is_this_member(node):
+                root = node
+                break
+            if node.type == "member_access_expression":
+                segment = self.text(node.child_by_field_name("name"))
+                if not re.fullmatch(r"[A-Z]\w*", segment):
+                    return False
+                segments.append(segment[:1].lower() + segment[1:])
+                node = _unwrap(node.child_by_field_name("expression"))
+            elif node.type == "element_access_expression":
+                indexes = _arguments(node.child_by_field_name("subscript"))
+                if len(indexes) != 1:
+                    return False
+                segments.append(self._kiota_parameter(indexes[0][1]))
+                node = _unwrap(node.child_by_field_name("expression"))
+            elif node.type == "invocation_expression":
+                function = node.child_by_field_name("function")
+                if function is None or function.type != "member_access_expression":
+                    return False
+                called = self.text(_plain_name(function.child_by_field_name("name")))
+                by = _KIOTA_BY.match(called)
+                if called == "WithUrl":
+                    computed = True
+                elif by is not None and len(_arguments(node.child_by_field_name("arguments"))) == 1:
+                    segments.append("{" + by[1][:1].lower() + by[1][1:] + "}")
+                else:
+                    return False
+                node = _unwrap(function.child_by_field_name("expression"))
+            else:
+                return False
+        if root is None or not segments:
+            return False
+        bindings = self._lookup(root) or []
+        types = [_simple_type(b.type, self.source) for b in bindings if b.type is not None]
+        types += [
+            _simple_type(value.child_by_field_name("type"), self.source)
+            for b in bindings
+            if (value := _unwrap(b.value)) is not None and value.type == "object_creation_expression"
+        ]
+        client = next((t for t in types if t and t not in ("var", "object", "dynamic")), "")
+        if not client[:1].isupper() or client in _NOT_KIOTA:
+            return False
+        if not self._imports("Microsoft.Kiota") and not re.search(r"[A-Za-z0-9]Client$", client):
+            return False
+        if not self._kiota_arguments(method, arguments):
+            return False
+        verb = _KIOTA_VERB.match(method)[1].upper()  # type: ignore[index]
+        path = "/" + "/".join(reversed(segments))
+        fact = HttpCall(
+            verb,
+            "" if computed else path,
+            _ts.line(name),
+            self.symbol(name.start_byte),
+            "",
+            f"client:{client}",
+            "kiota",
+            computed,
+        )
+        self.calls.append((name.start_byte, len(self.calls), fact))
+        return True
+
+    def _kiota_parameter(self, node: tree_sitter.Node) -> str:
+        """The path segment an indexer argument gives: a literal as sent, ``{name}`` for a name,
+        ``{}`` for any other expression."""
+        text = self.literal(node)
+        if text is not None and re.fullmatch(r"[\w.~%@-]+", text):
+            return text
+        node = _unwrap(node) or node
+        if node.type == "identifier":
+            return "{" + self.text(node) + "}"
+        return "{}"
+
+    def _kiota_arguments(self, method: str, arguments: list[tuple[str, tree_sitter.Node]]) -> bool:
+        """Whether a call passes what a Kiota request method takes: a body first for POST/PUT/PATCH,
+        then a request configuration (a lambda, ``null``) and a cancellation token."""
+        rest = list(arguments)
+        if method.startswith(("Post", "Put", "Patch")):
+            if not rest or rest[0][0] not in ("", "body"):
+                return False
+            rest = rest[1:]
+        for key, value in rest:
+            if key:
+                if key not in ("requestConfiguration", "cancellationToken"):
+                    return False
+                continue
+            value = _unwrap(value) or value
+            text = self.text(value)
+            if value.type in ("lambda_expression", "anonymous_method_expression", "null_literal") or text in (
+                "default",
+                "null",
+                "CancellationToken.None",
+            ):
+                continue
+            if re.search(r"(?i)cancel|^_?ct$|token$", text.rsplit(".", 1)[-1]):
+                continue
+            return False
+        return True
+
+    def _kiota_settings(self) -> None:
+        """``new ApiClient(adapter)`` where the Kiota request adapter is given a ``BaseUrl`` (``new
+        HttpClientRequestAdapter(auth) { BaseUrl = .. }`` or ``adapter.BaseUrl = ..``): the setting
+        ``client:ApiClient`` with that base address, as for any typed client."""
+        values = [
+            value
+            for node in self.captures.get("declarator", ())
+            for value in [
+                next((c for c in reversed(node.named_children) if c.type == "object_creation_expression"), None)
+            ]
+            if value is not None
+        ]
+        values += [
+            right
+            for node in self.captures.get("assignment", ())
+            if (right := _unwrap(node.child_by_field_name("right"))) is not None
+            and right.type == "object_creation_expression"
+        ]
+        values += [
+            created
+            for node in self.captures.get("call", ())
+            for _, argument in _arguments(node.child_by_field_name("arguments"))
+            if (created := _unwrap(argument)) is not None and created.type == "object_creation_expression"
+        ]
+        for value in sorted(values, key=lambda v: v.start_byte):
+            client = _simple_type(value.child_by_field_name("type"), self.source)
+            arguments = _arguments(value.child_by_field_name("arguments"))
+            if not client[:1].isupper() or client in _NOT_KIOTA or not arguments:
+                continue
+            base_url = self._adapter_base_url(_argument(arguments, 0, "requestAdapter"))
+            if base_url is not None:
+                self._setting(value, f"client:{client}", base_url)
+
+    def _adapter_base_url(self, node: tree_sitter.Node | None) -> tree_sitter.Node | None:
+        """The value given to a Kiota request adapter's ``BaseUrl`` (None: no adapter, or none given)."""
+        node = _unwrap(node)
+        holder = None
+        if node is not None and (node.type == "identifier" or self._is_this_member(node)):
+            holder = node
+            values = [b.value for b in self._lookup(node) or [] if b.value is not None and b.kind != "append"]
+            node = _unwrap(values[0]) if len(values) == 1 else None
+        if (
+            node is None
+            or node.type != "object_creation_expression"
+            or "RequestAdapter" not in _simple_type(node.child_by_field_name("type"), self.source)
+        ):
+            return None
+        initializer = node.child_by_field_name("initializer") or next(
+            (c for c in node.named_children if c.type == "initializer_expression"), None
+        )
+        for assignment in initializer.named_children if initializer is not None else ():
+            if (
+                assignment.type == "assignment_expression"
+                and self.text(assignment.child_by_field_name("left")) == "BaseUrl"
+            ):
+                return assignment.child_by_field_name("right")
+        for member, value in self._members(holder) if holder is not None else ():
+            if member == "BaseUrl":
+                return value
+        return None
 
     # -- RestSharp --------------------------------------------------------------------------------
 
@@ -2662,7 +3384,9 @@ class _Links:
             for event in self._event_types(value):
                 if event.endswith("IntegrationEvent") and event != "IntegrationEvent":
                     stored = not method.startswith("Publish")
-                    self._message(name, MessageRole.PRODUCE, "eventbus", _Name(event), "event", "", once=True, stored=stored)
+                    self._message(
+                        name, MessageRole.PRODUCE, "eventbus", _Name(event), "event", "", once=True, stored=stored
+                    )
 
     def _send_message(
         self,
@@ -2710,7 +3434,13 @@ class _Links:
         value = self._string(values[-1])
         klass = self.classes.innermost(node.start_byte, node.end_byte)
         owner = self.text(self.classes.nodes[klass].child_by_field_name("name")) if klass >= 0 else ""
-        if not (_link_name(name) or _link_name(owner)) or secret_name(name) or secret_name(owner) or _SECRET_WORDS.search(name) or _SECRET_WORDS.search(owner):
+        if (
+            not (_link_name(name) or _link_name(owner))
+            or secret_name(name)
+            or secret_name(owner)
+            or _SECRET_WORDS.search(name)
+            or _SECRET_WORDS.search(owner)
+        ):
             return
         if not value or len(value) > 200 or any(ch.isspace() for ch in value) or _SECRET_WORDS.search(value):
             return

@@ -611,7 +611,7 @@ def _image_line(text: str, image: str) -> int:
 _ASPIRE_PROJECT: Final = re.compile(r"\.AddProject<\s*Projects\.([\w]+)\s*>\s*\(\s*\"([^\"]+)\"")
 _ASPIRE_INFRA: Final = re.compile(
     r"\.Add(Redis|RabbitMQ|Postgres|SqlServer|MySql|MongoDB|Kafka|Nats|Elasticsearch|Garnet|Valkey|Qdrant|Milvus"
-    r"|Ollama|AzureServiceBus|AzureStorage|AzureCosmosDB|Seq|Keycloak|OpenAI|AzureOpenAI|Oracle|Dapr|Nginx)\w*"
+    r"|Ollama|AzureServiceBus|AzureStorage|AzureCosmosDB|Seq|Keycloak|OpenAI|AzureOpenAI|Oracle|Dapr|Nginx|Yarp)\w*"
     r"\s*\(\s*\"([^\"]+)\""
 )
 _ASPIRE_CONTAINER: Final = re.compile(r"\.AddContainer\s*\(\s*\"([^\"]+)\"\s*,\s*\"([^\"]+)\"")
