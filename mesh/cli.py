@@ -66,6 +66,9 @@ def _parser() -> argparse.ArgumentParser:
     call.add_argument("tool", metavar="TOOL", help="tool name, e.g. smart_search")
     call.add_argument("arguments", nargs="?", default="{}", metavar="JSON", help="the arguments, a JSON object")
     call.add_argument("--workspace", type=Path, help="workspace folder (default: as for mcp)")
+    call.add_argument(
+        "--json", action="store_true", help="print the structured result (canonical JSON), not the Markdown"
+    )
     _log_level(call)
     audit = _command(
         commands,
@@ -107,6 +110,18 @@ def _parser() -> argparse.ArgumentParser:
         directory=True,
     )
     doctor.add_argument("--json", action="store_true", help="print the checks as JSON")
+    http = _command(
+        commands,
+        "http",
+        "serve MCP over Streamable HTTP",
+        "Serve MCP over Streamable HTTP at http://HOST:PORT/mcp (the URL is printed on stdout). Beyond "
+        "this machine a bearer token is required: MESH_HTTP_TOKEN.",
+    )
+    http.add_argument("--workspace", type=Path, help="workspace folder (default: as for mcp)")
+    http.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)")
+    http.add_argument("--port", type=int, default=8765, help="port to listen on; 0 for any free one (default: 8765)")
+    http.add_argument("--standalone", action="store_true", help="run sessions in this process, not on the daemon")
+    _log_level(http, "log level on stderr (default: $MESH_LOG, else warning)")
     return parser
 
 
@@ -225,6 +240,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     if workspace is None:
         return 2
     plugins = plugin_names()
+    if args.command == "http":
+        from .commands.http import run_http
+
+        if not 0 <= args.port <= 65535:
+            _complain("--port must be 0 to 65535")
+            return 2
+        exit_now(run_http(workspace, host=args.host, port=args.port, standalone=args.standalone, stdout=sys.stdout))
     if args.command == "call":
         from .commands.call import run_call
         from .tools import Registry, builtin_registry, load_plugins
@@ -250,6 +272,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 stdout=sys.stdout,
                 stderr=sys.stderr,
                 audit=audit,
+                json_output=args.json,
             )
         finally:
             audit.close()

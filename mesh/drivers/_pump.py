@@ -25,6 +25,10 @@ handed to the session in slices of ``FEED_BYTES``: one request of a few bytes ca
 kilobytes (``tools/list``), and a whole read's worth of them would be answered at once. What is
 held is at most the bound, plus the answers of one slice, plus the calls in flight.
 
+A pump given a ``client_log`` (:mod:`._client_log`) subscribes to the server's own warnings and
+errors: any thread's record is queued and wakes the loop, which hands it to the session with the
+time (``ServerSession.log``), and wakes again at ``session.timer()`` for the rate limit.
+
 A pump given a ``heartbeat`` (the daemon's connections) writes it between frames whenever it has
 written nothing for ``heartbeat_s``: the loop, not a tool, writes it, so a peer can tell a slow
 tool (heartbeats go on) from a process that stopped or hung (they stop).
@@ -63,6 +67,7 @@ from ..protocol import (
     Wait,
 )
 from ..tools import Registry, trace_id_of
+from ._client_log import ClientLogEntry, ClientLogHandler
 from ._wake import drain_pipe, wake_pipe
 from ._workers import WorkerPool
 
@@ -78,6 +83,8 @@ FEED_BYTES: Final = 4 * 1024
 OUT_BYTES_MAX: Final = 1024 * 1024
 #: Output still unwritten after a stop is abandoned after this long (the client is not reading).
 FLUSH_S_MAX: Final = 2.0
+#: Log entries waiting for the loop; past this the oldest are dropped (the session rate-limits anyway).
+LOGS_QUEUED_MAX: Final = 1024
 
 _IN: Final = select.POLLIN | select.POLLPRI
 _BROKEN: Final = select.POLLERR | select.POLLHUP | select.POLLNVAL
@@ -100,6 +107,7 @@ class ConnectionPump:
         out_bytes_max: int = OUT_BYTES_MAX,
         heartbeat: bytes = b"",
         heartbeat_s: float = 0.0,
+        client_log: ClientLogHandler | None = None,
     ) -> None:
         """``heartbeat`` (bytes that are no frame, written between frames after ``heartbeat_s``
         without output) is off unless both are given."""
@@ -118,6 +126,9 @@ class ConnectionPump:
         self._out_bytes_max = out_bytes_max
         self._heartbeat = heartbeat if heartbeat_s > 0 else b""
         self._heartbeat_s = heartbeat_s
+        self._client_log = client_log
+        self._client_log_token: int | None = None
+        self._logs: deque[ClientLogEntry] = deque(maxlen=LOGS_QUEUED_MAX)
         self._wake_r, self._wake_w = wake_pipe()
         # Reentrant: a signal handler (request_stop) may run on the main thread while it holds it.
         self._wake_lock = threading.RLock()
@@ -156,6 +167,8 @@ class ConnectionPump:
     def close(self) -> None:
         """Release the wake-up pipe (after :meth:`run` returned). A tool finishing later (one that
         ignored its cancellation) finds it gone and writes nowhere: never into a reused descriptor."""
+        if self._client_log is not None and self._client_log_token is not None:
+            self._client_log.unsubscribe(self._client_log_token)
         with self._wake_lock:
             self._wake_closed = True
             for fd in (self._wake_r, self._wake_w):
@@ -172,6 +185,10 @@ class ConnectionPump:
         reading = writing = False
         deadline: float | None = None
         wrote_at = time.monotonic()
+        if self._client_log is not None:
+            self._client_log_token, recent = self._client_log.subscribe(self._post_log, threading.get_ident())
+            for entry in recent:
+                session.log(entry.level, entry.logger, entry.data, wrote_at)
         while True:
             want_read = held_back = False
             while not closed:
@@ -230,15 +247,22 @@ class ConnectionPump:
             wake_at = deadline
             if self._heartbeat and not writing:
                 wake_at = min(wake_at or float("inf"), wrote_at + self._heartbeat_s)
+            log_at = session.timer()
+            if log_at is not None:
+                wake_at = min(wake_at or float("inf"), log_at)
             timeout_ms = None if wake_at is None else max(0, int((wake_at - time.monotonic()) * 1000) + 1)
             ready = dict(poller.poll(timeout_ms))
             now = time.monotonic()
             if not ready and deadline is not None and now >= deadline:
                 return self._give_up()
+            session.handle_timer(now)
             if self._heartbeat and not self._out and now >= wrote_at + self._heartbeat_s:
                 self._out += self._heartbeat  # between frames: _out holds whole frames only
             if self._wake_r in ready:
                 drain_pipe(self._wake_r)
+                while self._logs:  # before the answers: a call's log comes before its answer
+                    entry = self._logs.popleft()
+                    session.log(entry.level, entry.logger, entry.data, now)
                 while self._done:
                     request_id, outcome = self._done.popleft()
                     self._cancel_flags.pop(request_id, None)
@@ -324,6 +348,11 @@ class ConnectionPump:
             log.warning("%s: %d byte(s) of answers not taken by the client are lost", self._name, len(self._out))
         return 1 if self.abandoned or self._out else 0
 
+    def _post_log(self, entry: ClientLogEntry) -> None:
+        """Any thread: a log entry for the session (see :mod:`._client_log`)."""
+        self._logs.append(entry)
+        self._wake()
+
     def _wake(self) -> None:
         with self._wake_lock:
             if self._wake_closed:
@@ -336,7 +365,15 @@ class ConnectionPump:
     def _start(self, event: ToolCallRequested) -> None:
         flag = threading.Event()
         self._cancel_flags[event.request_id] = flag
-        self._workers.submit(self._run_tool, event, flag)
+        if self._client_log is None or self._client_log_token is None:
+            self._workers.submit(self._run_tool, event, flag)
+        else:
+            self._workers.submit(self._run_tool_serving, event, flag)
+
+    def _run_tool_serving(self, event: ToolCallRequested, cancelled: threading.Event) -> None:
+        """:meth:`_run_tool`, what it logs meant for this session only (a crash, say)."""
+        with self._client_log.serving(self._client_log_token):  # type: ignore[union-attr, arg-type]
+            self._run_tool(event, cancelled)
 
     def _run_tool(self, event: ToolCallRequested, cancelled: threading.Event) -> None:
         audit = self._audit

@@ -18,6 +18,7 @@ from types import FrameType
 from ..audit import AuditLog
 from ..protocol import ServerSession, SessionConfig, ToolSpec
 from ..tools import Registry
+from ._client_log import install as install_client_log
 from ._pump import ConnectionPump
 from ._stdout import claim_stdout
 from ._workers import WorkerPool
@@ -28,7 +29,8 @@ log = logging.getLogger("mesh.stdio")
 
 
 def catalogue(registry: Registry) -> list[ToolSpec]:
-    """The protocol's view of the registry: names, descriptions and derived schemas."""
+    """The protocol's view of the registry: names, descriptions and derived schemas (the input's, and
+    the structured result's for a tool that declares one)."""
     return [
         ToolSpec(
             name=tool.name,
@@ -36,6 +38,7 @@ def catalogue(registry: Registry) -> list[ToolSpec]:
             input_schema=registry.schema(tool.name),
             title=tool.title,
             annotations=tool.annotations,
+            output_schema=registry.output_schema(tool.name),
         )
         for tool in registry
     ]
@@ -68,6 +71,7 @@ def serve_stdio(
         shutdown_grace_s=shutdown_grace_s,
         audit=audit,
         session_id=f"stdio-{os.getpid()}-{uuid.uuid4().hex[:8]}",
+        client_log=install_client_log(),
     )
 
     def on_signal(signum: int, _frame: FrameType | None) -> None:

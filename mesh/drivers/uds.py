@@ -44,6 +44,7 @@ from ..audit import AuditLog
 from ..protocol import ServerSession, SessionConfig
 from ..sockets import END_MARKER, HEARTBEAT, peer_uid
 from ..tools import Registry
+from ._client_log import install as install_client_log
 from ._pump import FLUSH_S_MAX, ConnectionPump
 from ._wake import drain_pipe, wake_pipe
 from ._workers import WorkerPool
@@ -98,6 +99,8 @@ class Daemon:
         self._allowed_uid = os.getuid() if allowed_uid is None else allowed_uid
         self._sessions_max = sessions_max
         self._heartbeat_s = heartbeat_s
+        #: The daemon's warnings and errors, for every session that asks for them (the index's too).
+        self._client_log = install_client_log()
         self._wake_r, self._wake_w = wake_pipe()
         # Reentrant: a signal handler (request_stop) may run on the main thread while it holds it.
         self._lock = threading.RLock()
@@ -214,6 +217,7 @@ class Daemon:
                 session_id=session_id,
                 heartbeat=HEARTBEAT,
                 heartbeat_s=self._heartbeat_s,
+                client_log=self._client_log,
             )
         except OSError:  # its wake-up pipe: out of descriptors
             os.close(out_fd)

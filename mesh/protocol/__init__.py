@@ -18,12 +18,19 @@ from ._events import (
     Wait,
 )
 from ._session import Era, ServerSession, SessionConfig
-from ._versions import HANDSHAKE_VERSIONS, LATEST_HANDSHAKE_VERSION, LATEST_MODERN_VERSION, MODERN_VERSIONS
+from ._versions import (
+    HANDSHAKE_VERSIONS,
+    LATEST_HANDSHAKE_VERSION,
+    LATEST_MODERN_VERSION,
+    LOG_LEVELS,
+    MODERN_VERSIONS,
+)
 
 __all__ = [
     "HANDSHAKE_VERSIONS",
     "LATEST_HANDSHAKE_VERSION",
     "LATEST_MODERN_VERSION",
+    "LOG_LEVELS",
     "MODERN_VERSIONS",
     "CallCancelled",
     "Era",

@@ -31,6 +31,20 @@ Bounds. A frame over ``max_frame_bytes`` is dropped while it streams and answere
 ``-32600``. At ``max_in_flight`` calls in flight ``next_event`` returns ``Wait.PAUSED`` and takes
 no more input until a call completes: the driver stops reading, so nothing queues without limit.
 After EOF the session drains: it answers everything accepted, then reports :class:`SessionClosed`.
+
+Logging. The driver offers the server's own log messages with ``log(level, logger, data, now)``;
+``now`` is the driver's clock (seconds), the only time the core knows. What goes out follows the
+era: in the handshake era, nothing until the client has sent ``notifications/initialized`` *and*
+``logging/setLevel`` (the specification lets the server choose when no level is set: it sends
+nothing); then every message at or above the level. Messages offered before that are kept (the
+``log_backlog_max`` most recent distinct ones) and sent, filtered by the level, once both have
+arrived. In the stateless era (2026-07-28, no ``logging/setLevel``) a message goes out only while a
+call whose ``_meta`` carries ``io.modelcontextprotocol/logLevel`` at or below its severity is in
+flight, so before that call's answer; nothing is kept for later. Either way at most
+``log_messages_max`` messages go out per window of ``log_window_ms`` (a window opens with the first
+message sent); the rest are counted, and one message says how many were suppressed when the window
+ends: at the next message, or when the driver calls ``handle_timer`` at ``timer()`` (stateless, a
+call also hears the count so far just before its answer). Nothing goes out after the session closed.
 """
 
 from __future__ import annotations
@@ -60,7 +74,10 @@ from ._versions import (
     BATCH_VERSIONS,
     HANDSHAKE_VERSIONS,
     LATEST_HANDSHAKE_VERSION,
+    LOG_LEVEL_KEY,
+    LOG_LEVELS,
     MODERN_VERSIONS,
+    REQUEST_LOG_LEVEL_VERSIONS,
     at_least,
 )
 
@@ -71,7 +88,7 @@ CLIENT_CAPABILITIES_KEY: Final = "io.modelcontextprotocol/clientCapabilities"
 CLIENT_INFO_KEY: Final = "io.modelcontextprotocol/clientInfo"
 SERVER_INFO_KEY: Final = "io.modelcontextprotocol/serverInfo"
 
-_HANDSHAKE_METHODS: Final = frozenset({"initialize", "ping", "tools/list", "tools/call"})
+_HANDSHAKE_METHODS: Final = frozenset({"initialize", "ping", "tools/list", "tools/call", "logging/setLevel"})
 #: 2026-07-28 has no ``ping`` and no ``initialize``.
 _MODERN_METHODS: Final = frozenset({"server/discover", "tools/list", "tools/call"})
 _STATELESS_ONLY: Final = _MODERN_METHODS - _HANDSHAKE_METHODS
@@ -79,6 +96,10 @@ _CURSOR_PREFIX: Final = "tools:"
 _ABSENT: Final = object()
 #: ``params`` of a request that has none (shared: nothing here mutates params).
 _EMPTY: Final[dict[str, Any]] = {}
+#: A log level's rank: messages at or above the level asked for go out.
+_SEVERITY: Final = {level: rank for rank, level in enumerate(LOG_LEVELS)}
+#: The ``logger`` of the session's own "K log messages suppressed" message.
+_LIMIT_LOGGER: Final = "mesh"
 
 
 # The kinds of request, as far as the lifecycle cares (plain strings: they key a hot lookup).
@@ -156,6 +177,12 @@ class SessionConfig:
     #: Stateless era: how long a client may cache ``tools/list`` and ``server/discover``.
     #: The catalogue is fixed for the life of a server process, but a restart may change it.
     cache_ttl_ms: int = attrs.field(default=60_000, validator=_whole(0))
+    #: Log messages (``notifications/message``) sent per window of ``log_window_ms``; past it they
+    #: are counted, and one more message says how many were suppressed when the window ends.
+    log_messages_max: int = attrs.field(default=20, validator=_whole(1))
+    log_window_ms: int = attrs.field(default=10_000, validator=_whole(1))
+    #: Log messages kept (the most recent distinct ones) until a handshake client asks for them.
+    log_backlog_max: int = attrs.field(default=16, validator=_whole(0))
 
 
 @attrs.define
@@ -173,6 +200,8 @@ class _Call:
     batch: _Batch | None
     slot: int
     cancelled: bool = False
+    #: Stateless era: the rank of the call's ``_meta`` log level (None: it asked for no log).
+    log_floor: int | None = None
 
 
 @attrs.define
@@ -193,6 +222,23 @@ class ServerSession:
     _closed: bool = attrs.field(init=False, default=False)
     _tool_index: dict[str, ToolSpec] = attrs.field(init=False)
     _result_cache: dict[tuple[str, str, int], Fragment] = attrs.field(init=False, factory=dict)
+    # The server's own log (see "Logging" in the module docstring).
+    #: Handshake era: ``notifications/initialized`` arrived after a successful ``initialize``.
+    _initialized: bool = attrs.field(init=False, default=False)
+    #: Handshake era: the rank of the level ``logging/setLevel`` asked for (None before it).
+    _log_level: int | None = attrs.field(init=False, default=None)
+    #: Both of the above just became true: send what was kept (after the current frame's answer).
+    _log_replay: bool = attrs.field(init=False, default=False)
+    #: Messages kept until the client asks: frame -> rank, oldest first, each frame once.
+    _log_backlog: dict[bytes, int] = attrs.field(init=False, factory=dict)
+    #: The latest time the driver gave (never goes back).
+    _now: float = attrs.field(init=False, default=0.0)
+    #: When the current rate-limit window ends (None: no window open).
+    _window_end: float | None = attrs.field(init=False, default=None)
+    _window_sent: int = attrs.field(init=False, default=0)
+    _suppressed: int = attrs.field(init=False, default=0)
+    #: The highest rank among the suppressed messages (the rank of the message that counts them).
+    _suppressed_rank: int = attrs.field(init=False, default=0)
 
     def __attrs_post_init__(self) -> None:
         self._splitter = LineSplitter(self.config.max_frame_bytes)
@@ -259,6 +305,8 @@ class ServerSession:
                 self._closed = True
                 continue
             self._handle_item(item)
+            if self._log_replay:
+                self._replay_log()
 
     def complete(self, request_id: RequestId, outcome: ToolOutcome) -> None:
         """Report the outcome of a call handed out as :class:`ToolCallRequested`.
@@ -268,6 +316,10 @@ class ServerSession:
         call = self._calls.pop(request_id)
         if call.batch is not None:
             call.batch.pending -= 1
+        if call.log_floor is not None and self._suppressed_rank >= call.log_floor:
+            # Its stream ends with this answer: say now what the window suppressed so far (the
+            # window itself goes on, and so does its budget).
+            self._count_suppressed(call.log_floor)
         if call.cancelled:
             answer = None
         elif isinstance(outcome, ToolCrashed):
@@ -287,6 +339,46 @@ class ServerSession:
         data = b"".join(self._out)
         self._out.clear()
         return data
+
+    def log(self, level: str, logger: str, data: Any, now: float) -> None:
+        """Offer the client one of the server's own log messages, at the driver's time ``now``
+        (seconds, never going back). Whether and when it goes out as ``notifications/message``:
+        see "Logging" in the module docstring. ``data`` must be JSON (a ``TypeError`` otherwise);
+        a ``level`` that is not one of :data:`LOG_LEVELS` is a ``ValueError`` (driver bugs both)."""
+        rank = _SEVERITY.get(level)
+        if rank is None:
+            raise ValueError(f"log level must be one of {', '.join(LOG_LEVELS)}, not {level!r}")
+        self._advance(now)
+        if self._closed:
+            return
+        message = {"level": level, "logger": logger, "data": data}
+        frame = encode_frame({"jsonrpc": "2.0", "method": "notifications/message", "params": message})
+        if self._era is Era.STATELESS:
+            floor = self._request_log_floor()
+            if floor is not None and rank >= floor:
+                self._send_log(frame, rank)
+        elif self._initialized and self._log_level is not None:
+            if rank >= self._log_level:
+                self._send_log(frame, rank)
+        elif self.config.log_backlog_max:
+            backlog = self._log_backlog
+            backlog.pop(frame, None)
+            backlog[frame] = rank
+            if len(backlog) > self.config.log_backlog_max:
+                del backlog[next(iter(backlog))]
+
+    def timer(self) -> float | None:
+        """When the driver must call :meth:`handle_timer` (its clock, as given to :meth:`log`):
+        the end of a rate-limit window that suppressed messages; ``None`` when nothing waits."""
+        if self._suppressed and not self._closed:
+            return self._window_end
+        return None
+
+    def handle_timer(self, now: float) -> None:
+        """The driver's clock reached ``now``: end a rate-limit window that is over."""
+        self._advance(now)
+        if self._window_end is not None and self._now >= self._window_end and not self._closed:
+            self._end_window(self._log_floor())
 
     # --- frames ------------------------------------------------------------------------------
 
@@ -393,7 +485,12 @@ class ServerSession:
             return _error(reply_id, exc)
 
     def _handle_notification(self, method: str, params: dict[str, Any]) -> None:
-        # notifications/initialized needs nothing: requests are served from the initialize answer on.
+        # Requests are served from the initialize answer on; initialized only opens the log.
+        if method == "notifications/initialized":
+            if self._era is Era.HANDSHAKE and not self._initialized:
+                self._initialized = True
+                self._log_replay = self._log_level is not None
+            return
         if method == "notifications/cancelled":
             request_id = params.get("requestId")
             if not _is_request_id(request_id):
@@ -437,6 +534,10 @@ class ServerSession:
         if self._era is Era.UNDECIDED:
             self._set_era(Era.STATELESS)
             self._client_info = meta.get(CLIENT_INFO_KEY)
+        level = meta.get(LOG_LEVEL_KEY, _ABSENT)
+        if level is not _ABSENT and (level.__class__ is not str or level not in _SEVERITY):
+            reason = f"unknown log level {clip(level)} in _meta {LOG_LEVEL_KEY}; levels: {', '.join(LOG_LEVELS)}"
+            raise RpcError(ErrorCode.INVALID_PARAMS, reason)
         return self._dispatch(request_id, method, params, version, _MODERN_METHODS, batch, slot)
 
     def _set_era(self, era: Era) -> None:
@@ -479,6 +580,14 @@ class ServerSession:
             return _result(request_id, self._cached(method, version, start))
         if method == "server/discover":
             return _result(request_id, self._cached(method, version, 0))
+        if method == "logging/setLevel":
+            level = params.get("level")
+            if level.__class__ is not str or level not in _SEVERITY:
+                reason = f"unknown log level {clip(level)}; levels: {', '.join(LOG_LEVELS)}"
+                raise RpcError(ErrorCode.INVALID_PARAMS, reason)
+            self._log_replay = self._log_level is None and self._initialized
+            self._log_level = _SEVERITY[level]
+            return {"jsonrpc": "2.0", "id": request_id, "result": {}}
         self._start_call(request_id, params, version, batch, slot)
         return None
 
@@ -557,7 +666,7 @@ class ServerSession:
         return fragment
 
     def _capabilities(self) -> dict[str, Any]:
-        return {"tools": {"listChanged": False}}
+        return {"logging": {}, "tools": {"listChanged": False}}
 
     def _server_info(self) -> dict[str, Any]:
         return {"name": self.config.server_name, "version": self.config.server_version}
@@ -591,7 +700,10 @@ class ServerSession:
         elif not isinstance(arguments, dict):
             raise RpcError(ErrorCode.INVALID_PARAMS, "params.arguments must be an object")
         meta = params.get("_meta")
-        self._calls[request_id] = _Call(request_id, version, batch, slot)
+        floor = None
+        if version in REQUEST_LOG_LEVEL_VERSIONS:  # checked with the envelope
+            floor = _SEVERITY.get(meta.get(LOG_LEVEL_KEY))  # type: ignore[union-attr, arg-type]
+        self._calls[request_id] = _Call(request_id, version, batch, slot, log_floor=floor)
         if batch is not None:
             batch.pending += 1
         self._events.append(
@@ -604,6 +716,64 @@ class ServerSession:
         if outcome.structured_content is not None and at_least(version, "2025-06-18"):
             result["structuredContent"] = outcome.structured_content
         return result
+
+    # --- the server's own log ----------------------------------------------------------------
+
+    def _advance(self, now: float) -> None:
+        self._now = max(self._now, now)
+
+    def _log_floor(self) -> int | None:
+        """The lowest log level the client takes now (None: it takes none)."""
+        if self._era is Era.STATELESS:
+            return self._request_log_floor()
+        return self._log_level if self._initialized else None
+
+    def _request_log_floor(self) -> int | None:
+        """Stateless era: the lowest log level a call in flight asked for (None: none asked)."""
+        floors = [call.log_floor for call in self._calls.values() if call.log_floor is not None and not call.cancelled]
+        return min(floors) if floors else None
+
+    def _replay_log(self) -> None:
+        """The handshake client has sent both ``initialized`` and a level: send what was kept."""
+        self._log_replay = False
+        backlog, self._log_backlog = self._log_backlog, {}
+        level = self._log_level
+        for frame, rank in backlog.items():
+            if rank >= level:  # type: ignore[operator]
+                self._send_log(frame, rank)
+
+    def _send_log(self, frame: bytes, rank: int) -> None:
+        """Send one log message within the rate limit, else count it."""
+        if self._window_end is not None and self._now >= self._window_end:
+            self._end_window(self._log_floor())
+        if self._window_end is None:
+            self._window_end = self._now + self.config.log_window_ms / 1000
+            self._window_sent = 0
+        if self._window_sent < self.config.log_messages_max:
+            self._window_sent += 1
+            self._out.append(frame)
+        else:
+            self._suppressed += 1
+            self._suppressed_rank = max(self._suppressed_rank, rank)
+
+    def _end_window(self, floor: int | None) -> None:
+        """Close the rate-limit window, counting what it suppressed."""
+        self._window_end = None
+        self._count_suppressed(floor)
+
+    def _count_suppressed(self, floor: int | None) -> None:
+        """One message says how many were suppressed, if the client takes messages of that level
+        (``floor``: the lowest level it asked for; None: it takes none); the count starts again."""
+        suppressed, rank = self._suppressed, self._suppressed_rank
+        self._suppressed = self._suppressed_rank = 0
+        if suppressed and floor is not None and rank >= floor:
+            limit, window_s = self.config.log_messages_max, self.config.log_window_ms / 1000
+            data = {
+                "message": f"{suppressed} log message(s) suppressed: at most {limit} are sent every {window_s:g} s",
+                "suppressed": suppressed,
+            }
+            message = {"level": LOG_LEVELS[rank], "logger": _LIMIT_LOGGER, "data": data}
+            self._out.append(encode_frame({"jsonrpc": "2.0", "method": "notifications/message", "params": message}))
 
 
 # --- helpers ---------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ heading that counts all its dependents (not only those on the page); each depend
 its level, ``path:line`` of its first piece of evidence (the last hop of its chain), what that line
 does, the file it goes through when it is two or more hops away, and the other lines holding
 evidence. A partial page ends with the footer of :mod:`._paging`. Same graph and arguments, same
-bytes.
+bytes. :func:`compose_dependents` gives the same page as a :class:`DependentsResult` too.
 """
 
 from __future__ import annotations
@@ -20,11 +20,28 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Final
 
+import attrs
+
 from ..index.query._graph import Carrier, Dependent, Edge, EdgeKind, Found, Location, Scope, Target
-from ._paging import Paging, code, paging_footer
+from ._paging import Page, Paging, Rendered, code, footer_of, page_of
 from ._search import PAGE_BYTES
 
-__all__ = ["carried_by", "dependent_line", "describe_target", "render_dependents", "service_heading"]
+__all__ = [
+    "DependentFacts",
+    "DependentsResult",
+    "LevelCount",
+    "ServiceDependents",
+    "TargetFacts",
+    "carried_by",
+    "compose_dependents",
+    "dependent_facts",
+    "dependent_line",
+    "describe_target",
+    "render_dependents",
+    "service_counts",
+    "service_heading",
+    "target_facts",
+]
 
 TOOL: Final = "dependents"
 #: A module or name longer than this is shown cut, with an ellipsis.
@@ -37,6 +54,87 @@ MORE_LINES_MAX: Final = 5
 CARRIERS_MAX: Final = 10
 
 
+@attrs.frozen
+class OwnerCount:
+    service: str
+    count: int
+
+
+@attrs.frozen
+class TargetFacts:
+    """What the target was read as, as the answer describes it (lists cut as the answer cuts them)."""
+
+    name: str
+    #: file | folder | service | module | symbol | proto message | proto enum | proto service | rpc |
+    #: proto package
+    kind: str
+    detail: str
+    #: Where it is defined or what it resolves to (the first few), and how many places in all.
+    defined: list[Location]
+    defined_total: int
+    #: The services holding its files, with how many.
+    owners: list[OwnerCount]
+    #: The area (a folder of no service) holding it, "" when none.
+    area: str
+    #: Other readings of the same text.
+    also: list[str]
+    #: Modules imported but resolved to nothing in the workspace (the first few), and how many.
+    modules: list[str]
+    modules_total: int
+    #: For a message or enum: the RPCs carrying it in their request or response (the first few), and how many.
+    carried_by: list[Carrier]
+    carried_by_total: int
+
+
+@attrs.frozen
+class DependentFacts:
+    """One dependent as its line shows it: the first piece of evidence and the other lines holding some."""
+
+    path: str
+    service: str
+    #: ``code``, ``test``, ``proto``, ``docs``, ``config`` or ``other``.
+    kind: str
+    level: int
+    #: The first edge (the last hop of its chain): ``line`` is the ``path:line`` shown.
+    edge: Edge
+    #: The other lines holding evidence (the first few), and how many.
+    also_lines: list[int]
+    also_lines_total: int
+
+
+@attrs.frozen
+class LevelCount:
+    level: int
+    count: int
+
+
+@attrs.frozen
+class ServiceDependents:
+    """A service's dependents (all of them, not only those on the page), by level ("" for no service)."""
+
+    service: str
+    total: int
+    levels: list[LevelCount]
+
+
+@attrs.frozen
+class DependentsResult:
+    """A page of ``dependents``: the target, the counts, and the dependents shown."""
+
+    target: TargetFacts
+    depth: int
+    #: The scope as given (None for none), and the dependents outside it.
+    scope: str | None
+    outside_scope: int
+    #: Every dependent in scope, by level and by service.
+    total: int
+    levels: list[LevelCount]
+    services: list[ServiceDependents]
+    #: This page's dependents, sorted by service, level and path.
+    dependents: list[DependentFacts]
+    page: Page
+
+
 def render_dependents(
     found: Found,
     arguments: Mapping[str, object],
@@ -46,22 +144,91 @@ def render_dependents(
     page_bytes: int = PAGE_BYTES,
 ) -> str:
     """One page of the dependents of ``found.targets[0]`` from ``offset``, limited to ``scope``."""
+    return compose_dependents(found, arguments, scope=scope, offset=offset, page_bytes=page_bytes).text
+
+
+def compose_dependents(
+    found: Found,
+    arguments: Mapping[str, object],
+    *,
+    scope: Scope | None = None,
+    offset: int = 0,
+    page_bytes: int = PAGE_BYTES,
+) -> Rendered:
+    """:func:`render_dependents`, with the :class:`DependentsResult` of the same page."""
     target = found.targets[0]
     everyone = found.dependents
     shown_set = tuple(d for d in everyone if scope is None or scope.holds(d.path, d.service))
     total = len(shown_set)
     head = f"## Dependents of {code(target.name)}\n\n{describe_target(target)}{carried_by(target, found.carriers)}\n"
     head += _summary(found, shown_set, scope)
-    if total == 0:
-        return head
-    page, shown = page_by_service(shown_set, offset=offset, used=len(head.encode()), page_bytes=page_bytes)
-    parts = [head, *page]
+    page: list[str] = []
+    shown = 0
+    if total:
+        page, shown = page_by_service(shown_set, offset=offset, used=len(head.encode()), page_bytes=page_bytes)
     end = offset + shown
     paging = Paging(
         shown=shown, total=total, noun="dependents", next_cursor=str(end) if end < total else None, first=offset
     )
-    footer = paging_footer(paging, tool=TOOL, arguments=arguments, paths=[d.path for d in shown_set])
-    return "".join(parts) + ("\n" + footer if footer else "")
+    facts = page_of(paging, tool=TOOL, arguments=arguments, paths=[d.path for d in shown_set])
+    levels = Counter(d.level for d in shown_set)
+    result = DependentsResult(
+        target=target_facts(target, found.carriers),
+        depth=found.depth,
+        scope=None if scope is None else scope.text,
+        outside_scope=len(everyone) - total,
+        total=total,
+        levels=[LevelCount(level, levels[level]) for level in sorted(levels)],
+        services=service_counts(shown_set),
+        dependents=[dependent_facts(d) for d in shown_set[offset:end]],
+        page=facts,
+    )
+    if total == 0:
+        return Rendered(head, result)
+    footer = footer_of(facts)
+    return Rendered("".join([head, *page]) + ("\n" + footer if footer else ""), result)
+
+
+def target_facts(target: Target, carriers: Sequence[Carrier]) -> TargetFacts:
+    """The structured form of :func:`describe_target` and :func:`carried_by`."""
+    mine = [c for c in carriers if c.message == target.name] if target.kind in ("proto message", "proto enum") else []
+    return TargetFacts(
+        name=target.name,
+        kind=target.kind,
+        detail=target.detail,
+        defined=list(target.defined[:LOCATIONS_MAX]),
+        defined_total=len(target.defined),
+        owners=[OwnerCount(service, count) for service, count in target.owners],
+        area=target.area,
+        also=list(target.also),
+        modules=list(target.modules[:LOCATIONS_MAX]) if target.kind == "module" else [],
+        modules_total=len(target.modules) if target.kind == "module" else 0,
+        carried_by=[attrs.evolve(c, path=_cut(c.path)) for c in mine[:CARRIERS_MAX]],
+        carried_by_total=len(mine),
+    )
+
+
+def dependent_facts(dependent: Dependent) -> DependentFacts:
+    """The structured form of :func:`dependent_line`."""
+    edge = dependent.edges[0]
+    others = sorted({other.line for other in dependent.edges} - {edge.line})
+    return DependentFacts(
+        path=dependent.path,
+        service=dependent.service,
+        kind=dependent.kind,
+        level=dependent.level,
+        edge=attrs.evolve(edge, what=_cut(edge.what), path=_cut(edge.path)),
+        also_lines=others[:MORE_LINES_MAX],
+        also_lines_total=len(others),
+    )
+
+
+def service_counts(dependents: Sequence[Dependent]) -> list[ServiceDependents]:
+    """Each service's dependents by level, as the service headings count them, in order."""
+    return [
+        ServiceDependents(service, sum(levels.values()), [LevelCount(level, levels[level]) for level in sorted(levels)])
+        for service, levels in _per_service(dependents).items()
+    ]
 
 
 def _summary(found: Found, dependents: Sequence[Dependent], scope: Scope | None) -> str:

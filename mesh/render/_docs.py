@@ -21,24 +21,30 @@ total, what to narrow to, the call for the next page):
   text and a one-line marker stands where each was.
 
 Every id printed is a qualified id (``<path>#<section id>``): exactly what ``section_id`` takes.
-Same rows and arguments, same bytes.
+Same rows and arguments, same bytes. Each ``render_*`` has a ``compose_*`` twin that gives the same
+page as a :class:`DocsResult` too (the structured result).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import Final
+from typing import Final, Literal
 
 import attrs
 
 from ..index.query._docs_query import DocFile, DocSection, HeadingMatch, Outline
-from ._paging import Paging, call_text, code, paging_footer
+from ._paging import FollowUp, Page, Paging, Rendered, ScopeCount, call_text, code, page_of, paging_footer
 
 __all__ = [
     "PAGE_BYTES",
     "TOOL",
     "Cursor",
+    "DocsResult",
+    "compose_matches",
+    "compose_outline",
+    "compose_section",
+    "compose_tree",
     "parse_cursor",
     "render_matches",
     "render_outline",
@@ -81,6 +87,134 @@ def parse_cursor(text: str) -> Cursor:
     return Cursor(match.group(1), int(match.group(2)))
 
 
+@attrs.frozen
+class SectionRow:
+    """A section as an answer lists it."""
+
+    #: The qualified id (``<path>#<section id>``): what ``section_id`` takes.
+    id: str
+    title: str
+    #: Its level in the file's tree: 1 for a top section (whatever its ``#``).
+    depth: int
+    line: int
+    end_line: int
+    #: For a tree row: how many subsections sit deeper than the tree shows.
+    deeper: int
+
+
+@attrs.frozen
+class DocFileShown:
+    """A Markdown file of a tree answer, with the rows of its tree shown."""
+
+    path: str
+    lines: int
+    #: Why the file could not be parsed ("" when it was).
+    error: str
+    #: The rows shown (a file alone on its page may be cut), and how many it has to the depth asked.
+    sections: list[SectionRow]
+    sections_total: int
+    #: For a cut file: the call that pages through the rest of it.
+    rest: FollowUp | None
+
+
+@attrs.frozen
+class HeadingCandidate:
+    """A section whose title matches the heading looked for."""
+
+    section: SectionRow
+    #: The titles of the sections holding it, outermost first.
+    under: list[str]
+    #: How it matched, in words (``same title``, ``title holds 2 of 3 words``...).
+    how: str
+
+
+@attrs.frozen
+class MatchRef:
+    """Another section the heading matched."""
+
+    id: str
+    title: str
+    how: str
+
+
+@attrs.frozen
+class SectionText:
+    """A section's text, a page at a time, with where it sits."""
+
+    section: SectionRow
+    #: The titles of the sections holding it, outermost first.
+    under: list[str]
+    up: SectionRow | None
+    previous: SectionRow | None
+    next: SectionRow | None
+    #: Its subsections as the header lists them, and how many it has.
+    subsections: list[SectionRow]
+    subsections_total: int
+    #: Subsections left out of the text at the ``depth`` asked (each with the id to read it).
+    left_out: list[SectionRow]
+    #: The file's line this page starts at, and the page's text (the section's raw Markdown, lines
+    #: joined by newlines; a code fence open at a cut is closed, and opened again on the next page).
+    start_line: int
+    text: str
+    #: The line the next page starts at, None on the last page.
+    continues_at: int | None
+    #: Found by heading: the ranked matches (this section first, then the first few), and how many.
+    matched: list[MatchRef]
+    matched_total: int
+
+
+@attrs.frozen
+class DocsResult:
+    """A page of ``doc_sections``: section trees, heading candidates, or a section's text."""
+
+    #: ``tree`` (the files under a folder or the workspace), ``outline`` (one file's tree),
+    #: ``matches`` (headings that tie) or ``section`` (a section's text).
+    kind: Literal["tree", "outline", "matches", "section"]
+    #: The files shown (one for an outline), and how many files the answer is about.
+    files: list[DocFileShown]
+    files_total: int
+    #: Sections deeper than the trees show.
+    hidden: int
+    matches: list[HeadingCandidate]
+    matches_total: int
+    section: SectionText | None
+    page: Page
+
+
+def _row(outline: Outline, section: DocSection, deeper: int = 0) -> SectionRow:
+    depth = outline.depth(section)
+    return SectionRow(section.qualified, _title(section), depth, section.line, section.end_line, deeper)
+
+
+def _deeper(outline: Outline, section: DocSection, depth: int) -> int:
+    """How many subsections of a row sit deeper than a tree shown to ``depth`` levels."""
+    return len(outline.descendants(section)) if outline.depth(section) == depth else 0
+
+
+def _candidate(outline: Outline, match: HeadingMatch) -> HeadingCandidate:
+    return HeadingCandidate(
+        _row(outline, match.section), [_title(s) for s in outline.ancestors(match.section)], _how(match)
+    )
+
+
+def _docs_page(
+    paging: Paging,
+    arguments: Mapping[str, object],
+    busiest: Sequence[tuple[DocSection, int]] = (),
+    narrow: Mapping[str, object] | None = None,
+    paths: Sequence[str] = (),
+) -> Page:
+    """The :class:`Page` of a docs answer; busiest sections (and the call narrowed to the first) when given."""
+    page = page_of(paging, tool=TOOL, arguments=arguments, paths=paths, scope_argument="path")
+    if not page.partial or not busiest:
+        return page
+    return attrs.evolve(
+        page,
+        busiest=[ScopeCount(section.qualified, count) for section, count in busiest],
+        narrow=FollowUp(TOOL, {"section_id": busiest[0][0].qualified, **(narrow or {})}),
+    )
+
+
 # -- trees -------------------------------------------------------------------------------------
 
 
@@ -96,6 +230,22 @@ def render_tree(
 ) -> str:
     """The section trees of ``files`` (those under ``folder``, "" for the workspace) from the
     ``offset``-th, to ``depth`` levels; ``load`` gives a file's outline (only pages' files are loaded)."""
+    return compose_tree(
+        files, load, arguments=arguments, folder=folder, depth=depth, offset=offset, page_bytes=page_bytes
+    ).text
+
+
+def compose_tree(
+    files: Sequence[DocFile],
+    load: Load,
+    *,
+    arguments: Mapping[str, object],
+    folder: str,
+    depth: int,
+    offset: int = 0,
+    page_bytes: int = PAGE_BYTES,
+) -> Rendered:
+    """:func:`render_tree`, with the :class:`DocsResult` of the same page."""
     where = f" under {code(folder)}" if folder else ""
     head = (
         f"## Docs{where}: {_count(len(files), 'Markdown file')}, section trees to depth {depth}\n\n"
@@ -105,6 +255,7 @@ def render_tree(
     used = len(head.encode())
     shown = 0
     hidden = 0
+    shown_files: list[DocFileShown] = []
     for file in files[offset:]:
         tree = load(file)
         visible = [section for section in tree.sections if tree.depth(section) <= depth]
@@ -118,16 +269,28 @@ def render_tree(
                 break
             rows.append(row)
             size += len(row.encode())
+        taken = len(rows)
+        rest = None
         if len(rows) < len(visible) or (shown and room < 0):
             if shown:
                 break  # the whole file goes on the next page
             # Alone on its page and still too long: cut, with the call that pages through the rest.
-            rest = {"path": file.path, "depth": depth, "cursor": str(Cursor("section", len(rows)))}
-            rows.append(f"- … {_count(len(visible) - len(rows), 'more section')}: {call_text(TOOL, rest)}\n")
+            rest = FollowUp(TOOL, {"path": file.path, "depth": depth, "cursor": str(Cursor("section", len(rows)))})
+            rows.append(f"- … {_count(len(visible) - len(rows), 'more section')}: {call_text(TOOL, rest.arguments)}\n")
         parts.append(title + "".join(rows))
         used += len(parts[-1].encode())
         hidden += len(tree.sections) - len(visible)
         shown += 1
+        shown_files.append(
+            DocFileShown(
+                file.path,
+                file.lines,
+                file.error,
+                [_row(tree, section, _deeper(tree, section, depth)) for section in visible[:taken]],
+                len(visible),
+                rest,
+            )
+        )
     if hidden:
         parts.append(f"\n{_count(hidden, 'deeper section')} not shown: raise `depth` (up to 6) to see them.\n")
     end = offset + shown
@@ -138,10 +301,19 @@ def render_tree(
         next_cursor=str(Cursor("file", end)) if end < len(files) else None,
         first=offset,
     )
-    footer = paging_footer(
-        paging, tool=TOOL, arguments=arguments, paths=[file.path for file in files], scope_argument="path"
+    paths = [file.path for file in files]
+    footer = paging_footer(paging, tool=TOOL, arguments=arguments, paths=paths, scope_argument="path")
+    result = DocsResult(
+        kind="tree",
+        files=shown_files,
+        files_total=len(files),
+        hidden=hidden,
+        matches=[],
+        matches_total=0,
+        section=None,
+        page=_docs_page(paging, arguments, paths=paths),
     )
-    return "".join(parts) + ("\n" + footer if footer else "")
+    return Rendered("".join(parts) + ("\n" + footer if footer else ""), result)
 
 
 def render_outline(
@@ -153,6 +325,18 @@ def render_outline(
     page_bytes: int = PAGE_BYTES,
 ) -> str:
     """The section tree of one file, to ``depth`` levels (all for ``None``), from its ``offset``-th row."""
+    return compose_outline(outline, arguments=arguments, depth=depth, offset=offset, page_bytes=page_bytes).text
+
+
+def compose_outline(
+    outline: Outline,
+    *,
+    arguments: Mapping[str, object],
+    depth: int | None,
+    offset: int = 0,
+    page_bytes: int = PAGE_BYTES,
+) -> Rendered:
+    """:func:`render_outline`, with the :class:`DocsResult` of the same page."""
     limit = depth or 6
     visible = [section for section in outline.sections if outline.depth(section) <= limit]
     hidden = len(outline.sections) - len(visible)
@@ -181,11 +365,24 @@ def render_outline(
         first=offset,
     )
     busiest_lines: list[str] = []
+    busiest: list[tuple[DocSection, int]] = []
     if offset or end < len(visible):
         busiest = _busiest_sections(_top_level(outline), count=lambda s: len(outline.descendants(s)))
         busiest_lines = _busiest_lines(busiest, "subsection", narrow={"depth": 1})
     footer = _footer(paging, arguments, busiest_lines)
-    return "".join(parts) + ("\n" + footer if footer else "")
+    file = outline.file
+    rows = [_row(outline, section, _deeper(outline, section, limit)) for section in visible[offset:end]]
+    result = DocsResult(
+        kind="outline",
+        files=[DocFileShown(file.path, file.lines, file.error, rows, len(visible), None)],
+        files_total=1,
+        hidden=hidden,
+        matches=[],
+        matches_total=0,
+        section=None,
+        page=_docs_page(paging, arguments, busiest, {"depth": 1}),
+    )
+    return Rendered("".join(parts) + ("\n" + footer if footer else ""), result)
 
 
 def _tree_row(outline: Outline, section: DocSection, depth: int) -> str:
@@ -223,6 +420,21 @@ def render_matches(
     page_bytes: int = PAGE_BYTES,
 ) -> str:
     """The ranked ``matches`` of ``heading`` from the ``offset``-th, when no one of them clearly wins."""
+    return compose_matches(
+        matches, load, arguments=arguments, heading=heading, offset=offset, page_bytes=page_bytes
+    ).text
+
+
+def compose_matches(
+    matches: Sequence[HeadingMatch],
+    load: Load,
+    *,
+    arguments: Mapping[str, object],
+    heading: str,
+    offset: int = 0,
+    page_bytes: int = PAGE_BYTES,
+) -> Rendered:
+    """:func:`render_matches`, with the :class:`DocsResult` of the same page."""
     best = sum(1 for match in matches if match.ties(matches[0]))
     head = (
         f"## Headings like {code(heading)}: {_count(len(matches), 'section')}\n\n"
@@ -232,6 +444,7 @@ def render_matches(
     outlines: dict[str, Outline] = {}
     used = len(head.encode())
     rows = []
+    candidates: list[HeadingCandidate] = []
     for match in matches[offset:]:
         if match.file.path not in outlines:
             outlines[match.file.path] = load(match.file)
@@ -241,6 +454,7 @@ def render_matches(
         if rows and used + len(row.encode()) > page_bytes:
             break
         rows.append(row)
+        candidates.append(_candidate(outlines[match.file.path], match))
         used += len(row.encode())
     end = offset + len(rows)
     paging = Paging(
@@ -250,10 +464,19 @@ def render_matches(
         next_cursor=str(Cursor("match", end)) if end < len(matches) else None,
         first=offset,
     )
-    footer = paging_footer(
-        paging, tool=TOOL, arguments=arguments, paths=[m.section.path for m in matches], scope_argument="path"
+    paths = [m.section.path for m in matches]
+    footer = paging_footer(paging, tool=TOOL, arguments=arguments, paths=paths, scope_argument="path")
+    result = DocsResult(
+        kind="matches",
+        files=[],
+        files_total=len({m.section.path for m in matches}),
+        hidden=0,
+        matches=candidates,
+        matches_total=len(matches),
+        section=None,
+        page=_docs_page(paging, arguments, paths=paths),
     )
-    return head + "".join(rows) + ("\n" + footer if footer else "")
+    return Rendered(head + "".join(rows) + ("\n" + footer if footer else ""), result)
 
 
 # -- section text --------------------------------------------------------------------------------
@@ -284,6 +507,30 @@ def render_section(
     found by heading) is the ranked list of matches, this section first. ``ValueError`` when
     ``start`` is not a line of the section's text.
     """
+    return compose_section(
+        outline,
+        section,
+        lines,
+        arguments=arguments,
+        depth=depth,
+        start=start,
+        matched=matched,
+        page_bytes=page_bytes,
+    ).text
+
+
+def compose_section(
+    outline: Outline,
+    section: DocSection,
+    lines: Sequence[str],
+    *,
+    arguments: Mapping[str, object],
+    depth: int | None = None,
+    start: int | None = None,
+    matched: Sequence[HeadingMatch] = (),
+    page_bytes: int = PAGE_BYTES,
+) -> Rendered:
+    """:func:`render_section`, with the :class:`DocsResult` of the same page."""
     items = _items(outline, section, lines, depth)
     first = 0 if start is None else _position(items, start)
     fence, opened_at = _fence_before(items, first, lines)
@@ -303,6 +550,8 @@ def render_section(
     shown = 0
     position = first
     last_blank = True
+    raw: list[str] = []
+    left_out: list[SectionRow] = []
     while position < len(items):
         item = items[position]
         if item.left_out is not None:
@@ -313,6 +562,7 @@ def render_section(
             if shown and used + len(marker.encode()) > page_bytes:
                 break
             body.append(marker)
+            left_out.append(_row(outline, item.left_out))
             used += len(marker.encode())
             last_blank = True
             position += 1
@@ -328,6 +578,7 @@ def render_section(
             opened_at = item.number
         fence = after
         body.append(text + "\n")
+        raw.append(text)
         used += len(text.encode()) + 1
         last_blank = not text.strip()
         shown += 1
@@ -352,7 +603,37 @@ def render_section(
     busiest = _busiest_sections(outline.children(section), count=lambda s: s.end_line - s.line + 1)
     footer = _footer(paging, arguments, _busiest_lines(busiest, "line", narrow={}))
     text = "".join(body).rstrip("\n") + "\n"
-    return head + text + ("\n" + footer if footer else "")
+    ancestors = outline.ancestors(section)
+    previous, following = outline.siblings(section)
+    descendants = outline.descendants(section)
+    listed = _subsections_listed(outline, section, page_bytes)
+    shown_matches = matched[: 1 + OTHER_MATCHES_MAX]
+    facts = SectionText(
+        section=_row(outline, section),
+        under=[_title(s) for s in ancestors],
+        up=_row(outline, ancestors[-1]) if ancestors else None,
+        previous=None if previous is None else _row(outline, previous),
+        next=None if following is None else _row(outline, following),
+        subsections=[_row(outline, sub) for sub in descendants[:listed]],
+        subsections_total=len(descendants),
+        left_out=left_out,
+        start_line=items[first].number if items else section.line,
+        text="\n".join(raw),
+        continues_at=items[position].number if more else None,
+        matched=[MatchRef(m.section.qualified, _title(m.section), _how(m)) for m in shown_matches],
+        matched_total=len(matched),
+    )
+    result = DocsResult(
+        kind="section",
+        files=[],
+        files_total=1,
+        hidden=0,
+        matches=[],
+        matches_total=0,
+        section=facts,
+        page=_docs_page(paging, arguments, busiest),
+    )
+    return Rendered(head + text + ("\n" + footer if footer else ""), result)
 
 
 def _items(outline: Outline, section: DocSection, lines: Sequence[str], depth: int | None) -> list[_Item]:
@@ -443,21 +724,30 @@ def _section_head(
     else:
         lines.append("- Subsections:\n")
         top = outline.depth(section)
-        used = 0
-        for shown, sub in enumerate(descendants):
-            row = f"{'  ' * (outline.depth(sub) - top)}- {_entry(sub)})\n"
-            if shown and used + len(row.encode()) > page_bytes // 4:
-                rest = {"path": section.path}
-                lines.append(f"  - … {len(descendants) - shown} more: {call_text(TOOL, rest)}\n")
-                break
-            lines.append(row)
-            used += len(row.encode())
+        listed = _subsections_listed(outline, section, page_bytes)
+        lines += [f"{'  ' * (outline.depth(sub) - top)}- {_entry(sub)})\n" for sub in descendants[:listed]]
+        if listed < len(descendants):
+            rest = {"path": section.path}
+            lines.append(f"  - … {len(descendants) - listed} more: {call_text(TOOL, rest)}\n")
     if depth is not None and descendants:
         left = sum(1 for sub in descendants if outline.depth(sub) - outline.depth(section) >= depth)
         if left:
             lines.append(f"\nText to depth {depth}: {_count(left, 'subsection')} left out.\n")
     lines.append("\n")
     return "".join(lines)
+
+
+def _subsections_listed(outline: Outline, section: DocSection, page_bytes: int) -> int:
+    """How many of a section's subsections its header lists (a quarter of the page at most, one at least)."""
+    top = outline.depth(section)
+    used = 0
+    descendants = outline.descendants(section)
+    for shown, sub in enumerate(descendants):
+        size = len(f"{'  ' * (outline.depth(sub) - top)}- {_entry(sub)})\n".encode())
+        if shown and used + size > page_bytes // 4:
+            return shown
+        used += size
+    return len(descendants)
 
 
 def _matched_note(matched: Sequence[HeadingMatch], heading: str) -> str:

@@ -5,21 +5,22 @@ the sites) and a paged part: the sites, by section (servers, callers, producers.
 ``file:line`` with its enclosing definition, its service and, for a call, how its target was known
 (the address evidence). A page is a prefix of the sites from ``offset`` that fits ``page_bytes``
 with the fixed part (at least one site); a partial page ends with the footer of :mod:`._paging`.
-Same trace and arguments, same bytes.
+Same trace and arguments, same bytes. :func:`compose_endpoint` gives the same page as an
+:class:`EndpointResult` too (with the diagram's edges and the gaps on every page).
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from typing import Final
+from typing import Final, Literal
 
 import attrs
 
 from ..index.query._links import Call, Message, Route, RouteTrace, ServiceLinks, TopicTrace
-from ._paging import Paging, code, paging_footer
+from ._paging import Page, Paging, Rendered, code, footer_of, page_of
 
-__all__ = ["PAGE_BYTES", "TOOL", "Item", "items_of", "render_endpoint"]
+__all__ = ["PAGE_BYTES", "TOOL", "EndpointResult", "Item", "compose_endpoint", "items_of", "render_endpoint"]
 
 PAGE_BYTES: Final = 8 * 1024
 TOOL: Final = "endpoint_trace"
@@ -45,6 +46,59 @@ class Item:
     section: str
     path: str
     text: str
+    #: The fact the line shows (exactly one of the three), the broker's node for a message, and
+    #: whether a call is listed under the route it reaches.
+    route: Route | None = None
+    call: Call | None = None
+    message: Message | None = None
+    broker: str = ""
+    caller: bool = False
+
+
+@attrs.frozen
+class EndpointSite:
+    """One site of the paged part, under its section: a route served, a call made, a message."""
+
+    section: str
+    kind: Literal["route", "call", "message"]
+    #: The route or call as the answer writes it (``GET /orders/{id}``), or the topic ("" when computed).
+    label: str
+    #: A call listed under the route it reaches.
+    caller: bool
+    route: Route | None
+    call: Call | None
+    message: Message | None
+    #: For a message: the node standing for its broker.
+    broker: str
+
+
+@attrs.frozen
+class LinkEdge:
+    """An edge of the answer's diagram: ``count`` links from ``source`` to ``target``."""
+
+    source: str
+    target: str
+    label: str
+    count: int
+
+
+@attrs.frozen
+class EndpointResult:
+    """A page of ``endpoint_trace``: what was traced, the diagram's edges, the gaps and the sites shown."""
+
+    kind: Literal["route", "topic", "service"]
+    #: The route (``GET /orders/{id}``, or a path for any method), the topic, or the service.
+    target: str
+    #: The answer's summary sentence (Markdown).
+    summary: str
+    #: The diagram's edges (the first 24), and how many.
+    edges: list[LinkEdge]
+    edges_total: int
+    #: The gaps (the first 12, as sentences in Markdown), and how many.
+    gaps: list[str]
+    gaps_total: int
+    sites: list[EndpointSite]
+    page: Page
 
 
 def _where(path: str, line: int, symbol: str) -> str:
@@ -105,28 +159,34 @@ def items_of(trace: Trace) -> list[Item]:
         for route, callers in zip(trace.routes, trace.callers, strict=True):
             kind = "contract (OpenAPI)" if route.framework == "openapi" else "served"
             section = f"{code(route.label)}, {kind} by {route.service or '(no service)'}"
-            items.append(Item(section, route.file, _route_line(route)))
+            items.append(Item(section, route.file, _route_line(route), route=route))
             for call in callers:
-                items.append(Item(section, call.file, "  " + _call_line(call)))
+                items.append(Item(section, call.file, "  " + _call_line(call), call=call, caller=True))
         for call in trace.unserved:
-            items.append(Item("Called, served nowhere in the workspace", call.file, _call_line(call)))
+            items.append(Item("Called, served nowhere in the workspace", call.file, _call_line(call), call=call))
     elif isinstance(trace, TopicTrace):
         names = dict(trace.brokers)
-        for message in trace.producers:
-            items.append(Item("Producers", message.file, _message_line(message, names.get(message.broker, message.broker))))
-        for message in trace.consumers:
-            items.append(Item("Consumers", message.file, _message_line(message, names.get(message.broker, message.broker))))
+        for section, messages in (("Producers", trace.producers), ("Consumers", trace.consumers)):
+            for message in messages:
+                broker = names.get(message.broker, message.broker)
+                items.append(
+                    Item(section, message.file, _message_line(message, broker), message=message, broker=broker)
+                )
     else:
         for route, callers in trace.served:
-            items.append(Item("Inbound HTTP: routes served", route.file, _route_line(route)))
+            items.append(Item("Inbound HTTP: routes served", route.file, _route_line(route), route=route))
             for call in callers:
-                items.append(Item("Inbound HTTP: routes served", call.file, "  " + _call_line(call)))
+                items.append(
+                    Item("Inbound HTTP: routes served", call.file, "  " + _call_line(call), call=call, caller=True)
+                )
         for call in trace.calls:
-            items.append(Item("Outbound HTTP: calls made", call.file, _call_line(call)))
-        for message in trace.produced:
-            items.append(Item("Messages produced", message.file, _message_line(message, brokers.get(message.broker, message.broker))))
-        for message in trace.consumed:
-            items.append(Item("Messages consumed", message.file, _message_line(message, brokers.get(message.broker, message.broker))))
+            items.append(Item("Outbound HTTP: calls made", call.file, _call_line(call), call=call))
+        for section, messages in (("Messages produced", trace.produced), ("Messages consumed", trace.consumed)):
+            for message in messages:
+                broker = brokers.get(message.broker, message.broker)
+                items.append(
+                    Item(section, message.file, _message_line(message, broker), message=message, broker=broker)
+                )
     return items
 
 
@@ -181,6 +241,26 @@ def _mermaid_id(name: str) -> str:
 
 
 def _diagram(trace: Trace) -> str:
+    edges = _edges(trace)
+    if not edges:
+        return ""
+    lines = ["", "### Diagram", "", "```mermaid", "flowchart LR"]
+    names = sorted({name for source, target, _ in edges for name in (source, target)})
+    for name in names:
+        lines.append(f'  {_mermaid_id(name)}["{name}"]')
+    shown = sorted(edges.items())[:DIAGRAM_EDGES_MAX]
+    for (source, target, label), count in shown:
+        text = label.replace('"', "'").replace("|", "/")
+        suffix = f" ×{count}" if count > 1 else ""
+        lines.append(f'  {_mermaid_id(source)} -->|"{text}{suffix}"| {_mermaid_id(target)}')
+    lines.append("```")
+    if len(edges) > DIAGRAM_EDGES_MAX:
+        lines.append(f"({len(edges) - DIAGRAM_EDGES_MAX} more edges not drawn.)")
+    return "\n".join(lines) + "\n"
+
+
+def _edges(trace: Trace) -> Counter[tuple[str, str, str]]:
+    """The diagram's edges: (source, target, label) -> how many links."""
     edges: Counter[tuple[str, str, str]] = Counter()
     if isinstance(trace, RouteTrace):
         for route, callers in zip(trace.routes, trace.callers, strict=True):
@@ -209,24 +289,20 @@ def _diagram(trace: Trace) -> str:
         for kind, way, other in trace.grpc:
             if kind == "grpc":
                 edges[(trace.service, other, "gRPC") if way == "out" else (other, trace.service, "gRPC")] += 1
-    if not edges:
-        return ""
-    lines = ["", "### Diagram", "", "```mermaid", "flowchart LR"]
-    names = sorted({name for source, target, _ in edges for name in (source, target)})
-    for name in names:
-        lines.append(f'  {_mermaid_id(name)}["{name}"]')
-    shown = sorted(edges.items())[:DIAGRAM_EDGES_MAX]
-    for (source, target, label), count in shown:
-        text = label.replace('"', "'").replace("|", "/")
-        suffix = f" ×{count}" if count > 1 else ""
-        lines.append(f'  {_mermaid_id(source)} -->|"{text}{suffix}"| {_mermaid_id(target)}')
-    lines.append("```")
-    if len(edges) > DIAGRAM_EDGES_MAX:
-        lines.append(f"({len(edges) - DIAGRAM_EDGES_MAX} more edges not drawn.)")
-    return "\n".join(lines) + "\n"
+    return edges
 
 
 def _gaps(trace: Trace) -> str:
+    gaps = _gap_list(trace)
+    if not gaps:
+        return ""
+    lines = ["", "### Gaps", ""] + [f"- {gap}" for gap in gaps[:GAPS_MAX]]
+    if len(gaps) > GAPS_MAX:
+        lines.append(f"- and {len(gaps) - GAPS_MAX} more")
+    return "\n".join(lines) + "\n"
+
+
+def _gap_list(trace: Trace) -> list[str]:
     gaps: list[str] = []
     if isinstance(trace, RouteTrace):
         for route, callers in zip(trace.routes, trace.callers, strict=True):
@@ -252,17 +328,12 @@ def _gaps(trace: Trace) -> str:
         for topic, others in trace.peers:
             if not others:
                 gaps.append(f"topic {code(topic)} has no counterpart service in the workspace")
-    if not gaps:
-        return ""
-    lines = ["", "### Gaps", ""] + [f"- {gap}" for gap in gaps[:GAPS_MAX]]
-    if len(gaps) > GAPS_MAX:
-        lines.append(f"- and {len(gaps) - GAPS_MAX} more")
-    return "\n".join(lines) + "\n"
+    return gaps
 
 
 def _heading(trace: Trace) -> str:
     if isinstance(trace, RouteTrace):
-        return f"## Route {code(f'{trace.method} {trace.path}' if trace.method != '*' else trace.path)}"
+        return f"## Route {code(_target(trace))}"
     if isinstance(trace, TopicTrace):
         return f"## Topic {code(trace.topic)}"
     return f"## Links of {code(trace.service)}"
@@ -276,8 +347,20 @@ def render_endpoint(
     page_bytes: int = PAGE_BYTES,
 ) -> str:
     """One page of ``trace`` from ``offset``; ``arguments`` are the call's (for follow-up calls)."""
+    return compose_endpoint(trace, arguments, offset=offset, page_bytes=page_bytes).text
+
+
+def compose_endpoint(
+    trace: Trace,
+    arguments: Mapping[str, object],
+    *,
+    offset: int = 0,
+    page_bytes: int = PAGE_BYTES,
+) -> Rendered:
+    """:func:`render_endpoint`, with the :class:`EndpointResult` of the same page."""
     items = items_of(trace)
-    head = f"{_heading(trace)}\n\n{_summary(trace)}\n"
+    summary = _summary(trace)
+    head = f"{_heading(trace)}\n\n{summary}\n"
     bottom = "" if offset else _diagram(trace) + _gaps(trace)
     used = len((head + bottom).encode("utf-8"))
     middle, shown = _page(items, offset, used, page_bytes)
@@ -286,8 +369,42 @@ def render_endpoint(
     end = offset + shown
     paging = Paging(shown=shown, total=len(items), noun="sites", next_cursor=str(end) if end < len(items) else None,
                     first=offset)  # fmt: skip
-    footer = paging_footer(paging, tool=TOOL, arguments=arguments, paths=())  # no scope to narrow to
-    return head + middle + bottom + ("\n" + footer if footer else "")
+    facts = page_of(paging, tool=TOOL, arguments=arguments, paths=())  # no scope to narrow to
+    footer = footer_of(facts)
+    edges = sorted(_edges(trace).items())
+    gaps = _gap_list(trace)
+    result = EndpointResult(
+        kind="route" if isinstance(trace, RouteTrace) else "topic" if isinstance(trace, TopicTrace) else "service",
+        target=_target(trace),
+        summary=summary,
+        edges=[LinkEdge(source, target, label, count) for (source, target, label), count in edges[:DIAGRAM_EDGES_MAX]],
+        edges_total=len(edges),
+        gaps=gaps[:GAPS_MAX],
+        gaps_total=len(gaps),
+        sites=[_site(item) for item in items[offset:end]],
+        page=facts,
+    )
+    return Rendered(head + middle + bottom + ("\n" + footer if footer else ""), result)
+
+
+def _target(trace: Trace) -> str:
+    if isinstance(trace, RouteTrace):
+        return f"{trace.method} {trace.path}" if trace.method != "*" else trace.path
+    if isinstance(trace, TopicTrace):
+        return trace.topic
+    return trace.service
+
+
+def _site(item: Item) -> EndpointSite:
+    if item.route is not None:
+        kind: Literal["route", "call", "message"] = "route"
+        label = item.route.label
+    elif item.call is not None:
+        kind, label = "call", item.call.label
+    else:
+        assert item.message is not None
+        kind, label = "message", "" if item.message.computed else item.message.topic
+    return EndpointSite(item.section, kind, label, item.caller, item.route, item.call, item.message, item.broker)
 
 
 def _page(items: Sequence[Item], offset: int, used: int, page_bytes: int) -> tuple[str, int]:

@@ -8,20 +8,32 @@ workspace service and language. A page is a prefix of the sites from
 ``offset`` that fits in ``page_bytes`` together with the fixed part (at least one site), so
 following the cursors shows every site once; a partial page ends with the footer of
 :mod:`._paging`. ``scope`` keeps only the sites under a path; the counts, diagram and gaps always
-describe the whole trace. Same trace and arguments, same bytes.
+describe the whole trace. Same trace and arguments, same bytes. :func:`compose_grpc` gives the
+same page as a :class:`GrpcResult` too (with the fixed part on every page).
 """
 
 from __future__ import annotations
 
+import re
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Final
+from typing import Final, Literal
 
 import attrs
 
-from ..index.query._grpc_query import Copy, Message, MethodTrace, ServiceTrace, Site, Trace, UnresolvedTrace
-from ._paging import Paging, call_text, code, paging_footer
+from ..index.query._grpc_query import (
+    Copy,
+    Message,
+    MethodRow,
+    MethodTrace,
+    ServiceTrace,
+    Site,
+    Trace,
+    UnresolvedTrace,
+)
+from ._paging import Page, Paging, Rendered, ScopeCount, call_text, code, footer_of, page_of
 
-__all__ = ["PAGE_BYTES", "TOOL", "Listed", "listed_sites", "render_grpc"]
+__all__ = ["PAGE_BYTES", "TOOL", "GrpcResult", "Listed", "compose_grpc", "listed_sites", "render_grpc"]
 
 #: About what one page may take.
 PAGE_BYTES: Final = 8 * 1024
@@ -44,6 +56,86 @@ class Listed:
     group: tuple[str, str]
     site: Site
     text: str
+
+
+@attrs.frozen
+class MessageShown:
+    """The request or response of a method, as the answer shows it."""
+
+    role: Literal["request", "response"]
+    #: The type as the rpc line writes it.
+    written: str
+    #: ``workspace`` (defined by a ``.proto`` here: ``name``, ``path``, ``line``, ``fields``),
+    #: ``runtime`` (a standard service's, defined by the gRPC runtime) or ``nowhere``.
+    defined: Literal["workspace", "runtime", "nowhere"]
+    name: str
+    kind: str
+    path: str
+    line: int
+    #: Its fields as declared (the first 60), and how many.
+    fields: list[str]
+    fields_total: int
+
+
+@attrs.frozen
+class MethodShown:
+    """One row of a service's method table."""
+
+    method: MethodRow
+    handlers: int
+    calls: int
+    #: Every call site of the method is in a test.
+    called_only_from_tests: bool
+
+
+@attrs.frozen
+class SiteShown:
+    """One code site of the paged part, under its section."""
+
+    section: Literal["Implementations", "Callers", "Stubs", "Not in the proto"]
+    site: Site
+
+
+@attrs.frozen
+class Gap:
+    #: What kind of gap, as the answer names it (``Never called``, ``Drifted copies``...).
+    kind: str
+    #: The answer's sentence (Markdown).
+    text: str
+
+
+@attrs.frozen
+class GrpcResult:
+    """A page of ``grpc_trace``: the definition, the counts, the code sites shown, the gaps."""
+
+    key: str
+    #: A method, a whole service, or a service the code names but no ``.proto`` here defines.
+    kind: Literal["method", "service", "unresolved"]
+    #: A standard service of the gRPC runtime (health, reflection) with no ``.proto`` here.
+    standard: bool
+    #: For a method: ``rpc Name(Request) returns (Response)``.
+    signature: str | None
+    handlers: int
+    servers: int
+    calls: int
+    clients: int
+    #: Call sites and handlers by workspace service, busiest first.
+    callers: list[ScopeCount]
+    implementers: list[ScopeCount]
+    #: The ``.proto`` copies defining it (the first 30), how many, and whether they differ.
+    copies: list[Copy]
+    copies_total: int
+    copies_differ: bool
+    #: For a method: its request and response.
+    messages: list[MessageShown]
+    #: For a service: its methods (the first 100), and how many.
+    methods: list[MethodShown]
+    methods_total: int
+    gaps: list[Gap]
+    #: Only the code sites under this path are listed (counts and gaps stay whole).
+    scope: str | None
+    sites: list[SiteShown]
+    page: Page
 
 
 # -- the paged part ------------------------------------------------------------------------------
@@ -145,6 +237,18 @@ def render_grpc(
     page_bytes: int = PAGE_BYTES,
 ) -> str:
     """One page of ``trace`` from ``offset``; ``arguments`` are the call's (for the follow-up calls)."""
+    return compose_grpc(trace, arguments, scope=scope, offset=offset, page_bytes=page_bytes).text
+
+
+def compose_grpc(
+    trace: Trace,
+    arguments: Mapping[str, object],
+    *,
+    scope: str = "",
+    offset: int = 0,
+    page_bytes: int = PAGE_BYTES,
+) -> Rendered:
+    """:func:`render_grpc`, with the :class:`GrpcResult` of the same page."""
     listed = listed_sites(trace, scope)
     head = f"## {code(trace.key)}\n\n{_summary(trace)}\n"
     if scope:
@@ -164,8 +268,86 @@ def render_grpc(
         next_cursor=str(end) if end < len(listed) else None,
         first=offset,
     )
-    footer = paging_footer(paging, tool=TOOL, arguments=arguments, paths=[item.site.path for item in listed])
-    return head + top + middle + bottom + ("\n" + footer if footer else "")
+    facts = page_of(paging, tool=TOOL, arguments=arguments, paths=[item.site.path for item in listed])
+    footer = footer_of(facts)
+    text = head + top + middle + bottom + ("\n" + footer if footer else "")
+    return Rendered(text, _result(trace, listed[offset:end], scope, facts))
+
+
+def _result(trace: Trace, shown: Sequence[Listed], scope: str, page: Page) -> GrpcResult:
+    copies: Sequence[Copy] = () if isinstance(trace, UnresolvedTrace) else trace.copies
+    messages: list[MessageShown] = []
+    methods: list[MethodShown] = []
+    if isinstance(trace, MethodTrace):
+        kind: Literal["method", "service", "unresolved"] = "method"
+        signature: str | None = trace.method.signature
+        for role, written, message in (
+            ("request", trace.method.request, trace.request),
+            ("response", trace.method.response, trace.response),
+        ):
+            messages.append(_message_shown(role, written, message, trace.standard))
+    elif isinstance(trace, ServiceTrace):
+        kind, signature = "service", None
+        for row in trace.methods[:METHODS_MAX]:
+            calls = trace.calls_of(row.name)
+            only_tests = bool(calls) and all(site.test for site in calls)
+            methods.append(MethodShown(row, len(trace.handlers_of(row.name)), len(calls), only_tests))
+    else:
+        kind, signature = "unresolved", None
+    return GrpcResult(
+        key=trace.key,
+        kind=kind,
+        standard=not isinstance(trace, UnresolvedTrace) and trace.standard,
+        signature=signature,
+        handlers=len(trace.handlers),
+        servers=len(trace.servers),
+        calls=len(trace.calls),
+        clients=len(trace.clients),
+        callers=_by_owner(trace.calls),
+        implementers=_by_owner(trace.handlers),
+        copies=list(copies[:COPIES_MAX]),
+        copies_total=len(copies),
+        copies_differ=any(copy.differences for copy in copies),
+        messages=messages,
+        methods=methods,
+        methods_total=len(trace.methods) if isinstance(trace, ServiceTrace) else 0,
+        gaps=[_gap(text) for text in _gap_list(trace)],
+        scope=scope or None,
+        sites=[SiteShown(item.section, item.site) for item in shown],  # type: ignore[arg-type]
+        page=page,
+    )
+
+
+def _message_shown(role: str, written: str, message: Message | None, standard: bool) -> MessageShown:
+    if message is None:
+        defined: Literal["workspace", "runtime", "nowhere"] = "runtime" if standard else "nowhere"
+        return MessageShown(role, written, defined, "", "", "", 0, [], 0)  # type: ignore[arg-type]
+    fields = [field.declaration for field in message.fields]
+    return MessageShown(
+        role,  # type: ignore[arg-type]
+        written,
+        "workspace",
+        f"{message.package}.{message.name}" if message.package else message.name,
+        message.kind,
+        message.path,
+        message.line,
+        fields[:FIELDS_MAX],
+        len(fields),
+    )
+
+
+def _by_owner(sites: Sequence[Site]) -> list[ScopeCount]:
+    counts = Counter(site.owner for site in sites)
+    return [ScopeCount(owner, count) for owner, count in sorted(counts.items(), key=lambda item: (-item[1], item[0]))]
+
+
+_GAP: Final = re.compile(r"\*\*(.+?)\*\*: (.*)", re.DOTALL)
+
+
+def _gap(text: str) -> Gap:
+    """A gap's line (``**Kind**: sentence``) as its kind and sentence."""
+    match = _GAP.fullmatch(text)
+    return Gap(match.group(1), match.group(2)) if match else Gap("", text)
 
 
 def _count(number: int, noun: str, plural: str | None = None) -> str:
@@ -368,17 +550,21 @@ def _edge(sites: Sequence[Site], with_method: bool) -> str:
 
 
 def _gaps(trace: Trace) -> str:
-    if isinstance(trace, MethodTrace):
-        found = _method_gaps(trace)
-    elif isinstance(trace, ServiceTrace):
-        found = _service_gaps(trace)
-    else:
-        found = [
-            f"**No `.proto`**: add the `.proto` that defines {code(trace.service)} to the workspace to tie this"
-            + " evidence to its methods and messages."
-        ]
+    found = _gap_list(trace)
     body = "\n".join(f"- {gap}" for gap in found) if found else "None found."
     return f"\n### Gaps\n\n{body}\n"
+
+
+def _gap_list(trace: Trace) -> list[str]:
+    """The gaps of a trace, each ``**Kind**: sentence``."""
+    if isinstance(trace, MethodTrace):
+        return _method_gaps(trace)
+    if isinstance(trace, ServiceTrace):
+        return _service_gaps(trace)
+    return [
+        f"**No `.proto`**: add the `.proto` that defines {code(trace.service)} to the workspace to tie this"
+        + " evidence to its methods and messages."
+    ]
 
 
 def _sites_text(sites: Sequence[Site]) -> str:

@@ -8,7 +8,9 @@ evidence pages like ``dependents`` (a prefix of the sorted list within ``page_by
 show only the evidence); every page ends with the verdict, exactly ``N services impacted, M via
 gRPC`` followed by ``, H via HTTP`` and ``, K via messaging`` when there are some (``1 service``;
 areas and root files are rows but never counted), then the paging footer when the evidence was
-cut. Same graph and arguments, same bytes.
+cut. Same graph and arguments, same bytes. :func:`compose_impact` gives the same page as an
+:class:`ImpactResult` too, whose ``services`` lists every service the change touches (changed, or
+holding a dependent): what a CI job asks.
 """
 
 from __future__ import annotations
@@ -16,12 +18,26 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Final
 
+import attrs
+
 from ..index.query._graph import Found, Impact, ImpactRow
-from ._dependents import _s, carried_by, describe_target, page_by_service, service_name
-from ._paging import Paging, code, paging_footer
+from ._dependents import (
+    DependentFacts,
+    ServiceDependents,
+    TargetFacts,
+    _s,
+    carried_by,
+    dependent_facts,
+    describe_target,
+    page_by_service,
+    service_counts,
+    service_name,
+    target_facts,
+)
+from ._paging import Page, Paging, Rendered, code, footer_of, page_of
 from ._search import PAGE_BYTES
 
-__all__ = ["render_impact"]
+__all__ = ["ImpactResult", "ImpactVerdict", "compose_impact", "render_impact"]
 
 TOOL: Final = "impact_matrix"
 #: Rows of the table shown before "and N more services".
@@ -40,6 +56,47 @@ COLUMNS: Final = (
 )
 
 
+@attrs.frozen
+class ImpactVerdict:
+    """``N services impacted, M via gRPC``...: the services holding a dependent (areas and root files
+    never count), and those reached through gRPC, HTTP and messaging."""
+
+    impacted: int
+    via_grpc: int
+    via_http: int
+    via_messaging: int
+    #: The services counted in ``impacted``, by name.
+    services: list[str]
+
+
+@attrs.frozen
+class ImpactResult:
+    """A page of ``impact_matrix``: the change, the table, the verdict and the evidence shown."""
+
+    #: The range asked for (None for ``changes``) and how many files it changed.
+    git_range: str | None
+    changed_files: int | None
+    #: What changed, as read (the first few), and how many.
+    changes: list[TargetFacts]
+    changes_total: int
+    #: Changed paths the index does not hold (the first few), and how many: not followed.
+    missing: list[str]
+    missing_total: int
+    depth: int
+    scope: str | None
+    #: Every service the change touches: one that changed or holds a dependent, by name.
+    services: list[str]
+    #: The table: one row per service that changed or holds a dependent ("" for areas and root
+    #: files), by name (the first 40), and how many rows in all.
+    rows: list[ImpactRow]
+    rows_total: int
+    verdict: ImpactVerdict
+    #: The evidence: each service's dependents by level, and this page's dependents.
+    evidence: list[ServiceDependents]
+    dependents: list[DependentFacts]
+    page: Page
+
+
 def render_impact(
     found: Found,
     impact: Impact,
@@ -52,6 +109,33 @@ def render_impact(
     page_bytes: int = PAGE_BYTES,
 ) -> str:
     """One page of the impact of ``found.targets``; ``title`` names the change (a range, a list)."""
+    return compose_impact(
+        found,
+        impact,
+        arguments,
+        title=title,
+        missing=missing,
+        scope_text=scope_text,
+        offset=offset,
+        page_bytes=page_bytes,
+    ).text
+
+
+def compose_impact(
+    found: Found,
+    impact: Impact,
+    arguments: Mapping[str, object],
+    *,
+    title: str,
+    missing: Sequence[str] = (),
+    scope_text: str | None = None,
+    offset: int = 0,
+    page_bytes: int = PAGE_BYTES,
+    git_range: str | None = None,
+    changed_files: int | None = None,
+) -> Rendered:
+    """:func:`render_impact`, with the :class:`ImpactResult` of the same page (``git_range`` and
+    ``changed_files``: the range asked for and how many files it changed)."""
     dependents = impact.dependents
     total = len(dependents)
     scoped = f" in scope {code(scope_text)}" if scope_text else ""
@@ -78,8 +162,32 @@ def render_impact(
     paging = Paging(
         shown=shown, total=total, noun="dependents", next_cursor=str(end) if end < total else None, first=offset
     )
-    footer = paging_footer(paging, tool=TOOL, arguments=arguments, paths=[d.path for d in dependents])
-    return "".join(parts) + ("\n" + footer if footer else "")
+    facts = page_of(paging, tool=TOOL, arguments=arguments, paths=[d.path for d in dependents])
+    footer = footer_of(facts)
+    result = ImpactResult(
+        git_range=git_range,
+        changed_files=changed_files,
+        changes=[target_facts(target, found.carriers) for target in found.targets[:CHANGES_MAX]],
+        changes_total=len(found.targets),
+        missing=list(missing[:CHANGES_MAX]),
+        missing_total=len(missing),
+        depth=found.depth,
+        scope=scope_text,
+        services=[row.service for row in impact.rows if row.service],
+        rows=list(impact.rows[:ROWS_MAX]),
+        rows_total=len(impact.rows),
+        verdict=ImpactVerdict(
+            impacted=impact.impacted,
+            via_grpc=impact.via_grpc,
+            via_http=impact.via_http,
+            via_messaging=impact.via_messaging,
+            services=sorted({d.service for d in dependents if d.service}),
+        ),
+        evidence=service_counts(dependents),
+        dependents=[dependent_facts(d) for d in dependents[offset:end]],
+        page=facts,
+    )
+    return Rendered("".join(parts) + ("\n" + footer if footer else ""), result)
 
 
 def _changes(found: Found, missing: Sequence[str]) -> str:

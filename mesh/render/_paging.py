@@ -5,6 +5,10 @@ how many were shown of how many, the three busiest sub-scopes (first two path co
 their counts, and concrete follow-up calls (tool name and JSON arguments): one narrowed to the
 busiest scope, one for the next page. Pure and deterministic: ties are broken by name.
 
+The same facts are kept for the structured result (:class:`Page`, from :func:`page_of`): the
+footer is written from them, so the Markdown and the ``structuredContent`` of an answer cannot
+disagree about what was shown.
+
 Whatever an answer echoes goes through :func:`code` (or, for a whole error message, through
 :func:`escape_controls` in the registry): control characters an argument carries (an ANSI escape,
 a bidi override) are shown as ``\\uXXXX``, never written raw into the Markdown (INV-TOOL-7).
@@ -16,11 +20,25 @@ import json
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from typing import Final
+from typing import Any, Final
 
 import attrs
 
-__all__ = ["Paging", "busiest_scopes", "call_text", "code", "escape_controls", "paging_footer", "scope_of"]
+__all__ = [
+    "FollowUp",
+    "Page",
+    "Paging",
+    "Rendered",
+    "ScopeCount",
+    "busiest_scopes",
+    "call_text",
+    "code",
+    "escape_controls",
+    "footer_of",
+    "page_of",
+    "paging_footer",
+    "scope_of",
+]
 
 BUSIEST: Final = 3
 #: What an answer never carries raw: C0 controls but newline and tab, DEL, C1 controls, and the
@@ -80,6 +98,87 @@ def code(text: str) -> str:
     return f"{fence}{pad}{text}{pad}{fence}"
 
 
+@attrs.frozen
+class FollowUp:
+    """A call an answer suggests, as an agent would make it."""
+
+    tool: str
+    arguments: dict[str, Any]
+
+
+@attrs.frozen
+class ScopeCount:
+    """A sub-scope (a path prefix, or what the tool narrows by) and how many results it holds."""
+
+    scope: str
+    count: int
+
+
+@attrs.frozen
+class Page:
+    """What part of the results an answer shows, and the calls for the rest (the structured footer)."""
+
+    #: The noun counted ("matches", "dependents"...).
+    noun: str
+    #: How many came before this page (0 on the first), how many it shows, and how many there are.
+    first: int
+    shown: int
+    total: int
+    #: ``total`` is a lower bound: counting stopped there.
+    capped: bool
+    #: Whether the answer shows only part of the results (it then ends with the footer).
+    partial: bool
+    #: The three busiest sub-scopes of all the results, busiest first (only for a partial answer).
+    busiest: list[ScopeCount]
+    #: The call narrowed to the busiest sub-scope (only for a partial answer).
+    narrow: FollowUp | None
+    #: The cursor and the call for the next page, None on the last page.
+    next_cursor: str | None
+    next: FollowUp | None
+
+
+@attrs.frozen
+class Rendered:
+    """An answer in both forms: the Markdown, and the structured result holding the same facts."""
+
+    text: str
+    result: Any
+
+
+def page_of(
+    paging: Paging,
+    *,
+    tool: str,
+    arguments: Mapping[str, object],
+    paths: Iterable[str],
+    scope_argument: str = "scope",
+) -> Page:
+    """The facts of :func:`paging_footer`, for the structured result."""
+    partial = not (
+        paging.first == 0 and paging.shown >= paging.total and paging.next_cursor is None and not paging.capped
+    )
+    scopes = busiest_scopes(paths) if partial else []
+    base = {key: value for key, value in arguments.items() if key != "cursor"}
+    narrow = None
+    if scopes and scopes[0][0] != base.get(scope_argument):
+        narrow = FollowUp(tool, {**base, scope_argument: scopes[0][0]})
+    following = None
+    if paging.next_cursor is not None:
+        following = FollowUp(tool, {**arguments, "cursor": paging.next_cursor})
+    return Page(
+        noun=paging.noun,
+        first=paging.first,
+        shown=paging.shown,
+        total=paging.total,
+        capped=paging.capped,
+        partial=partial,
+        busiest=[ScopeCount(scope, count) for scope, count in scopes],
+        narrow=narrow,
+        next_cursor=paging.next_cursor,
+        next=following,
+    )
+
+
 def paging_footer(
     paging: Paging,
     *,
@@ -93,21 +192,23 @@ def paging_footer(
     ``paths`` are the paths of all the results counted (not only those shown); ``arguments`` are
     the call's own, which the follow-up calls keep except for the scope and the cursor.
     """
-    if paging.first == 0 and paging.shown >= paging.total and paging.next_cursor is None and not paging.capped:
+    return footer_of(page_of(paging, tool=tool, arguments=arguments, paths=paths, scope_argument=scope_argument))
+
+
+def footer_of(page: Page) -> str:
+    """The Markdown of a :class:`Page`: "" for a whole answer."""
+    if not page.partial:
         return ""
-    total = f"at least {paging.total}" if paging.capped else str(paging.total)
-    if paging.first:
-        lines = ["---", f"Shown {paging.noun} {paging.first + 1}-{paging.first + paging.shown} of {total}."]
+    total = f"at least {page.total}" if page.capped else str(page.total)
+    if page.first:
+        lines = ["---", f"Shown {page.noun} {page.first + 1}-{page.first + page.shown} of {total}."]
     else:
-        lines = ["---", f"Shown {paging.shown} of {total} {paging.noun}."]
-    scopes = busiest_scopes(paths)
-    if scopes:
-        listed = ", ".join(f"{code(scope)} ({count})" for scope, count in scopes)
+        lines = ["---", f"Shown {page.shown} of {total} {page.noun}."]
+    if page.busiest:
+        listed = ", ".join(f"{code(item.scope)} ({item.count})" for item in page.busiest)
         lines.append(f"Busiest scopes: {listed}.")
-        base = {key: value for key, value in arguments.items() if key != "cursor"}
-        if scopes[0][0] != base.get(scope_argument):
-            lines.append(f"Narrow to the busiest: {call_text(tool, {**base, scope_argument: scopes[0][0]})}")
-    if paging.next_cursor is not None:
-        next_arguments = {**arguments, "cursor": paging.next_cursor}
-        lines.append(f"Next page: {call_text(tool, next_arguments)}")
+        if page.narrow is not None:
+            lines.append(f"Narrow to the busiest: {call_text(page.narrow.tool, page.narrow.arguments)}")
+    if page.next is not None:
+        lines.append(f"Next page: {call_text(page.next.tool, page.next.arguments)}")
     return "\n".join(lines) + "\n"

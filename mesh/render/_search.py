@@ -7,6 +7,8 @@ order of their best match, each file's lines in order.
 A partial page ends with the footer of :mod:`._paging` (shown of total, busiest scopes, the call
 that narrows, the call for the next page). Same matches and arguments, same bytes.
 
+:func:`compose_search` gives the same page as a :class:`SearchResult` too (the structured result).
+
 Every page also says what the search could not read in its scope (:class:`NotSearched`): how
 many files and folders were left out of the index, by reason, a few of them, the lines generated
 files would have matched, and the ``mesh.toml`` setting that lets them in. Paths left out by the
@@ -17,14 +19,14 @@ service named like a folder) says which reading was taken and gives the call for
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Final
+from typing import Final, Literal
 
 import attrs
 
 from ..index.query._search import Found, LeftOut, Match, NotSearched
-from ._paging import Paging, call_text, code, paging_footer
+from ._paging import FollowUp, Page, Paging, Rendered, call_text, code, footer_of, page_of
 
-__all__ = ["PAGE_BYTES", "ScopeReading", "render_search"]
+__all__ = ["PAGE_BYTES", "ScopeReading", "SearchResult", "compose_search", "render_search"]
 
 #: About what one page of results may take.
 PAGE_BYTES: Final = 8 * 1024
@@ -63,6 +65,69 @@ class ScopeReading:
     other: str
 
 
+@attrs.frozen
+class ScopeTaken:
+    """How a scope that reads two ways was read, and the call for the other reading."""
+
+    scope: str
+    taken: Literal["service", "folder"]
+    service_path: str
+    other: str
+    other_call: FollowUp
+
+
+@attrs.frozen
+class GeneratedCount:
+    path: str
+    count: int
+
+
+@attrs.frozen
+class LeftOutGroup:
+    """Files and folders of the scope left out of the index for one reason, as the answer lists them."""
+
+    reason: str
+    files: int
+    folders: int
+    #: A few of them (none for secret-looking files, never named).
+    examples: list[str]
+    #: For files too large: the limit they passed.
+    detail: str
+    #: What lets them into the index ("" when nothing does).
+    remedy: str
+
+
+@attrs.frozen
+class LeftOutFacts:
+    """What the search could not read in its scope."""
+
+    left_out: list[LeftOutGroup]
+    #: Lines of generated files left out of the index that the query matches, in how many files, the
+    #: busiest of them, and how many generated files were not read (changed, or over the budget).
+    generated_matches: int
+    generated_files_matched: int
+    generated_matched: list[GeneratedCount]
+    generated_uncounted: int
+
+
+@attrs.frozen
+class SearchResult:
+    """A page of ``smart_search``: the matches shown, ranked (definitions first), and the counts."""
+
+    query: str
+    #: ``definitions`` in symbol mode (each match defines a symbol), else ``matches``.
+    noun: Literal["matches", "definitions"]
+    #: Every match (``capped``: at least), and the files holding them.
+    total: int
+    capped: bool
+    files: int
+    scope_reading: ScopeTaken | None
+    #: This page's matches in ranked order (a line's text as shown: stripped, cut past 200 chars).
+    matches: list[Match]
+    not_searched: LeftOutFacts
+    page: Page
+
+
 def render_search(
     found: Found,
     arguments: Mapping[str, object],
@@ -79,44 +144,115 @@ def render_search(
     ``not_searched`` is what the search could not read in its scope; ``scope``, how a scope that
     reads two ways was read.
     """
+    return compose_search(
+        found,
+        arguments,
+        offset=offset,
+        page_bytes=page_bytes,
+        symbols=symbols,
+        not_searched=not_searched,
+        scope=scope,
+    ).text
+
+
+def compose_search(
+    found: Found,
+    arguments: Mapping[str, object],
+    *,
+    offset: int = 0,
+    page_bytes: int = PAGE_BYTES,
+    symbols: bool = False,
+    not_searched: NotSearched | None = None,
+    scope: ScopeReading | None = None,
+) -> Rendered:
+    """:func:`render_search`, with the :class:`SearchResult` of the same page."""
     query = str(arguments.get("query", ""))
     total = len(found.matches)
-    noun = "definitions" if symbols else "matches"
+    noun: Literal["matches", "definitions"] = "definitions" if symbols else "matches"
     files = f"{found.files} file" + ("" if found.files == 1 else "s")
     head = f"## {code(query)}: {total}{'+' if found.capped else ''} {noun} in {files}\n"
     if scope is not None:
         head += "\n" + _scope_line(scope, arguments)
     left = not_searched if not_searched is not None else NotSearched()
     note = _not_searched_note(left, symbols=symbols, nothing_found=total == 0)
-    if total == 0:
-        return head + "\n" + _no_match(left, symbols) + (f"\n{note}" if note else "")
     line_of = _symbol_line if symbols else _match_line
     # The page is a prefix of the ranked list (so the next cursor skips nothing and repeats
     # nothing), shown grouped by file in the order of each file's best match.
     used = len(head.encode()) + len(note.encode())
     groups: dict[str, list[Match]] = {}
-    shown = 0
-    for match in found.matches[offset:]:
+    page: list[Match] = []
+    for match in found.matches[offset:] if total else ():
         cost = len(line_of(match).encode()) + (0 if match.path in groups else len(_title(match).encode()))
-        if shown and used + cost > page_bytes:
+        if page and used + cost > page_bytes:
             break
         groups.setdefault(match.path, []).append(match)
+        page.append(match)
         used += cost
-        shown += 1
-    parts = [head]
-    for matches in groups.values():
-        parts.append(_title(matches[0]) + "".join(line_of(match) for match in sorted(matches, key=lambda m: m.line)))
-    end = offset + shown
+    end = offset + len(page)
     paging = Paging(
-        shown=shown,
+        shown=len(page),
         total=total,
         noun=noun,
         next_cursor=str(end) if end < total else None,
         capped=found.capped,
         first=offset,
     )
-    footer = paging_footer(paging, tool=TOOL, arguments=arguments, paths=[m.path for m in found.matches])
-    return "".join(parts) + (f"\n{note}" if note else "") + ("\n" + footer if footer else "")
+    facts = page_of(paging, tool=TOOL, arguments=arguments, paths=[m.path for m in found.matches])
+    result = SearchResult(
+        query=query,
+        noun=noun,
+        total=total,
+        capped=found.capped,
+        files=found.files,
+        scope_reading=None if scope is None else _scope_taken(scope, arguments),
+        matches=[attrs.evolve(match, text=_shown_text(match, symbols)) for match in page],
+        not_searched=_left_out_facts(left, nothing_found=total == 0),
+        page=facts,
+    )
+    if total == 0:
+        return Rendered(head + "\n" + _no_match(left, symbols) + (f"\n{note}" if note else ""), result)
+    parts = [head]
+    for matches in groups.values():
+        parts.append(_title(matches[0]) + "".join(line_of(match) for match in sorted(matches, key=lambda m: m.line)))
+    footer = footer_of(facts)
+    return Rendered("".join(parts) + (f"\n{note}" if note else "") + ("\n" + footer if footer else ""), result)
+
+
+def _scope_taken(scope: ScopeReading, arguments: Mapping[str, object]) -> ScopeTaken:
+    again = {key: value for key, value in arguments.items() if key != "cursor"} | {"scope": scope.other}
+    taken: Literal["service", "folder"] = "service" if scope.taken == "service" else "folder"
+    return ScopeTaken(scope.scope, taken, scope.service_path, scope.other, FollowUp(TOOL, again))
+
+
+def _left_out_facts(left: NotSearched, *, nothing_found: bool) -> LeftOutFacts:
+    """The groups :func:`_not_searched_note` lists, and the generated files' counts."""
+    groups = [
+        LeftOutGroup(
+            reason=item.reason,
+            files=item.files,
+            folders=item.folders,
+            examples=[] if item.reason == "secrets" else list(item.examples),
+            detail=item.detail,
+            remedy=_REMEDY.get(item.reason, ""),
+        )
+        for item in left.left_out
+        if item.reason != "ignored" or nothing_found
+    ]
+    return LeftOutFacts(
+        left_out=groups,
+        generated_matches=left.generated_matches,
+        generated_files_matched=left.generated_files_matched,
+        generated_matched=[GeneratedCount(path, count) for path, count in left.generated_matched],
+        generated_uncounted=left.generated_uncounted,
+    )
+
+
+def _shown_text(match: Match, symbols: bool) -> str:
+    """A match's line as the page shows it."""
+    if symbols:
+        return match.text
+    text = match.text.strip()
+    return text[: LINE_CHARS_MAX - 1] + "…" if len(text) > LINE_CHARS_MAX else text
 
 
 def _scope_line(scope: ScopeReading, arguments: Mapping[str, object]) -> str:
@@ -225,9 +361,7 @@ def _symbol_line(match: Match) -> str:
 
 
 def _match_line(match: Match) -> str:
-    text = match.text.strip()
-    if len(text) > LINE_CHARS_MAX:
-        text = text[: LINE_CHARS_MAX - 1] + "…"
+    text = _shown_text(match, symbols=False)
     if match.definition:
         about = f" — defines {match.definition}"
     elif match.enclosing:

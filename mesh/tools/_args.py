@@ -14,6 +14,11 @@ call's ``arguments`` into an instance, rejecting unknown fields, wrong types and
 values with a message an agent can act on. Supported field types: ``str``, ``int``, ``float``,
 ``bool``, ``list[str]``, ``Literal[...]`` of strings, and ``T | None`` of any of these.
 
+A tool's result is declared the same way: a frozen attrs class (fields of the types above, ``list[T]``
+or ``tuple[T, ...]`` of any of them, nested attrs classes, ``dict[str, Any]`` for a free object);
+:func:`output_schema_of` derives the ``outputSchema`` and :func:`as_json` turns an instance into the
+``structuredContent`` that schema describes.
+
 Every call may also carry ``_meta`` (``traceparent``, ``tracestate``), in ``params._meta`` as MCP
 puts it or inside ``arguments``; it is parsed into :class:`Meta`, never into the tool's fields.
 """
@@ -26,11 +31,12 @@ import typing
 from collections.abc import Mapping
 from typing import Any, Final, Literal
 
+import attr
 import attrs
 
 from ._trace import trace_id_of
 
-__all__ = ["ArgumentError", "Meta", "describe", "parse_args", "schema_of"]
+__all__ = ["ArgumentError", "Meta", "as_json", "describe", "output_schema_of", "parse_args", "schema_of"]
 
 _META_KEY: Final = "_meta"
 
@@ -245,3 +251,66 @@ def _signature(field: _Field) -> str:
 def _show(value: Any) -> str:
     text = repr(value)
     return text if len(text) <= 40 else text[:37] + "..."
+
+
+# -- results ---------------------------------------------------------------------------------------
+
+
+def output_schema_of(cls: type) -> dict[str, Any]:
+    """The JSON Schema of a result class, for ``tools/list``'s ``outputSchema``.
+
+    Every field is required (``as_json`` writes them all; ``T | None`` admits ``null``), nothing else
+    is allowed, nested classes are written inline (no ``$ref``: any validator of draft 7 or later reads
+    it the same). ``TypeError`` for a type it cannot describe, or a class that contains itself.
+    """
+    return _object_schema(cls, ())
+
+
+def as_json(value: Any) -> dict[str, Any]:
+    """A result instance as the JSON object its class's :func:`output_schema_of` describes."""
+    if not attrs.has(type(value)):
+        raise TypeError(f"{type(value).__name__} is not an attrs class")
+    return attr.asdict(value, retain_collection_types=False)  # tuples become lists, nested classes objects
+
+
+def _object_schema(cls: type, seen: tuple[type, ...]) -> dict[str, Any]:
+    if not attrs.has(cls):
+        raise TypeError(f"{cls!r} is not an attrs class")
+    if cls in seen:
+        raise TypeError(f"{cls.__name__} contains itself: a result schema is written inline")
+    attrs.resolve_types(cls)
+    properties: dict[str, Any] = {}
+    for field in attrs.fields(cls):
+        schema = _value_schema(cls, field.name, field.type, (*seen, cls))
+        if field.metadata.get("description"):
+            schema = {**schema, "description": field.metadata["description"]}
+        properties[field.name] = schema
+    return {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
+
+
+def _value_schema(cls: type, name: str, annotation: Any, seen: tuple[type, ...]) -> dict[str, Any]:
+    if isinstance(annotation, types.UnionType) or typing.get_origin(annotation) is typing.Union:
+        members = [member for member in typing.get_args(annotation) if member is not type(None)]
+        if len(members) != 1:
+            raise TypeError(f"{cls.__name__}.{name}: only `T | None` unions are supported")
+        inner = _value_schema(cls, name, members[0], seen)
+        if isinstance(inner.get("type"), str) and inner["type"] not in ("object", "array"):
+            nullable = {**inner, "type": [inner["type"], "null"]}
+            if "enum" in inner:
+                nullable["enum"] = [*inner["enum"], None]
+            return nullable
+        return {"anyOf": [inner, {"type": "null"}]}
+    if annotation in _JSON_TYPES:
+        return {"type": _JSON_TYPES[annotation]}
+    origin, arguments = typing.get_origin(annotation), typing.get_args(annotation)
+    if origin is Literal and all(isinstance(choice, str) for choice in arguments):
+        return {"type": "string", "enum": list(arguments)}
+    if origin is list and len(arguments) == 1:
+        return {"type": "array", "items": _value_schema(cls, name, arguments[0], seen)}
+    if origin is tuple and len(arguments) == 2 and arguments[1] is Ellipsis:
+        return {"type": "array", "items": _value_schema(cls, name, arguments[0], seen)}
+    if origin in (dict, Mapping) and arguments == (str, Any):
+        return {"type": "object"}
+    if isinstance(annotation, type) and attrs.has(annotation):
+        return _object_schema(annotation, seen)
+    raise TypeError(f"{cls.__name__}.{name}: unsupported result type {annotation!r}")

@@ -1,8 +1,9 @@
 """The tools mesh-mcp ships, bound to a workspace index.
 
-Each tool module holds ``NAME``, ``TITLE``, ``DESCRIPTION``, ``Args`` and a pure
-``answer(args, view) -> str``; this module turns them into registry entries that open one
-snapshot per call. Before the first snapshot exists every tool answers ``isError`` "still
+Each tool module holds ``NAME``, ``TITLE``, ``DESCRIPTION``, ``Args``, ``Result`` (its structured
+result's class) and a pure ``run(args, view) -> Rendered`` (the Markdown and the ``Result`` of the
+same page; ``answer`` gives the Markdown alone); this module turns them into registry entries that
+open one snapshot per call. Before the first snapshot exists every tool answers ``isError`` "still
 indexing" with the files done of total; when the index cannot be built, it says why; when the
 index was found damaged, that it is being rebuilt (INV-INDEX-8).
 """
@@ -17,8 +18,9 @@ from types import ModuleType
 from typing import Any, Final, Protocol
 
 from ..index.build._live import NotReady
+from ..render._paging import Rendered
 from . import _smart_search
-from ._registry import CallContext, Registry, Tool, ToolError
+from ._registry import CallContext, Registry, Tool, ToolError, ToolOutput
 from ._view import View
 
 __all__ = ["IndexSource", "builtin_registry", "not_ready_text"]
@@ -50,21 +52,25 @@ def builtin_registry(source: IndexSource | None = None) -> Registry:
                 module.NAME,
                 module.DESCRIPTION,
                 module.Args,
-                _bound(module.answer, source),
+                _bound(module.run, source),
                 title=module.TITLE,
                 annotations=READ_ONLY,
+                output=module.Result,
             )
         )
     return registry
 
 
-def _bound(answer: Callable[[Any, View], str], source: IndexSource | None) -> Callable[[Any, CallContext], str]:
-    def run(args: Any, context: CallContext) -> str:
+def _bound(
+    answer: Callable[[Any, View], Rendered], source: IndexSource | None
+) -> Callable[[Any, CallContext], ToolOutput]:
+    def run(args: Any, context: CallContext) -> ToolOutput:
         if source is None:
             raise ToolError("This server has no workspace index; start it with a workspace (--workspace DIR).")
         try:
             with source.snapshot() as db:
-                return answer(args, View(db, source.root, context.cancelled))
+                rendered = answer(args, View(db, source.root, context.cancelled))
+                return ToolOutput(rendered.text, structured=rendered.result)
         except NotReady as exc:  # no snapshot yet, or the one read was damaged (said when the read fails)
             # The failure may name a file of the workspace (mesh.toml) by its absolute path.
             raise ToolError(not_ready_text(exc).replace(f"{source.root}{os.sep}", "")) from None

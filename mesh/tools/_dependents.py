@@ -19,12 +19,13 @@ from typing import Final
 import attrs
 
 from ..index.query._graph import GraphError, Scope, find_dependents, resolve_scope, resolve_target
-from ..render._dependents import render_dependents
+from ..render._dependents import DependentsResult, compose_dependents
+from ..render._paging import Rendered
 from ._args import describe
 from ._registry import ToolError
 from ._view import CURSOR_CHARS_MAX, View, arguments_of, cursor_offset, workspace_path
 
-__all__ = ["DESCRIPTION", "NAME", "TITLE", "Args", "answer", "scope_of_text"]
+__all__ = ["DESCRIPTION", "NAME", "TITLE", "Args", "Result", "answer", "run", "scope_of_text"]
 
 NAME: Final = "dependents"
 TITLE: Final = "Dependents of a file, module, symbol or contract"
@@ -33,6 +34,8 @@ DESCRIPTION: Final = (
     "or service name), directly and transitively through imports and gRPC, grouped by service with the "
     "file:line of each dependency."
 )
+#: The structured result (``outputSchema``): the same page as the Markdown.
+Result = DependentsResult
 
 
 @attrs.frozen(kw_only=True)
@@ -61,6 +64,12 @@ class Args:
 
 
 def answer(args: Args, view: View) -> str:
+    """The Markdown of :func:`run`."""
+    return run(args, view).text
+
+
+def run(args: Args, view: View) -> Rendered:
+    """One page of dependents, as Markdown and as a :class:`Result`; :class:`ToolError` for failures."""
     path = workspace_path(view.root, args.target, what="target")
     try:
         target = resolve_target(view.db, args.target, path)
@@ -70,7 +79,7 @@ def answer(args: Args, view: View) -> str:
         raise ToolError(str(exc)) from None
     total = sum(1 for d in found.dependents if scope is None or scope.holds(d.path, d.service))
     offset = cursor_offset(args.cursor, total, tool=NAME, args=args, noun="dependents")
-    return render_dependents(found, arguments_of(args), scope=scope, offset=offset)
+    return compose_dependents(found, arguments_of(args), scope=scope, offset=offset)
 
 
 def scope_of_text(view: View, text: str | None) -> Scope | None:

@@ -61,18 +61,19 @@ from ..index.query._docs_query import (
 )
 from ..render._docs import (
     Cursor,
+    DocsResult,
+    compose_matches,
+    compose_outline,
+    compose_section,
+    compose_tree,
     parse_cursor,
-    render_matches,
-    render_outline,
-    render_section,
-    render_tree,
 )
-from ..render._paging import call_text, code
+from ..render._paging import Rendered, call_text, code
 from ._args import describe
 from ._registry import ToolError
 from ._view import CURSOR_CHARS_MAX, View, arguments_of, workspace_path
 
-__all__ = ["DESCRIPTION", "NAME", "TITLE", "Args", "answer"]
+__all__ = ["DESCRIPTION", "NAME", "TITLE", "Args", "Result", "answer", "run"]
 
 NAME: Final = "doc_sections"
 TITLE: Final = "Doc sections"
@@ -80,6 +81,8 @@ DESCRIPTION: Final = (
     "The section tree of the workspace's Markdown docs (all, one folder or one file), or the text of a "
     "section chosen by `section_id` or found by `heading` (fuzzy); every section comes with the id to ask for it."
 )
+#: The structured result (``outputSchema``): the same page as the Markdown.
+Result = DocsResult
 #: How deep the trees of several files go unless ``depth`` says otherwise.
 FOLDER_DEPTH: Final = 2
 #: How many candidates an error lists.
@@ -128,6 +131,11 @@ class Args:
 
 def answer(args: Args, view: View) -> str:
     """The tree or the text the arguments ask for (see the module doc); :class:`ToolError` for failures."""
+    return run(args, view).text
+
+
+def run(args: Args, view: View) -> Rendered:
+    """:func:`answer` as Markdown and as a :class:`Result`."""
     if args.section_id is not None and args.heading is not None:
         raise ToolError(
             "Give either `section_id` (an id as printed) or `heading` (a title to look for), not both; "
@@ -146,9 +154,9 @@ def answer(args: Args, view: View) -> str:
         tree = _outline_with_headings(view, scope)
         rows = sum(1 for section in tree.sections if tree.depth(section) <= (args.depth or 6))
         offset = _offset(cursor, "section", rows, args.cursor)
-        return render_outline(tree, arguments=arguments, depth=args.depth, offset=offset)
+        return compose_outline(tree, arguments=arguments, depth=args.depth, offset=offset)
     offset = _offset(cursor, "file", len(scope), args.cursor)
-    return render_tree(
+    return compose_tree(
         scope,
         lambda file: outline(view.db, file),
         arguments=arguments,
@@ -284,7 +292,7 @@ def _close_ids_hint(sections: tuple[DocSection, ...], wanted: str) -> str:
 
 def _by_heading(
     view: View, scope: DocFile | tuple[DocFile, ...], path: str, args: Args, arguments: dict, cursor: Cursor | None
-) -> str:
+) -> Rendered:
     heading = args.heading or ""
     where: DocFile | str = scope if isinstance(scope, DocFile) else path
     matches = match_headings(view.db, heading, where)
@@ -304,7 +312,7 @@ def _by_heading(
         tree = outline(view.db, winner.file)
         return _text(view, tree, winner.section, args, arguments, cursor, matched=matches)
     offset = _offset(cursor, "match", len(matches), args.cursor)
-    return render_matches(
+    return compose_matches(
         matches, lambda file: outline(view.db, file), arguments=arguments, heading=heading, offset=offset
     )
 
@@ -317,14 +325,14 @@ def _text(
     arguments: dict,
     cursor: Cursor | None,
     matched: tuple = (),
-) -> str:
+) -> Rendered:
     lines = section_lines(view.db, view.root, tree.file)
     if lines is None:
         raise ToolError(f"The index keeps no text for `{tree.file.path}`; its section tree is all there is.")
     if cursor is not None and cursor.kind != "line":
         raise _bad_cursor(args.cursor)
     try:
-        return render_section(
+        return compose_section(
             tree,
             section,
             lines,

@@ -7,13 +7,13 @@ from typing import Final
 import attrs
 
 from ..index.query._links import LinkTargetError, trace_endpoint
-from ..render._endpoint import items_of, render_endpoint
-from ..render._paging import call_text, code
+from ..render._endpoint import EndpointResult, compose_endpoint, items_of
+from ..render._paging import Rendered, call_text, code
 from ._args import describe
 from ._registry import ToolError
 from ._view import CURSOR_CHARS_MAX, View, arguments_of, cursor_offset
 
-__all__ = ["DESCRIPTION", "NAME", "TITLE", "Args", "answer"]
+__all__ = ["DESCRIPTION", "NAME", "TITLE", "Args", "Result", "answer", "run"]
 
 NAME: Final = "endpoint_trace"
 TITLE: Final = "Trace an HTTP route, a message topic or a service's links"
@@ -25,6 +25,8 @@ DESCRIPTION: Final = (
     "exchange or subject: its broker, producers and consumers. For a service name: every inbound and "
     "outbound link of every kind (HTTP, messaging, gRPC)."
 )
+#: The structured result (``outputSchema``): the same page as the Markdown.
+Result = EndpointResult
 
 
 @attrs.frozen(kw_only=True)
@@ -44,6 +46,11 @@ class Args:
 
 def answer(args: Args, view: View) -> str:
     """The trace of ``args.target`` in the snapshot ``view`` reads, one page of its sites."""
+    return run(args, view).text
+
+
+def run(args: Args, view: View) -> Rendered:
+    """:func:`answer` as Markdown and as a :class:`Result`; :class:`ToolError` for failures."""
     try:
         found = trace_endpoint(view.db, args.target)
     except LinkTargetError as exc:
@@ -55,4 +62,4 @@ def answer(args: Args, view: View) -> str:
             text += " Give a route (`GET /path`), a topic or a service name; `smart_search` finds names in the code."
         raise ToolError(text) from None
     offset = cursor_offset(args.cursor, len(items_of(found)), tool=NAME, args=args, noun="sites")
-    return render_endpoint(found, arguments_of(args), offset=offset)
+    return compose_endpoint(found, arguments_of(args), offset=offset)

@@ -7,13 +7,13 @@ from typing import Final
 import attrs
 
 from ..index.query._grpc_query import FORMS, GrpcTargetError, trace
-from ..render._grpc import listed_sites, render_grpc
-from ..render._paging import busiest_scopes, call_text, code
+from ..render._grpc import GrpcResult, compose_grpc, listed_sites
+from ..render._paging import Rendered, busiest_scopes, call_text, code
 from ._args import describe
 from ._registry import ToolError
 from ._view import CURSOR_CHARS_MAX, View, arguments_of, cursor_offset, workspace_path
 
-__all__ = ["DESCRIPTION", "NAME", "TITLE", "Args", "answer"]
+__all__ = ["DESCRIPTION", "NAME", "TITLE", "Args", "Result", "answer", "run"]
 
 NAME: Final = "grpc_trace"
 TITLE: Final = "Trace a gRPC method or service"
@@ -24,6 +24,8 @@ DESCRIPTION: Final = (
     "(methods never implemented, never called, or called only from tests). Give a method "
     "(`acme.orders.v1.Orders/GetOrder`, `Orders/GetOrder`, `Orders.GetOrder`) or a whole service (`Orders`)."
 )
+#: The structured result (``outputSchema``): the same page as the Markdown.
+Result = GrpcResult
 
 
 @attrs.frozen(kw_only=True)
@@ -50,6 +52,11 @@ class Args:
 
 def answer(args: Args, view: View) -> str:
     """The trace of ``args.target`` in the snapshot ``view`` reads, one page of its code sites."""
+    return run(args, view).text
+
+
+def run(args: Args, view: View) -> Rendered:
+    """:func:`answer` as Markdown and as a :class:`Result`; :class:`ToolError` for failures."""
     try:
         found = trace(view.db, args.target)
     except GrpcTargetError as exc:
@@ -59,7 +66,7 @@ def answer(args: Args, view: View) -> str:
     if scope and not listed:
         raise ToolError(_nothing_under(found.key, scope, [item.site.path for item in listed_sites(found)], args))
     offset = cursor_offset(args.cursor, len(listed), tool=NAME, args=args, noun="code sites")
-    return render_grpc(found, arguments_of(args), scope=scope, offset=offset)
+    return compose_grpc(found, arguments_of(args), scope=scope, offset=offset)
 
 
 def _failure(exc: GrpcTargetError) -> str:

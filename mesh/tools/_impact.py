@@ -30,14 +30,14 @@ from typing import Final
 import attrs
 
 from ..index.query._graph import GraphError, Target, find_dependents, impact_of, resolve_file, resolve_target
-from ..render._impact import render_impact
-from ..render._paging import code
+from ..render._impact import ImpactResult, compose_impact
+from ..render._paging import Rendered, code
 from ._args import describe
 from ._dependents import scope_of_text
 from ._registry import ToolError
 from ._view import CURSOR_CHARS_MAX, View, arguments_of, cursor_offset, workspace_path
 
-__all__ = ["DESCRIPTION", "GIT_TIMEOUT_S", "NAME", "TITLE", "Args", "answer", "changed_paths"]
+__all__ = ["DESCRIPTION", "GIT_TIMEOUT_S", "NAME", "TITLE", "Args", "Result", "answer", "changed_paths", "run"]
 
 NAME: Final = "impact_matrix"
 TITLE: Final = "Impact of a change across services"
@@ -47,6 +47,8 @@ DESCRIPTION: Final = (
     "imports, calls of a changed RPC, uses of a changed message, tests), the evidence, and a verdict."
 )
 GIT_TIMEOUT_S: Final = 10.0
+#: The structured result (``outputSchema``): the same page as the Markdown, and every service touched.
+Result = ImpactResult
 #: A revision as git spells one: no blanks, no option, nothing a shell or git would read otherwise.
 _REVISION: Final = re.compile(r"[A-Za-z0-9_@][A-Za-z0-9_./~^@{}+-]*")
 #: An absolute path in a message of git's (not inside a word or a relative path).
@@ -90,6 +92,12 @@ class Args:
 
 
 def answer(args: Args, view: View) -> str:
+    """The Markdown of :func:`run`."""
+    return run(args, view).text
+
+
+def run(args: Args, view: View) -> Rendered:
+    """One page of the impact, as Markdown and as a :class:`Result`; :class:`ToolError` for failures."""
     if (args.changes is None) == (args.git_range is None):
         both = "both" if args.changes is not None else "neither"
         raise ToolError(
@@ -98,6 +106,7 @@ def answer(args: Args, view: View) -> str:
             '(`{"git_range": "main..HEAD"}`).'
         )
     missing: list[str] = []
+    changed_files: int | None = None
     try:
         if args.changes is not None:
             targets = _targets_of_changes(view, args.changes)
@@ -112,13 +121,14 @@ def answer(args: Args, view: View) -> str:
                 else:
                     targets.append(target)
             title = f"{code(label)} ({len(paths)} changed file{'s' if len(paths) != 1 else ''})"
+            changed_files = len(paths)
         scope = scope_of_text(view, args.scope)
         found = find_dependents(view.db, targets, args.depth)
     except GraphError as exc:
         raise ToolError(str(exc)) from None
     impact = impact_of(found, scope)
     offset = cursor_offset(args.cursor, len(impact.dependents), tool=NAME, args=args, noun="dependents")
-    return render_impact(
+    return compose_impact(
         found,
         impact,
         arguments_of(args),
@@ -126,6 +136,8 @@ def answer(args: Args, view: View) -> str:
         missing=missing,
         scope_text=None if scope is None else scope.text,
         offset=offset,
+        git_range=None if args.git_range is None else args.git_range.strip(),
+        changed_files=changed_files,
     )
 
 

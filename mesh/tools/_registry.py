@@ -12,7 +12,7 @@ import attrs
 
 from ..render import TOOL_TEXT_BYTES_MAX, bound_markdown
 from ..render._paging import escape_controls
-from ._args import ArgumentError, Meta, parse_args, schema_of
+from ._args import ArgumentError, Meta, as_json, output_schema_of, parse_args, schema_of
 
 __all__ = ["CallContext", "Registry", "Tool", "ToolError", "ToolOutput"]
 
@@ -26,11 +26,15 @@ class ToolError(Exception):
 
 @attrs.frozen
 class ToolOutput:
-    """A tool's answer: Markdown text, bounded by the registry."""
+    """A tool's answer: Markdown text, bounded by the registry, and its structured form.
+
+    ``structured`` is a JSON object, or an instance of the tool's ``output`` class, which the
+    registry turns into the object ``output``'s schema describes (``structuredContent``).
+    """
 
     text: str
     is_error: bool = False
-    structured: Mapping[str, Any] | None = None
+    structured: Any = None
     #: Set by the registry when the text was cut to the bound.
     truncated: bool = False
 
@@ -55,11 +59,16 @@ class Tool:
     title: str | None = None
     #: MCP tool annotations, e.g. ``{"readOnlyHint": True}``.
     annotations: Mapping[str, Any] | None = None
+    #: The attrs class of the structured result (``outputSchema``), or None for Markdown alone.
+    #: A tool that declares one answers every success with an instance of it.
+    output: type | None = None
 
     def __attrs_post_init__(self) -> None:
         if not _NAME.fullmatch(self.name):
             raise ValueError(f"tool name {self.name!r} must be 1-64 chars of A-Z a-z 0-9 _ - .")
         schema_of(self.args)  # fail at registration, not at the first call
+        if self.output is not None:
+            output_schema_of(self.output)
 
 
 @attrs.define
@@ -84,6 +93,11 @@ class Registry:
 
     def schema(self, name: str) -> dict[str, Any]:
         return schema_of(self._tools[name].args)
+
+    def output_schema(self, name: str) -> dict[str, Any] | None:
+        """The ``outputSchema`` of a tool, derived from its ``output`` class (None when it has none)."""
+        output = self._tools[name].output
+        return None if output is None else output_schema_of(output)
 
     def call(
         self,
@@ -114,11 +128,25 @@ class Registry:
             output = ToolOutput(str(exc), is_error=True)
         if isinstance(output, str):
             output = ToolOutput(output)
+        output = _structured(tool, output)
         text = escape_controls(output.text) if output.is_error else output.text
         bounded = bound_markdown(text, TOOL_TEXT_BYTES_MAX)
         if bounded.text != output.text:
             output = attrs.evolve(output, text=bounded.text, truncated=bounded.truncated)
         return output
+
+
+def _structured(tool: Tool, output: ToolOutput) -> ToolOutput:
+    """``output`` with its structured result as JSON. A tool with an ``output`` class answers every
+    success with an instance of that class (the schema's promise to the client, MCP 2025-06-18: a
+    tool with an output schema MUST give structured results that conform to it); an error may carry
+    none, as the SDK clients expect (they validate only successful results)."""
+    structured = output.structured
+    if tool.output is not None and not output.is_error and not isinstance(structured, tool.output):
+        raise TypeError(f"tool {tool.name!r} answered without its structured result ({tool.output.__name__})")
+    if structured is not None and attrs.has(type(structured)):
+        return attrs.evolve(output, structured=as_json(structured))
+    return output
 
 
 def _error(text: str) -> ToolOutput:

@@ -23,12 +23,13 @@ from typing import Final, Literal
 import attrs
 
 from ..index.query._search import SearchError, left_out_under, not_searched, search, symbols
-from ..render._search import ScopeReading, render_search
+from ..render._paging import Rendered
+from ..render._search import ScopeReading, SearchResult, compose_search
 from ._args import describe
 from ._registry import ToolError
 from ._view import CURSOR_CHARS_MAX, View, arguments_of, cursor_offset, workspace_path
 
-__all__ = ["DESCRIPTION", "NAME", "TITLE", "Args", "answer"]
+__all__ = ["DESCRIPTION", "NAME", "TITLE", "Args", "Result", "answer", "run"]
 
 NAME: Final = "smart_search"
 TITLE: Final = "Search the workspace"
@@ -39,6 +40,8 @@ DESCRIPTION: Final = (
     "the enclosing definition. Narrow with scope (a service, a path prefix or a glob), language, kind."
 )
 _GLOB_CHARS: Final = frozenset("*?[")
+#: The structured result (``outputSchema``): the same page as the Markdown.
+Result = SearchResult
 
 
 @attrs.frozen(kw_only=True)
@@ -65,6 +68,12 @@ class Args:
 
 
 def answer(args: Args, view: View) -> str:
+    """The Markdown of :func:`run`."""
+    return run(args, view).text
+
+
+def run(args: Args, view: View) -> Rendered:
+    """One page of matches, as Markdown and as a :class:`Result`; :class:`ToolError` for failures."""
     query, regex = args.query, args.mode == "regex"
     if args.mode == "auto" and len(query) > 2 and query.startswith("/") and query.endswith("/"):
         query, regex = query[1:-1], True
@@ -104,7 +113,7 @@ def answer(args: Args, view: View) -> str:
         hint = " Escape it, or use mode literal." if regex else ""
         raise ToolError(f"Cannot search for `{query}`: {exc}.{hint}") from None
     offset = cursor_offset(args.cursor, len(found.matches), tool=NAME, args=args, noun="matches")
-    return render_search(
+    return compose_search(
         found, arguments_of(args), offset=offset, symbols=args.mode == "symbol", not_searched=left, scope=reading
     )
 

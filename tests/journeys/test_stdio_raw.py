@@ -91,7 +91,7 @@ def test_handshake_session_in_every_version_INV_LIFE_2(version: str) -> None:
 
     opened = result_of(transcript.by_id(1))
     assert opened["protocolVersion"] == version
-    assert opened["capabilities"] == {"tools": {"listChanged": False}}
+    assert opened["capabilities"] == {"logging": {}, "tools": {"listChanged": False}}
     assert opened["serverInfo"]["name"] == "mesh-mcp"
     assert set(opened) <= {"protocolVersion", "capabilities", "serverInfo", "instructions"}
     tools = result_of(transcript.by_id(2))
@@ -578,7 +578,7 @@ def test_stateless_session_INV_LIFE_3() -> None:
 
     discovered = assert_stateless_result(transcript.by_id(1))
     assert discovered["supportedVersions"] == [STATELESS_VERSION]
-    assert discovered["capabilities"] == {"tools": {"listChanged": False}}
+    assert discovered["capabilities"] == {"logging": {}, "tools": {"listChanged": False}}
     assert isinstance(discovered["ttlMs"], int) and discovered["ttlMs"] >= 0
     assert discovered["cacheScope"] in ("public", "private")
 

@@ -44,7 +44,7 @@ def test_initialize_echoes_a_supported_version_INV_LIFE_2(version: str) -> None:
         "id": "init",
         "result": {
             "protocolVersion": version,
-            "capabilities": {"tools": {"listChanged": False}},
+            "capabilities": {"logging": {}, "tools": {"listChanged": False}},
             "serverInfo": {"name": "mesh-mcp", "version": "9.9"},
             "instructions": "Use tools.",
         },
@@ -122,7 +122,7 @@ def test_discover_opens_the_stateless_era_INV_LIFE_3() -> None:
     [answer] = harness.ask(stateless(1, "server/discover"))
     assert answer["result"] == {
         "supportedVersions": ["2026-07-28"],
-        "capabilities": {"tools": {"listChanged": False}},
+        "capabilities": {"logging": {}, "tools": {"listChanged": False}},
         "ttlMs": 5000,
         "cacheScope": "public",
         "resultType": "complete",

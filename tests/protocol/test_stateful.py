@@ -94,7 +94,7 @@ VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
 CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities"
 CLIENT_INFO_KEY = "io.modelcontextprotocol/clientInfo"
 SERVER_INFO_KEY = "io.modelcontextprotocol/serverInfo"
-CAPABILITIES = {"tools": {"listChanged": False}}
+CAPABILITIES = {"logging": {}, "tools": {"listChanged": False}}
 
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
