@@ -307,7 +307,8 @@ def _gap_list(trace: Trace) -> list[str]:
     if isinstance(trace, RouteTrace):
         for route, callers in zip(trace.routes, trace.callers, strict=True):
             if not any(not c.test for c in callers) and route.framework != "openapi":
-                gaps.append(f"{code(route.label)} ({route.service}) is served but never called inside the workspace")
+                where = "outside tests" if callers else "inside the workspace"
+                gaps.append(f"{code(route.label)} ({route.service}) is served but never called {where}")
         for call in trace.unserved:
             gaps.append(f"{code(call.label)} is called at {code(f'{call.file}:{call.line}')} but served nowhere in the workspace")
         if trace.computed:

@@ -197,3 +197,26 @@ def test_dependents_of_a_handler_file_are_its_routes_callers(wired, tmp_path: Pa
         args, _ = parse_args(DependentsArgs, {"target": "billing/app.py"})
         text = dependents(args, view)
         assert "`web/app.py:9` sends `GET /invoices/{invoice_id}`" in text
+
+
+def test_a_route_only_tests_call_is_a_gap_said_as_such(tmp_path: Path) -> None:
+    """A route whose only callers are tests is listed with them, and the gap says "outside tests"
+    (not "inside the workspace", which its own list would contradict)."""
+    root = tmp_path / "ws"
+    for name, text in (
+        ("billing/app.py", BILLING),
+        ("billing/requirements.txt", "flask\n"),
+        ("billing/tests/test_app.py", "from app import app\n\n\ndef test_create():\n"
+                                      "    app.test_client().post('/invoices')\n"),
+    ):  # fmt: skip
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    index = Index(root, tmp_path / "cache", workers=1)
+    try:
+        index.refresh()
+        with view_of(index) as view:
+            text = trace_text(view, target="POST /invoices")
+    finally:
+        index.close()
+    assert "billing/tests/test_app.py:5" in text
+    assert "`POST /invoices` (billing) is served but never called outside tests" in text
