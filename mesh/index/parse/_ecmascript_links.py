@@ -42,7 +42,7 @@ import attrs
 import tree_sitter
 
 from .._facts import Constant, HttpCall, HttpRoute, MessageFact, MessageRole, Setting
-from . import _common, _kiota, _ts
+from . import _common, _kiota, _openapi_clients, _ts
 from ._ecmascript import _key_text, _named, _string_value, _this_member, _unwrap
 from ._links import HTTP_METHODS, join_paths, route_template, url_parts
 from ._tree import safe_captures
@@ -290,6 +290,8 @@ class _Links:
                 for klass in top.get("class", ()):
                     for node in _member_decorators(klass):
                         self._decorator(node)
+        if _openapi_clients.ecmascript_wanted(x.imports):  # after the settings of _registration
+            _openapi_clients.ecmascript_calls(self)
         self.found.sort(key=lambda item: (item[0], item[1]))
         routes = tuple(fact for _, _, fact in self.found if isinstance(fact, HttpRoute))
         calls = tuple(fact for _, _, fact in self.found if isinstance(fact, HttpCall))

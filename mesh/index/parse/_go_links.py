@@ -46,7 +46,7 @@ from typing import Final
 import tree_sitter
 
 from .._facts import Constant, HttpCall, HttpRoute, MessageFact, MessageRole
-from . import _kiota, _ts
+from . import _kiota, _openapi_clients, _ts
 from ._common import Definitions, captures, query
 from ._links import HTTP_METHODS, join_paths, route_template, url_parts, verb
 from ._config import secret_name
@@ -489,7 +489,7 @@ def extract_links(
             names[local] = lib
     libs = set(names.values())
     if not (libs & {*_ROUTERS, *_BROKERS, "resty"}) and not any(hint in source for hint in _HINTS):
-        if not _kiota.go_wanted(packages, source):
+        if not _kiota.go_wanted(packages, source) and not _openapi_clients.go_wanted(packages, source):
             return (), (), ()
         return _Links(source, definitions, names, packages).run(root, kiota_only=True)
     return _Links(source, definitions, names, packages).run(root)
@@ -587,6 +587,7 @@ class _Links:
             records.sort(key=lambda record: record[0])
         if kiota_only:  # a file of no library known here: its Kiota requests alone (see _kiota.py)
             _kiota.go_calls(self, calls)
+            _openapi_clients.go_calls(self, calls)  # and its calls through generated OpenAPI clients
             return (), tuple(fact for _, fact in sorted(self.calls.values(), key=lambda item: item[0])), ()
         # mounts first (two rounds: a mount's own prefix may come from a mount)
         routing = bool(self.libs & {*_ROUTERS}) or any(name in self.calls_by_name for name in ("Handle", "HandleFunc"))
@@ -616,6 +617,7 @@ class _Links:
         for node in found.get("literal", ()):
             self.message_literal(node)
         _kiota.go_calls(self, calls)
+        _openapi_clients.go_calls(self, calls)
         return (
             tuple(fact for _, fact in sorted(self.routes.values(), key=lambda item: item[0])),
             tuple(fact for _, fact in sorted(self.calls.values(), key=lambda item: item[0])),

@@ -49,7 +49,7 @@ import attrs
 import tree_sitter
 
 from .._facts import Constant, HttpCall, HttpRoute, Import, MessageFact, MessageRole, Setting
-from . import _jvm_fluent
+from . import _jvm_fluent, _openapi_clients
 from ._common import Definitions, squash
 from ._jvm_syntax import WRITTEN_MAX, Ann, Call, Decl, JavaSyntax, KotlinSyntax, Syntax, same
 from ._links import HTTP_METHODS, join_paths, route_template, url_parts
@@ -1005,6 +1005,7 @@ class _Engine:
         for call, handlers in normalized:
             for handler in handlers:
                 handler(self, call)
+        _openapi_clients.jvm_calls(self, calls)  # operations of generated OpenAPI clients: any method name
         self.out.sort(key=lambda item: (item[0], item[1]))
         facts = [fact for _, _, fact in self.out]
         return Links(

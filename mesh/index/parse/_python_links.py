@@ -67,7 +67,7 @@ import attrs
 import tree_sitter
 
 from .._facts import Constant, HttpCall, HttpRoute, MessageFact, MessageRole
-from . import _kiota, _ts
+from . import _kiota, _openapi_clients, _ts
 from ._common import Definitions, captures, query, squash
 from ._links import HTTP_METHODS, join_paths, route_template, url_parts, verb
 from ._config import secret_name
@@ -155,7 +155,11 @@ def extract(
         or any(hint in source for hint in _HINTS + _TEST_HINTS)
         or _ROUTE_DECORATOR.search(source)
     )
-    if kiota_only and not _kiota.python_wanted(imports.roots, imports.qual, source):
+    if (
+        kiota_only
+        and not _kiota.python_wanted(imports.roots, imports.qual, source)
+        and not _openapi_clients.python_wanted(imports.roots, imports.qual, source)
+    ):
         return Links(constants=constants)
     found = captures(query(_LANGUAGE, _QUERY), root)
     dicts = captures(query(_LANGUAGE, _DICT_QUERY), root).get("dict", []) if b"pubsubname" in source else []
@@ -163,6 +167,7 @@ def extract(
     if kiota_only:  # a file of no library known here: its Kiota requests alone (see _kiota.py)
         file.bind()
         _kiota.python_calls(file)
+        _openapi_clients.python_calls(file)  # and its calls through generated OpenAPI clients
     else:
         file.run(dicts)
     return Links(
@@ -1838,6 +1843,7 @@ class _File:
             self.message_call(call)
         self.wrapped_calls()
         _kiota.python_calls(self)
+        _openapi_clients.python_calls(self)
         for node in dicts:
             self.dapr_subscription(node)
 
