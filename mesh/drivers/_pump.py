@@ -29,6 +29,12 @@ A pump given a ``client_log`` (:mod:`._client_log`) subscribes to the server's o
 errors: any thread's record is queued and wakes the loop, which hands it to the session with the
 time (``ServerSession.log``), and wakes again at ``session.timer()`` for the rate limit.
 
+A tool reports progress through its ``CallContext.progress``: the offer joins the same queue as
+the outcomes, behind nothing the call did later, so the loop hands it to the session
+(``ServerSession.progress``, which sends it only when the client asked) before the call's
+answer. Offers closer together than ``PROGRESS_INTERVAL_S`` are dropped, and so is any made once
+the call returned: a tool cannot flood the loop, nor speak after its answer.
+
 A pump given a ``heartbeat`` (the daemon's connections) writes it between frames whenever it has
 written nothing for ``heartbeat_s``: the loop, not a tool, writes it, so a peer can tell a slow
 tool (heartbeats go on) from a process that stopped or hung (they stop).
@@ -45,12 +51,13 @@ and a lost answer must not look like success), else 0.
 from __future__ import annotations
 
 import logging
+import math
 import os
 import select
 import threading
 import time
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Final
 
@@ -85,6 +92,8 @@ OUT_BYTES_MAX: Final = 1024 * 1024
 FLUSH_S_MAX: Final = 2.0
 #: Log entries waiting for the loop; past this the oldest are dropped (the session rate-limits anyway).
 LOGS_QUEUED_MAX: Final = 1024
+#: A call's progress offers closer together than this are dropped (the first always passes).
+PROGRESS_INTERVAL_S: Final = 0.25
 
 _IN: Final = select.POLLIN | select.POLLPRI
 _BROKEN: Final = select.POLLERR | select.POLLHUP | select.POLLNVAL
@@ -133,7 +142,8 @@ class ConnectionPump:
         # Reentrant: a signal handler (request_stop) may run on the main thread while it holds it.
         self._wake_lock = threading.RLock()
         self._wake_closed = False
-        self._done: deque[tuple[RequestId, ToolOutcome]] = deque()
+        #: Finished calls, and progress offers of running ones, in the order they happened.
+        self._done: deque[tuple[RequestId, ToolOutcome | _Progress]] = deque()
         self._stops: deque[str] = deque()
         self._cancel_flags: dict[RequestId, threading.Event] = {}
         self._out = bytearray()
@@ -265,6 +275,9 @@ class ConnectionPump:
                     session.log(entry.level, entry.logger, entry.data, now)
                 while self._done:
                     request_id, outcome = self._done.popleft()
+                    if isinstance(outcome, _Progress):
+                        session.progress(request_id, outcome.done, outcome.total, outcome.message)
+                        continue
                     self._cancel_flags.pop(request_id, None)
                     session.complete(request_id, outcome)
                 while self._stops:
@@ -377,29 +390,89 @@ class ConnectionPump:
 
     def _run_tool(self, event: ToolCallRequested, cancelled: threading.Event) -> None:
         audit = self._audit
-        if audit is None:
-            outcome, _ = call_tool(self._registry, event, self._workspace, cancelled)
-        else:
-            when, started = audit.now(), time.monotonic()
-            outcome, truncated = call_tool(self._registry, event, self._workspace, cancelled)
+        reporter = _Reporter(event.request_id, self._post_progress)
+        try:
+            if audit is None:
+                outcome, _ = call_tool(self._registry, event, self._workspace, cancelled, reporter)
+            else:
+                when, started = audit.now(), time.monotonic()
+                outcome, truncated = call_tool(self._registry, event, self._workspace, cancelled, reporter)
+        finally:
+            reporter.close()  # nothing the tool offers from now on reaches the client
+        if audit is not None:
             # INV-AUDIT-1: the row is committed before the answer reaches the session (and so the
             # client); the audit log never raises (INV-AUDIT-2).
             audit.record(audit_row(event, outcome, truncated, self._session_id, when, time.monotonic() - started))
         self._done.append((event.request_id, outcome))
         self._wake()
 
+    def _post_progress(self, request_id: RequestId, offer: _Progress) -> None:
+        """A worker: a running call's progress offer (see :class:`_Reporter`)."""
+        self._done.append((request_id, offer))
+        self._wake()
 
-def run_tool(registry: Registry, event: ToolCallRequested, workspace: Path, cancelled: threading.Event) -> ToolOutcome:
+
+class _Progress:
+    """One progress offer of a running call, on its way to the loop."""
+
+    __slots__ = ("done", "message", "total")
+
+    def __init__(self, done: float, total: float | None, message: str) -> None:
+        self.done, self.total, self.message = done, total, message
+
+
+class _Reporter:
+    """``CallContext.progress`` of one call: offers at most one per ``PROGRESS_INTERVAL_S``, none
+    once the call returned (:meth:`close`), none that is not a finite number."""
+
+    def __init__(self, request_id: RequestId, post: Callable[[RequestId, _Progress], None]) -> None:
+        self._request_id = request_id
+        self._post = post
+        self._last_at: float | None = None
+        self._lock = threading.Lock()
+        self._closed = False
+
+    def close(self) -> None:
+        """The call returned: later offers (from a thread the tool left behind) go nowhere."""
+        with self._lock:
+            self._closed = True
+
+    def __call__(self, done: float, total: float | None = None, message: str = "") -> None:
+        if done.__class__ not in (int, float) or (total is not None and total.__class__ not in (int, float)):
+            return
+        if not math.isfinite(done) or (total is not None and not (math.isfinite(total) and total >= 0)):
+            return
+        with self._lock:
+            now = time.monotonic()
+            if self._closed or (self._last_at is not None and now - self._last_at < PROGRESS_INTERVAL_S):
+                return
+            self._last_at = now
+            self._post(self._request_id, _Progress(done, total, message))
+
+
+def run_tool(
+    registry: Registry,
+    event: ToolCallRequested,
+    workspace: Path,
+    cancelled: threading.Event,
+    progress: Callable[[float, float | None, str], None] | None = None,
+) -> ToolOutcome:
     """Run one call and turn what happened into the outcome the session expects."""
-    return call_tool(registry, event, workspace, cancelled)[0]
+    return call_tool(registry, event, workspace, cancelled, progress)[0]
 
 
 def call_tool(
-    registry: Registry, event: ToolCallRequested, workspace: Path, cancelled: threading.Event
+    registry: Registry,
+    event: ToolCallRequested,
+    workspace: Path,
+    cancelled: threading.Event,
+    progress: Callable[[float, float | None, str], None] | None = None,
 ) -> tuple[ToolOutcome, bool]:
     """:func:`run_tool`, and whether the answer was cut to the bound."""
     try:
-        output = registry.call(event.name, event.arguments, event.meta, workspace=workspace, cancelled=cancelled)
+        output = registry.call(
+            event.name, event.arguments, event.meta, workspace=workspace, cancelled=cancelled, progress=progress
+        )
     except Exception as exc:  # a crashed tool must not take the server down
         log.exception("tool %s crashed (request %r)", event.name, event.request_id)
         return ToolCrashed(f"{type(exc).__name__}: {exc}"), False

@@ -45,10 +45,22 @@ flight, so before that call's answer; nothing is kept for later. Either way at m
 message sent); the rest are counted, and one message says how many were suppressed when the window
 ends: at the next message, or when the driver calls ``handle_timer`` at ``timer()`` (stateless, a
 call also hears the count so far just before its answer). Nothing goes out after the session closed.
+
+Progress. A call whose ``params._meta.progressToken`` is a string or an integer may hear how far it
+got: the driver offers ``progress(request_id, progress, total, message)`` and the core sends
+``notifications/progress`` only while that call is in flight and not cancelled (so never after its
+answer), only with the token the client gave, and only when ``progress`` is strictly above the last
+one sent for that call (the specification's "MUST increase"; an offer that does not is dropped).
+A token already held by another call in flight gives the second call no progress (tokens must be
+unique among active requests; two calls' counts would interleave under one token). ``message``
+exists from 2025-03-26 on and is left out for 2024-11-05. The stateless 2026-07-28 revision sends
+progress the same way: on the request's own stream, before its answer. No clock is involved:
+how often to offer is the driver's business.
 """
 
 from __future__ import annotations
 
+import math
 from collections import deque
 from enum import Enum
 from typing import Any, Final
@@ -202,6 +214,10 @@ class _Call:
     cancelled: bool = False
     #: Stateless era: the rank of the call's ``_meta`` log level (None: it asked for no log).
     log_floor: int | None = None
+    #: ``_meta.progressToken`` when the client gave a usable one (None: no progress for this call).
+    progress_token: str | int | None = None
+    #: The last progress value sent for this call (None before the first).
+    progress_sent: float | None = None
 
 
 @attrs.define
@@ -333,6 +349,32 @@ class ServerSession:
             call.batch.answers[call.slot] = answer
             if call.batch.pending == 0:
                 self._emit_batch(call.batch)
+
+    def progress(
+        self, request_id: RequestId, progress: float, total: float | None = None, message: str | None = None
+    ) -> bool:
+        """Offer ``notifications/progress`` for the call ``request_id``; whether it was sent.
+
+        Sent only while the call is in flight and not cancelled, when the client gave it a
+        ``progressToken``, and when ``progress`` is above the last value sent for it (see
+        "Progress" in the module docstring). ``progress`` and ``total`` must be finite numbers
+        (a ``ValueError`` otherwise: a driver bug, not a client's)."""
+        for value in (progress, total) if total is not None else (progress,):
+            if value.__class__ not in (int, float) or not math.isfinite(value):
+                raise ValueError(f"progress values must be finite numbers, not {value!r}")
+        call = self._calls.get(request_id)
+        if call is None or call.cancelled or call.progress_token is None or self._closed:
+            return False
+        if call.progress_sent is not None and progress <= call.progress_sent:
+            return False
+        call.progress_sent = progress
+        params: dict[str, Any] = {"progressToken": call.progress_token, "progress": progress}
+        if total is not None:
+            params["total"] = total
+        if message is not None and at_least(call.version, "2025-03-26"):
+            params["message"] = message
+        self._out.append(encode_frame({"jsonrpc": "2.0", "method": "notifications/progress", "params": params}))
+        return True
 
     def data_to_send(self) -> bytes:
         """Whole frames produced since the last call, ready for the writer."""
@@ -703,7 +745,10 @@ class ServerSession:
         floor = None
         if version in REQUEST_LOG_LEVEL_VERSIONS:  # checked with the envelope
             floor = _SEVERITY.get(meta.get(LOG_LEVEL_KEY))  # type: ignore[union-attr, arg-type]
-        self._calls[request_id] = _Call(request_id, version, batch, slot, log_floor=floor)
+        token = meta.get("progressToken") if isinstance(meta, dict) else None
+        if token.__class__ not in _ID_TYPES or any(call.progress_token == token for call in self._calls.values()):
+            token = None  # none given, not a string or an integer, or held by a call in flight
+        self._calls[request_id] = _Call(request_id, version, batch, slot, log_floor=floor, progress_token=token)
         if batch is not None:
             batch.pending += 1
         self._events.append(

@@ -3,15 +3,23 @@
 Each tool module holds ``NAME``, ``TITLE``, ``DESCRIPTION``, ``Args``, ``Result`` (its structured
 result's class) and a pure ``run(args, view) -> Rendered`` (the Markdown and the ``Result`` of the
 same page; ``answer`` gives the Markdown alone); this module turns them into registry entries that
-open one snapshot per call. Before the first snapshot exists every tool answers ``isError`` "still
-indexing" with the files done of total; when the index cannot be built, it says why; when the
-index was found damaged, that it is being rebuilt (INV-INDEX-8).
+open one snapshot per call. Before the first snapshot exists a call waits for it, up to
+``wait_s`` (``MESH_FIRST_CALL_WAIT_S``, 3 s by default), telling the client how far the build got
+(``CallContext.progress``: files parsed of total) and stopping at once when cancelled; a workspace
+indexed within the bound is answered as if the index had always been there (INV-FIRST-1). Past the
+bound a tool with a ``scan`` (``smart_search``) answers by reading the files and says so; any
+other answers ``isError`` "still indexing" with the files done of total. When the index cannot be
+built, it says why at once; when the index was found damaged, that it is being rebuilt, at once
+and without a scan (INV-INDEX-8).
 """
 
 from __future__ import annotations
 
+import logging
 import os
-from collections.abc import Callable
+import threading
+import time
+from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager
 from pathlib import Path
 from types import ModuleType
@@ -23,7 +31,16 @@ from . import _smart_search
 from ._registry import CallContext, Registry, Tool, ToolError, ToolOutput
 from ._view import View
 
-__all__ = ["IndexSource", "builtin_registry", "not_ready_text"]
+__all__ = ["FIRST_CALL_WAIT_S", "IndexSource", "builtin_registry", "first_call_wait_s", "not_ready_text", "progress_of"]
+
+log = logging.getLogger("mesh.tools")
+
+#: How long a call waits for the first snapshot before answering without it (``MESH_FIRST_CALL_WAIT_S``).
+FIRST_CALL_WAIT_S: Final = 3.0
+#: The longest wait the environment may ask for.
+FIRST_CALL_WAIT_S_MAX: Final = 60.0
+#: How often a waiting call looks at the index again (and offers progress).
+POLL_S: Final = 0.1
 
 #: Every built-in tool only reads.
 READ_ONLY: Final = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}
@@ -43,8 +60,29 @@ def _modules() -> tuple[ModuleType, ...]:
     return (_smart_search, _dependents, _grpc_trace, _endpoint_trace, _impact, _doc_sections)
 
 
-def builtin_registry(source: IndexSource | None = None) -> Registry:
-    """The built-in tools, reading ``source`` (without one, each answers that there is no index)."""
+def first_call_wait_s(environ: Mapping[str, str] | None = None) -> float:
+    """The wait for the first snapshot: ``MESH_FIRST_CALL_WAIT_S`` (seconds, 0 to 60), else the default."""
+    environ = os.environ if environ is None else environ
+    raw = environ.get("MESH_FIRST_CALL_WAIT_S", "").strip()
+    if not raw:
+        return FIRST_CALL_WAIT_S
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value <= FIRST_CALL_WAIT_S_MAX:  # NaN fails too
+        log.warning(
+            "MESH_FIRST_CALL_WAIT_S must be 0 to %g seconds; using %g", FIRST_CALL_WAIT_S_MAX, FIRST_CALL_WAIT_S
+        )
+        return FIRST_CALL_WAIT_S
+    return value
+
+
+def builtin_registry(source: IndexSource | None = None, *, wait_s: float | None = None) -> Registry:
+    """The built-in tools, reading ``source`` (without one, each answers that there is no index).
+
+    ``wait_s``: how long a call waits for the first snapshot (None: :func:`first_call_wait_s`)."""
+    wait = first_call_wait_s() if wait_s is None else wait_s
     registry = Registry()
     for module in _modules():
         registry.register(
@@ -52,7 +90,7 @@ def builtin_registry(source: IndexSource | None = None) -> Registry:
                 module.NAME,
                 module.DESCRIPTION,
                 module.Args,
-                _bound(module.run, source),
+                _bound(module.run, source, wait, getattr(module, "scan", None)),
                 title=module.TITLE,
                 annotations=READ_ONLY,
                 output=module.Result,
@@ -61,21 +99,49 @@ def builtin_registry(source: IndexSource | None = None) -> Registry:
     return registry
 
 
+#: A tool's answer without an index (``smart_search``'s scan); None when the question needs one.
+Scan = Callable[[Any, Path, threading.Event], Rendered | None]
+
+
 def _bound(
-    answer: Callable[[Any, View], Rendered], source: IndexSource | None
+    answer: Callable[[Any, View], Rendered], source: IndexSource | None, wait_s: float, scan: Scan | None
 ) -> Callable[[Any, CallContext], ToolOutput]:
     def run(args: Any, context: CallContext) -> ToolOutput:
         if source is None:
             raise ToolError("This server has no workspace index; start it with a workspace (--workspace DIR).")
-        try:
-            with source.snapshot() as db:
-                rendered = answer(args, View(db, source.root, context.cancelled))
-                return ToolOutput(rendered.text, structured=rendered.result)
-        except NotReady as exc:  # no snapshot yet, or the one read was damaged (said when the read fails)
-            # The failure may name a file of the workspace (mesh.toml) by its absolute path.
-            raise ToolError(not_ready_text(exc).replace(f"{source.root}{os.sep}", "")) from None
+        deadline = None
+        while True:
+            try:
+                with source.snapshot() as db:
+                    rendered = answer(args, View(db, source.root, context.cancelled))
+                    return ToolOutput(rendered.text, structured=rendered.result)
+            except NotReady as exc:  # no snapshot yet, or the one read was damaged (said when the read fails)
+                not_ready = exc
+            if not_ready.failure or not_ready.damaged:
+                break  # a failure is said now; a damaged index is said while it is rebuilt (INV-INDEX-8)
+            now = time.monotonic()
+            if deadline is None:
+                deadline = now + wait_s
+            done, total, message = progress_of(not_ready)
+            context.progress(done, total, message)
+            if now >= deadline or context.cancelled.wait(min(POLL_S, deadline - now)):
+                break
+        if scan is not None and not not_ready.failure and not not_ready.damaged and not context.cancelled.is_set():
+            scanned = scan(args, source.root, context.cancelled)
+            if scanned is not None:
+                return ToolOutput(scanned.text, structured=scanned.result)
+        # The failure may name a file of the workspace (mesh.toml) by its absolute path.
+        raise ToolError(not_ready_text(not_ready).replace(f"{source.root}{os.sep}", ""))
 
     return run
+
+
+def progress_of(exc: NotReady) -> tuple[int, int | None, str]:
+    """(files parsed, of how many or None, a sentence) of a build still running, for progress."""
+    progress = exc.progress
+    total = progress.total or None
+    done = progress.total if progress.phase in ("writing", "done") else progress.done
+    return done, total, f"Indexing the workspace: {_doing(exc)}"
 
 
 def not_ready_text(exc: NotReady) -> str:
@@ -89,6 +155,16 @@ def not_ready_text(exc: NotReady) -> str:
         return f"The workspace index is not available: {exc.failure}. {then.capitalize()}."
     if exc.rebuilt:
         return f"The workspace index was damaged ({exc.damaged}); it was set aside and rebuilt. Call the tool again."
+    doing = _doing(exc)
+    if exc.damaged:
+        return (
+            f"The workspace index was damaged and is being rebuilt ({exc.damaged}): {doing}."
+            " Try again in a few seconds."
+        )
+    return f"Still indexing the workspace: {doing}. Try again in a few seconds."
+
+
+def _doing(exc: NotReady) -> str:
     progress = exc.progress
     if progress.phase == "parsing" and progress.total:
         doing = f"{progress.done:,} of {progress.total:,} files parsed"
@@ -98,9 +174,4 @@ def not_ready_text(exc: NotReady) -> str:
         doing = "checking the index left by a server that did not stop cleanly"
     else:
         doing = "listing the workspace's files"
-    if exc.damaged:
-        return (
-            f"The workspace index was damaged and is being rebuilt ({exc.damaged}): {doing}."
-            " Try again in a few seconds."
-        )
-    return f"Still indexing the workspace: {doing}. Try again in a few seconds."
+    return doing

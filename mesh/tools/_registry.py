@@ -47,6 +47,9 @@ class CallContext:
     meta: Meta
     #: Set when the client cancelled the call or the server is shutting down: stop early.
     cancelled: threading.Event = attrs.field(factory=threading.Event)
+    #: Tell the client how far the call got: ``progress(done, total, message)``, ``done`` rising.
+    #: The driver sends it as ``notifications/progress`` when the client asked; else it goes nowhere.
+    progress: Callable[[float, float | None, str], None] = attrs.field(default=lambda *_: None)
 
 
 @attrs.frozen
@@ -107,6 +110,7 @@ class Registry:
         *,
         workspace: Path,
         cancelled: threading.Event | None = None,
+        progress: Callable[[float, float | None, str], None] | None = None,
     ) -> ToolOutput:
         """Run one call. Bad arguments and :class:`ToolError` become ``is_error`` answers; any
         other exception propagates (the driver answers it as an internal error).
@@ -122,6 +126,8 @@ class Registry:
         except ArgumentError as exc:
             return _error(f"Invalid arguments for `{name}`: {exc}")
         context = CallContext(workspace, meta, cancelled if cancelled is not None else threading.Event())
+        if progress is not None:
+            context = attrs.evolve(context, progress=progress)
         try:
             output = tool.run(args, context)
         except ToolError as exc:

@@ -14,14 +14,23 @@ the ranked list.
 Every answer also says what it could not read in its scope: files and folders left out of the
 index (generated, vendored, secret-looking, too large, binary...), with the lines generated files
 would have matched and the ``mesh.toml`` setting that lets them in.
+
+Before the first snapshot exists, :func:`scan` answers a text search by reading the files the walk
+lists (``mesh/index/query/_scan.py``): same filters, ranking and paging, bounded in files, bytes
+and time, and the answer says so. A symbol search, or a scope naming a service, needs the index.
 """
 
 from __future__ import annotations
 
+import threading
+import time
+from pathlib import Path
 from typing import Final, Literal
 
 import attrs
 
+from ..index.query._scan import Scanned, scan_left_out
+from ..index.query._scan import scan as scan_files
 from ..index.query._search import SearchError, left_out_under, not_searched, search, symbols
 from ..render._paging import Rendered
 from ..render._search import ScopeReading, SearchResult, compose_search
@@ -29,7 +38,7 @@ from ._args import describe
 from ._registry import ToolError
 from ._view import CURSOR_CHARS_MAX, View, arguments_of, cursor_offset, workspace_path
 
-__all__ = ["DESCRIPTION", "NAME", "TITLE", "Args", "Result", "answer", "run"]
+__all__ = ["DESCRIPTION", "NAME", "TITLE", "Args", "Result", "answer", "run", "scan"]
 
 NAME: Final = "smart_search"
 TITLE: Final = "Search the workspace"
@@ -42,6 +51,8 @@ DESCRIPTION: Final = (
 _GLOB_CHARS: Final = frozenset("*?[")
 #: The structured result (``outputSchema``): the same page as the Markdown.
 Result = SearchResult
+#: How long a scan before the first snapshot reads files (the walk before it is not counted).
+SCAN_S_MAX: Final = 2.0
 
 
 @attrs.frozen(kw_only=True)
@@ -164,3 +175,82 @@ def _language(view: View, language: str | None) -> str:
         listed = ", ".join(f"`{name}`" for name in known) or "none"
         raise ToolError(f"No indexed file is in the language `{language}`. Languages here: {listed}.")
     return wanted
+
+
+def scan(args: Args, root: Path, cancelled: threading.Event, *, time_s: float = SCAN_S_MAX) -> Rendered | None:
+    """:func:`run` without an index, by reading the files (see the module docstring); None when
+    the question needs the index (a symbol search). :class:`ToolError` for a bad query or scope."""
+    if args.mode == "symbol":
+        return None
+    from ..index.build._enumerate import generated_marker, secret_signature, walk
+    from ..index.build._workspace import Config, ConfigError, load_config
+
+    started = time.monotonic()
+    query, regex = args.query, args.mode == "regex"
+    if args.mode == "auto" and len(query) > 2 and query.startswith("/") and query.endswith("/"):
+        query, regex = query[1:-1], True
+    prefix = glob = ""
+    scope = (args.scope or "").strip()
+    if scope and _GLOB_CHARS & set(scope):
+        if scope.startswith("/") or ".." in scope.split("/"):
+            raise ToolError(f"The glob `{scope}` must be relative to the workspace, without `..`.")
+        glob = scope
+    elif scope:
+        prefix = workspace_path(root, scope, what="scope")
+    try:
+        config = load_config(root)
+    except ConfigError:
+        config = Config()  # the index build reports the broken mesh.toml; the scan keeps the defaults
+    tree = walk(
+        root,
+        max_file_bytes=config.max_file_bytes,
+        include_vendored=config.include_vendored,
+        include_secrets=config.include_secrets,
+        extra_ignores=config.ignore,
+    )
+
+    def skip_content(path: str, head: bytes) -> str | None:
+        if not config.include_secrets and secret_signature(head):
+            return "may hold secrets"
+        if not config.include_vendored and generated_marker(path, head):
+            return "generated"
+        return None
+
+    try:
+        scanned = scan_files(
+            root,
+            [(entry.path, entry.size, entry.mtime_ns) for entry in tree.files],
+            query,
+            regex=regex,
+            case_sensitive=args.case_sensitive,
+            path_prefix=prefix,
+            path_glob=glob,
+            language=(args.language or "").strip().lower(),
+            kind=args.kind or "",
+            skip_content=skip_content,
+            clock=time.monotonic,
+            deadline=started + time_s,
+            cancelled=cancelled,
+        )
+    except SearchError as exc:
+        hint = " Escape it, or use mode literal." if regex else ""
+        raise ToolError(f"Cannot search for `{query}`: {exc}.{hint}") from None
+    if prefix and not scanned.files_in_scope:
+        raise ToolError(
+            f"No file is under `{prefix}`. The index is still being built: until it is, a scope is a path"
+            " prefix or a glob (a service name needs the index). Try again in a few seconds."
+        )
+    left = scan_left_out([(item.path, item.reason, item.folder) for item in tree.skipped], path_prefix=prefix,
+                         path_glob=glob)  # fmt: skip
+    offset = cursor_offset(args.cursor, len(scanned.found.matches), tool=NAME, args=args, noun="matches")
+    rendered = compose_search(scanned.found, arguments_of(args), offset=offset, not_searched=left)
+    return attrs.evolve(rendered, text=f"{scan_note(scanned)}\n\n{rendered.text}")
+
+
+def scan_note(scanned: Scanned) -> str:
+    """The line a scanned answer starts with: how it was answered, and where reading stopped."""
+    read = scanned.files_read
+    note = f"_Answered by scanning {read:,} file{'s' if read != 1 else ''}: the index is still being built"
+    if scanned.stopped:
+        note += f"; reading stopped {scanned.stopped}, {scanned.files_in_scope - read:,} not read"
+    return note + " (definitions are not ranked first until it is)._"

@@ -43,9 +43,12 @@ class Building:
 
 @pytest.mark.parametrize("name", NAMES)
 def test_before_the_first_snapshot_every_tool_says_still_indexing(name: str) -> None:
-    """INV-INDEX-7: files done of total, and when to try again."""
-    registry = builtin_registry(Building(NotReady(Progress("parsing", 1234, 5000))))
-    output = registry.call(name, CALLS[name], None, workspace=FIXTURE)
+    """INV-INDEX-7: files done of total, and when to try again (once the wait for the first
+    snapshot is over: tests/drivers/test_first_call.py; a text search scans instead, a symbol
+    search needs the index)."""
+    registry = builtin_registry(Building(NotReady(Progress("parsing", 1234, 5000))), wait_s=0)
+    arguments = {**CALLS[name], "mode": "symbol"} if name == "smart_search" else CALLS[name]
+    output = registry.call(name, arguments, None, workspace=FIXTURE)
     assert output.is_error
     assert output.text == "Still indexing the workspace: 1,234 of 5,000 files parsed. Try again in a few seconds."
 

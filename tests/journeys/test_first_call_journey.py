@@ -1,0 +1,163 @@
+"""Journeys: the first calls on a fresh workspace, through the real binary (``--standalone``).
+
+A workspace of thousands of files takes longer to index than the wait for the first snapshot
+(``MESH_FIRST_CALL_WAIT_S``): a call with a ``progressToken`` hears files parsed of total while it
+waits, then ``smart_search`` answers by scanning and says so, and any other tool says "still
+indexing". A workspace of a few files is indexed within the wait: its first call answers as if the
+index had always been there. INV-FIRST-1, INV-PROGRESS-1, INV-PROGRESS-2, INV-SCAN-2.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from itertools import pairwise
+from pathlib import Path
+from typing import Any, Final
+
+import pytest
+
+from .conftest import REPO_ROOT
+
+pytestmark = pytest.mark.journey
+
+ARGV: Final = (sys.executable, "-m", "mesh", "mcp", "--standalone")
+TIMEOUT_S: Final = 120.0
+ENVELOPE: Final = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {},
+    "io.modelcontextprotocol/clientInfo": {"name": "journey", "version": "0"},
+}
+
+
+def line(message: dict[str, Any]) -> bytes:
+    return json.dumps(message).encode() + b"\n"
+
+
+def handshake() -> bytes:
+    params = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "journey", "version": "0"}}
+    return line({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": params}) + line(
+        {"jsonrpc": "2.0", "method": "notifications/initialized"}
+    )
+
+
+def tool_call(request_id: Any, name: str, arguments: dict[str, Any], meta: dict[str, Any] | None = None) -> bytes:
+    params: dict[str, Any] = {"name": name, "arguments": arguments}
+    if meta is not None:
+        params["_meta"] = meta
+    return line({"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params})
+
+
+def serve(workspace: Path, cache: Path, script: bytes, wait_s: float) -> tuple[list[dict[str, Any]], float]:
+    env = {
+        **os.environ,
+        "MESH_CACHE_DIR": str(cache),
+        "MESH_FIRST_CALL_WAIT_S": str(wait_s),
+        "PYTHONPATH": str(REPO_ROOT),
+    }
+    env.pop("MESH_TOOL_PLUGINS", None)
+    started = time.monotonic()
+    done = subprocess.run(
+        [*ARGV, "--workspace", str(workspace)],
+        input=script,
+        capture_output=True,
+        env=env,
+        timeout=TIMEOUT_S,
+        check=False,
+    )
+    elapsed = time.monotonic() - started
+    assert done.returncode == 0, done.stderr.decode()[-2000:]
+    return [json.loads(raw) for raw in done.stdout.splitlines()], elapsed
+
+
+def large_workspace(root: Path, services: int = 60, files: int = 100) -> Path:
+    """Thousands of Python files: more than a second to index on any machine this runs on."""
+    for s in range(services):
+        folder = root / f"svc{s:02}" / "src"
+        folder.mkdir(parents=True)
+        for f in range(files):
+            body = "".join(f"def handler_{s}_{f}_{i}(request):\n    return request.value + {i}\n\n" for i in range(25))
+            (folder / f"mod{f:03}.py").write_text(body)
+    (root / "svc00" / "src" / "special.py").write_text("def find_me():\n    return 'journey_unique_token'\n")
+    return root
+
+
+def progress_of(frames: list[dict[str, Any]], token: Any) -> list[tuple[int, dict[str, Any]]]:
+    return [
+        (at, frame["params"])
+        for at, frame in enumerate(frames)
+        if frame.get("method") == "notifications/progress" and frame["params"]["progressToken"] == token
+    ]
+
+
+def answer_at(frames: list[dict[str, Any]], request_id: Any) -> int:
+    return next(at for at, frame in enumerate(frames) if frame.get("id") == request_id and "method" not in frame)
+
+
+def check_progress(frames: list[dict[str, Any]], token: Any, request_id: Any) -> list[dict[str, Any]]:
+    """The token's progress: some, strictly rising, all before its call's answer (INV-PROGRESS-1, -2)."""
+    found = progress_of(frames, token)
+    assert found, f"no progress for token {token!r}"
+    values = [params["progress"] for _, params in found]
+    assert all(later > earlier for earlier, later in pairwise(values)), values
+    assert max(at for at, _ in found) < answer_at(frames, request_id)
+    return [params for _, params in found]
+
+
+def test_a_large_workspace_past_the_bound_scans_and_says_still_indexing(tmp_path: Path) -> None:
+    workspace = large_workspace(tmp_path / "ws")
+    script = (
+        handshake()
+        + tool_call(1, "smart_search", {"query": "journey_unique_token"}, {"progressToken": "search"})
+        + tool_call(2, "dependents", {"target": "svc01"}, {"progressToken": 7})
+        + tool_call(3, "grpc_trace", {"target": "Orders"})
+    )
+    frames, elapsed = serve(workspace, tmp_path / "cache", script, wait_s=2.0)
+    searched = frames[answer_at(frames, 1)]["result"]
+    assert searched["isError"] is False
+    text = searched["content"][0]["text"]
+    assert text.startswith("_Answered by scanning ") and "the index is still being built" in text
+    assert "svc00/src/special.py" in text
+    assert searched["structuredContent"]["matches"][0]["path"] == "svc00/src/special.py"
+    waited = frames[answer_at(frames, 2)]["result"]
+    assert waited["isError"] is True and waited["content"][0]["text"].startswith("Still indexing the workspace: ")
+    progress = check_progress(frames, "search", 1) + check_progress(frames, 7, 2)
+    assert all(item["message"].startswith("Indexing the workspace: ") for item in progress)
+    # Files parsed of the walk's total (60 x 100 + 1), once the walk has listed them.
+    assert {item["total"] for item in progress if "total" in item} <= {6001}
+    assert all(item["progress"] <= 6001 for item in progress)
+    # A call without a token heard nothing; no progress names a token nobody gave.
+    tokens = {frame["params"]["progressToken"] for frame in frames if frame.get("method") == "notifications/progress"}
+    assert tokens <= {"search", 7}
+    assert frames[answer_at(frames, 3)]["result"]["isError"] is True
+    assert elapsed < 60
+
+
+def test_the_stateless_revision_hears_progress_on_its_call(tmp_path: Path) -> None:
+    workspace = large_workspace(tmp_path / "ws", services=40)
+    meta = {**ENVELOPE, "progressToken": "stateless"}
+    script = tool_call(1, "dependents", {"target": "svc01"}, meta)
+    frames, _ = serve(workspace, tmp_path / "cache", script, wait_s=1.0)
+    check_progress(frames, "stateless", 1)
+    answer = frames[answer_at(frames, 1)]["result"]
+    assert answer["resultType"] == "complete" and answer["isError"] is True
+
+
+def test_a_small_workspace_answers_its_first_call_normally(tmp_path: Path) -> None:
+    workspace = tmp_path / "small"
+    (workspace / "orders").mkdir(parents=True)
+    (workspace / "orders" / "app.py").write_text("def reserve_stock():\n    return 'reserve'\n")
+    (workspace / "README.md").write_text("# Small\n\nreserve stock here.\n")
+    script = handshake() + tool_call(1, "smart_search", {"query": "reserve_stock"}, {"progressToken": "p"})
+    frames, elapsed = serve(workspace, tmp_path / "cache", script, wait_s=10.0)
+    answer = frames[answer_at(frames, 1)]["result"]
+    text = answer["content"][0]["text"]
+    assert answer["isError"] is False
+    assert "Still indexing" not in text and "Answered by scanning" not in text
+    assert "orders/app.py" in text
+    # The index's own answer: the definition is known (the scan could not know it).
+    assert answer["structuredContent"]["matches"][0]["definition"] == "function"
+    assert elapsed < 10
