@@ -7,7 +7,9 @@ python -m sim fuzz --seconds N [--target TARGET] [--pipelined]
 python -m sim determinism SEED... (each seed in two processes under different PYTHONHASHSEEDs)
 
 TARGET: memory, pipe or daemon (``sim/targets.py``); ``both`` is memory and pipe, ``all`` is all
-three. Every transcript is compared with the memory target's. A command keeps one daemon target
+three; ``http`` is the memory target and the HTTP target (``sim/http_target.py``) on the seed's
+HTTP form (its kinds with no HTTP form switched off). Every transcript is compared with the memory
+target's. A command keeps one daemon target
 open per thread for all its scenarios (one daemon each) and stops them when it ends.
 """
 
@@ -30,6 +32,7 @@ from typing import Final
 import orjson
 
 from .check import check, first_difference
+from .http_target import HttpTarget, http_form, off_for_http
 from .pipelined import compare_pipelined
 from .scenario import FAULTS, GENERATOR_VERSION, Scenario, generate
 from .seeds import DEFAULT_SEEDS, TRANSCRIPTS, Recorded, read_seeds, write_seeds
@@ -43,6 +46,7 @@ TARGETS = {
     "daemon": ("daemon",),
     "both": ("memory", "pipe"),
     "all": ("memory", "pipe", "daemon"),
+    "http": ("memory", "http"),
 }
 
 
@@ -87,8 +91,8 @@ def run_one(
 ) -> tuple[Scenario, dict[str, Transcript], list[str]]:
     """Run one scenario on the chosen targets (and, with ``pipelined``, once more all written at
     once, compared per id); the lockstep transcripts and every problem found."""
-    scenario = generate(seed, steps=steps, off=off)
-    run = {"memory": MemoryTarget().run, "pipe": PipeTarget().run, "daemon": _DAEMONS.run}
+    scenario = http_form(seed, steps, off) if target == "http" else generate(seed, steps=steps, off=off)
+    run = {"memory": MemoryTarget().run, "pipe": PipeTarget().run, "daemon": _DAEMONS.run, "http": HttpTarget().run}
     transcripts = {name: run[name](scenario) for name in TARGETS[target]}
     problems = [problem for transcript in transcripts.values() for problem in check(scenario, transcript)]
     memory = transcripts.get("memory")
@@ -217,6 +221,8 @@ def _replay_entry(entry: Recorded, target: str) -> list[str]:
     _scenario, transcripts, problems = run_one(entry.seed, target, entry.steps, entry.off)
     transcript = transcripts[target]
     failures = [f"seed {entry.seed} ({target}): {problem}" for problem in problems]
+    if target == "http" and off_for_http(generate(entry.seed, steps=entry.steps, off=entry.off)):
+        return failures  # not its own HTTP form: compared with the memory target's run of that form
     if transcript.digest() != entry.digest:
         failures.append(
             f"seed {entry.seed} ({target}): digest {transcript.digest()} differs from the recorded {entry.digest}; "
