@@ -1,8 +1,9 @@
 """The official TypeScript MCP SDK for the journeys: installed once per lock file, run with node.
 
 ``tests/journeys/node/`` pins the SDK (``package.json`` and its ``package-lock.json``) and holds
-``sdk_client.mjs``, a client written with it. :func:`node_sdk_client` installs them (``npm ci``)
-into a folder of the user's cache named by a digest of the three files, so a second run (or a
+the clients written with it: ``sdk_client.mjs`` (stdio) and ``sdk_http_client.mjs`` (Streamable
+HTTP). :func:`node_sdk_client` installs them (``npm ci``) into a folder of the user's cache named
+by a digest of these files, so a second run (or a
 second xdist worker) finds it ready; the install happens in a temporary folder renamed into place.
 Without node and npm, or when the install fails (no registry), the test using it is skipped and
 says why.
@@ -21,12 +22,12 @@ from typing import Final
 import pytest
 
 SOURCE: Final = Path(__file__).resolve().parent / "node"
-FILES: Final = ("package.json", "package-lock.json", "sdk_client.mjs")
+FILES: Final = ("package.json", "package-lock.json", "sdk_client.mjs", "sdk_http_client.mjs")
 INSTALL_TIMEOUT_S: Final = 300.0
 
 
 def node_sdk_client() -> Path:
-    """The folder holding ``sdk_client.mjs`` and its ``node_modules`` (installed on first use)."""
+    """The folder holding the client scripts and their ``node_modules`` (installed on first use)."""
     if shutil.which("node") is None or shutil.which("npm") is None:
         pytest.skip("node and npm are not installed: the TypeScript SDK client cannot run")
     digest = hashlib.sha256(b"".join((SOURCE / name).read_bytes() for name in FILES)).hexdigest()[:16]
