@@ -77,12 +77,29 @@ def language_of(path: str) -> str | None:
     return LANGUAGE_OF_SUFFIX.get(name[dot:].lower())
 
 
+#: Modules an extractor imports only when it first runs (to break an import cycle).
+_LAZY: Final = {language: ("_ecmascript_links",) for language in ("javascript", "typescript", "tsx")}
+#: What a file of no language is read with: configuration, OpenAPI and deployment descriptors.
+_CONTRACT_MODULES: Final = ("_config", "_deploy", "_openapi", "_serverless")
+
+
 def preload(path: str) -> None:
-    """Import the extractor of ``path`` now: a parse worker does, before the file's time budget
-    starts, since compiling a module (once per process) is no part of parsing a file."""
+    """Import every module that reading ``path`` will need now: a parse worker does, before the
+    file's time budget starts, since compiling a module (once per process, from source where no
+    bytecode is kept) is no part of parsing a file, and on a loaded machine it can take seconds."""
+    name = path.rsplit("/", 1)[-1]
     language = language_of(path)
+    modules: list[str] = []
     if language is not None:
-        importlib.import_module(f".{_EXTRACTORS[language]}", __name__)
+        modules += [_EXTRACTORS[language], *_LAZY.get(language, ())]
+    if manifest_kind(name) is not None:
+        modules.append("_manifests")
+    if language is None and name.lower().endswith((".yaml", ".yml", ".json", ".properties")):
+        modules += _CONTRACT_MODULES
+    if language is None and name.lower().endswith((".razor", ".cshtml")):
+        modules.append("_razor")
+    for module in modules:
+        importlib.import_module(f".{module}", __name__)
 
 
 def extract(path: str, source: bytes) -> FileFacts:
