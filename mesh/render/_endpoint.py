@@ -202,11 +202,15 @@ def _summary(trace: Trace) -> str:
         sites = sum(len(g) for g in trace.callers)
         called = f"{_count(sites, 'call site')} from {_count(len(callers), 'service')}" if sites else "no call site"
         text = (
-            f"{code(asked)}: {_count(len(trace.routes), 'route')} fit"
+            f"{code(asked)}: {_count(len(trace.routes), 'route')} {'fits' if len(trace.routes) == 1 else 'fit'}"
             f"{' (served by ' + ', '.join(servers) + ')' if servers else ''}; {called}"
         )
         if trace.unserved:
-            text += f"; {_count(len(trace.unserved), 'call')} fit the path but reach no declared route"
+            one = len(trace.unserved) == 1
+            text += (
+                f"; {_count(len(trace.unserved), 'call')} {'fits' if one else 'fit'} the path but"
+                f" {'reaches' if one else 'reach'} no declared route"
+            )
         return text + "."
     if isinstance(trace, TopicTrace):
         brokers = ", ".join(node for _, node in trace.brokers) or "an unknown broker"
