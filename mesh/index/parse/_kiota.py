@@ -402,7 +402,24 @@ def go_calls(links: _GoLinks, calls: Sequence[tree_sitter.Node]) -> None:
     _Go(links).run(calls)
 
 
-class _Go:
+class _MemoRoots:
+    """What the Go and Python readers share: a root's client type, read once per node."""
+
+    types: dict[tuple[int, int, str], str]
+
+    def _root_type(self, node: tree_sitter.Node, depth: int) -> str:
+        raise NotImplementedError
+
+    def root_type(self, node: tree_sitter.Node, depth: int) -> str:
+        """:meth:`_root_type`, once per node (a name bound many times, or in a cycle, is read once)."""
+        key = (node.start_byte, node.end_byte, node.type)
+        if key not in self.types:
+            self.types[key] = ""
+            self.types[key] = self._root_type(node, depth)
+        return self.types[key]
+
+
+class _Go(_MemoRoots):
     def __init__(self, links: _GoLinks) -> None:
         self.links = links
         self.kiota = any(path.startswith("github.com/microsoft/kiota-") for path in links.packages.values())
@@ -486,14 +503,6 @@ class _Go:
             package is not None and package.type == "identifier" and self.text(package) in self.links.packages
             and name.startswith("New") and name[3:4].isupper()
         )  # fmt: skip
-
-    def root_type(self, node: tree_sitter.Node, depth: int) -> str:
-        """:meth:`_root_type`, once per node (a name bound many times, or in a cycle, is read once)."""
-        key = (node.start_byte, node.end_byte, node.type)
-        if key not in self.types:
-            self.types[key] = ""
-            self.types[key] = self._root_type(node, depth)
-        return self.types[key]
 
     def _root_type(self, node: tree_sitter.Node, depth: int) -> str:
         """The Kiota client type a root variable or field holds, "" when the file does not show one."""
@@ -621,7 +630,7 @@ def python_calls(file: _PyFile) -> None:
     _Python(file).run()
 
 
-class _Python:
+class _Python(_MemoRoots):
     def __init__(self, file: _PyFile) -> None:
         self.file = file
         self.kiota = any(root.startswith("kiota_") for root in file.imports.roots)
@@ -713,14 +722,6 @@ class _Python:
 
     def self_attribute(self, node: tree_sitter.Node) -> bool:
         return node.type == "attribute" and self.file.class_of_self(node.child_by_field_name("object")) >= 0
-
-    def root_type(self, node: tree_sitter.Node, depth: int) -> str:
-        """:meth:`_root_type`, once per node (a name bound many times, or in a cycle, is read once)."""
-        key = (node.start_byte, node.end_byte, node.type)
-        if key not in self.types:
-            self.types[key] = ""
-            self.types[key] = self._root_type(node, depth)
-        return self.types[key]
 
     def _root_type(self, node: tree_sitter.Node, depth: int) -> str:
         """The Kiota client class a root name or ``self`` attribute holds, "" when the file does not show one."""
