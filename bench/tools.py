@@ -110,6 +110,22 @@ def calls_for(db: sqlite3.Connection, prng: random.Random) -> list[tuple[str, st
         ("doc_sections section", "doc_sections", {"section_id": sid})
         for sid in prng.sample(sections, min(3, len(sections)))
     ]
+    code = [row[0] for row in db.execute(
+        "SELECT f.path FROM files f WHERE f.kind = 'code' AND EXISTS (SELECT 1 FROM defs d WHERE d.file_id = f.id)"
+        " ORDER BY f.path"
+    )]  # fmt: skip
+    calls += [("outline file", "outline", {"path": path}) for path in prng.sample(code, min(5, len(code)))]
+    symbols = [f"{path}:{line}" for path, line in db.execute(
+        "SELECT f.path, d.line FROM defs d JOIN files f ON f.id = d.file_id WHERE f.kind = 'code'"
+        " AND d.kind IN ('function', 'method', 'class') ORDER BY 1, 2"
+    )]  # fmt: skip
+    calls += [("symbol with source", "symbol", {"name": place}) for place in prng.sample(symbols, min(5, len(symbols)))]
+    common = [row[0] for row in db.execute(
+        "SELECT d.name FROM defs d WHERE d.kind IN ('function', 'method') AND length(d.name) >= 3"
+        " AND EXISTS (SELECT 1 FROM refs r WHERE r.name = d.name) GROUP BY d.name ORDER BY count(*) DESC, 1 LIMIT 5"
+    )]  # fmt: skip
+    calls += [("references (common name)", "references", {"name": name}) for name in common]
+    calls += [("files glob", "files", {"pattern": "**/*test*"})]
     return calls
 
 

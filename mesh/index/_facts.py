@@ -30,6 +30,10 @@ __all__ = [
     "ProtoMessage",
     "ProtoMethod",
     "ProtoService",
+    "DOC_CHARS_MAX",
+    "Reference",
+    "ReferenceKind",
+    "SIGNATURE_CHARS_MAX",
     "Section",
     "Setting",
     "WELL_KNOWN_SERVICES",
@@ -55,6 +59,54 @@ class Definition:
     container: str
     line: int
     end_line: int
+    #: The declaration as written up to its body (``def place(self, order: Order) -> Receipt``),
+    #: white space squashed to one space, at most :data:`SIGNATURE_CHARS_MAX` characters. It and
+    #: ``doc`` describe the definition and take no part in comparing two (``eq=False``).
+    signature: str = attrs.field(default="", eq=False)
+    #: The first line of its docstring or of the comment right above it ("" when none), at most
+    #: :data:`DOC_CHARS_MAX` characters.
+    doc: str = attrs.field(default="", eq=False)
+
+
+#: Bounds of :attr:`Definition.signature` and :attr:`Definition.doc`.
+SIGNATURE_CHARS_MAX: Final = 240
+DOC_CHARS_MAX: Final = 200
+
+
+class ReferenceKind:
+    """How a name is used (plain strings so facts stay trivially picklable)."""
+
+    #: Called: ``f()``, ``obj.f()``, ``Cls()`` (Python's instantiation is a call).
+    CALL = "call"
+    #: Instantiated with ``new``: ``new Order()``, ``Order{}`` literals of Go, Rust and C#.
+    NEW = "new"
+    #: Named as a type: an annotation, a parameter or field type, a base class, a cast.
+    TYPE = "type"
+    #: Read as a value: a constant, a class or enum member, a function passed as a value.
+    USE = "use"
+
+
+@attrs.frozen
+class Reference:
+    """A use of a name the file does not declare at that spot: a call, an instantiation, a type,
+    a value read. Resolution to a definition happens at query time, from the name, the qualifier
+    and the file's imports (:mod:`mesh.index.query._references`)."""
+
+    name: str
+    line: int
+    #: One of :class:`ReferenceKind`'s values.
+    kind: str
+    #: What is written right before the name, as a dotted name (``self``, ``this``, ``OrderService``,
+    #: ``pb``, ``os.path``; ``::``, ``->`` and ``\\`` written as ``.``); ``~`` when it is an
+    #: expression (``make().run()``), "" when the name stands alone.
+    qualifier: str = ""
+    #: The variable, field or parameter this use gives the type ``name`` to, as a dotted name
+    #: (``self.db`` of ``self.db = UserDb(...)``, ``orderService`` of ``OrderService orderService``),
+    #: "" when none: a later call qualified by it (``self.db.add_user()``) reaches ``name``'s member.
+    binds: str = ""
+    #: How many arguments a call passes (-1: not a call, or not known: a spread ``*args``); tells
+    #: overloads apart.
+    arity: int = -1
 
 
 @attrs.frozen
@@ -321,6 +373,9 @@ class FileFacts:
     #: Configuration entries that name hosts or environment variables.
     settings: tuple[Setting, ...] = ()
     constants: tuple[Constant, ...] = ()
+    #: Calls, instantiations, type uses and value reads of names, in source order (see
+    #: :class:`Reference`).
+    references: tuple[Reference, ...] = ()
     #: Why the file could not be (fully) parsed; facts found before the problem are kept.
     error: str = ""
 

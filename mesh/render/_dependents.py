@@ -336,6 +336,9 @@ def phrase(edge: Edge) -> str:
         "use": f"names {what}, generated from {about}",
         "sends": f"sends {what}",
         "consumes": f"consumes topic {what}",
+        "instantiates": f"instantiates {what}",
+        "type": f"names the type {what}",
+        "reads": f"reads {what}",
     }.get(edge.role, f"{edge.role} {what}")
     inside = f" in {code(_cut(edge.path))}" if edge.path else ""
     if edge.kind == EdgeKind.MESSAGE and edge.role == "import":
@@ -373,7 +376,7 @@ def describe_target(target: Target) -> str:
             resolves += "their importers are listed" if len(target.modules) > 1 else "its importers are listed"
         text = f"Module as imported ({target.detail}){resolves}."
     elif kind == "symbol":
-        text = f"Symbol ({target.detail}) defined at {where}; dependents import its file."
+        text = f"Symbol ({target.detail}) defined at {where}; dependents refer to it (resolved references), then import those."
     elif kind == "rpc":
         text = f"RPC declared at {where}; dependents call or implement it."
     elif kind == "proto service":

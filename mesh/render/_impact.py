@@ -47,7 +47,7 @@ CHANGES_MAX: Final = 10
 COLUMNS: Final = (
     "service",
     "changed",
-    "direct import",
+    "direct import or reference",
     "transitive import",
     "calls a changed RPC",
     "uses a changed message",
@@ -222,7 +222,8 @@ def _table(rows: Sequence[ImpactRow]) -> str:
     if len(rows) > ROWS_MAX:
         lines.append(f"\n… and {len(rows) - ROWS_MAX} more services: narrow with `scope`.\n")
     lines.append(
-        "\nCells count files. Direct and the RPC, message and route-or-topic columns are level 1; transitive"
+        "\nCells count files. Direct (an import, or a resolved reference of a changed symbol) and the RPC,"
+        " message and route-or-topic columns are level 1; transitive"
         " is level 2 and beyond, through any edge; serving a changed RPC counts as calling it; a route or topic"
         " is reached by an HTTP request to a changed route or by consuming a changed producer's topic; tests"
         " are the test files among all the dependents.\n"

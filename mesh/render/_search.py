@@ -18,13 +18,13 @@ service named like a folder) says which reading was taken and gives the call for
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Final, Literal
 
 import attrs
 
 from ..index.query._search import Found, LeftOut, Match, NotSearched
-from ._paging import FollowUp, Page, Paging, Rendered, call_text, code, footer_of, page_of
+from ._paging import FollowUp, Page, Paging, Rendered, call_text, code, escape_controls, footer_of, page_of
 
 __all__ = ["PAGE_BYTES", "ScopeReading", "SearchResult", "compose_search", "render_search"]
 
@@ -126,6 +126,19 @@ class SearchResult:
     matches: list[Match]
     not_searched: LeftOutFacts
     page: Page
+    #: With ``context``: the lines around this page's matches, windows that touch merged.
+    context: list[ContextBlock] = attrs.field(factory=list)
+
+
+@attrs.frozen
+class ContextBlock:
+    """Lines ``first``..``first + len(lines) - 1`` of ``path``, around one or more matches."""
+
+    path: str
+    first: int
+    lines: list[str]
+    #: The lines of the block that match.
+    matched: list[int]
 
 
 def render_search(
@@ -164,8 +177,14 @@ def compose_search(
     symbols: bool = False,
     not_searched: NotSearched | None = None,
     scope: ScopeReading | None = None,
+    context: int = 0,
+    read_lines: Callable[[str], list[str] | None] | None = None,
 ) -> Rendered:
-    """:func:`render_search`, with the :class:`SearchResult` of the same page."""
+    """:func:`render_search`, with the :class:`SearchResult` of the same page.
+
+    With ``context`` (and ``read_lines``, a file's lines by path), each match comes with that many
+    lines before and after it, windows of one file that touch merged into one block (``N:`` a
+    matching line, ``N-`` a line around it, as ``grep -n -C`` writes them), all within the page."""
     query = str(arguments.get("query", ""))
     total = len(found.matches)
     noun: Literal["matches", "definitions"] = "definitions" if symbols else "matches"
@@ -176,6 +195,16 @@ def compose_search(
     left = not_searched if not_searched is not None else NotSearched()
     note = _not_searched_note(left, symbols=symbols, nothing_found=total == 0)
     line_of = _symbol_line if symbols else _match_line
+    texts: dict[str, list[str] | None] = {}
+    if context and read_lines is not None and not symbols:
+
+        def lines_of(path: str) -> list[str] | None:
+            if path not in texts:
+                texts[path] = read_lines(path)
+            return texts[path]
+
+        def line_of(match: Match) -> str:  # the match with its window, costed whole (merging only saves)
+            return _match_line(match) + _window_text(lines_of(match.path), match.line, context)
     # The page is a prefix of the ranked list (so the next cursor skips nothing and repeats
     # nothing), shown grouped by file in the order of each file's best match.
     used = len(head.encode()) + len(note.encode())
@@ -212,10 +241,55 @@ def compose_search(
     if total == 0:
         return Rendered(head + "\n" + _no_match(left, symbols) + (f"\n{note}" if note else ""), result)
     parts = [head]
+    blocks: list[ContextBlock] = []
     for matches in groups.values():
-        parts.append(_title(matches[0]) + "".join(line_of(match) for match in sorted(matches, key=lambda m: m.line)))
+        ordered = sorted(matches, key=lambda m: m.line)
+        lines = texts.get(matches[0].path) if texts else None
+        if lines is not None:
+            file_blocks = _blocks(matches[0].path, lines, [m.line for m in ordered], context)
+            blocks += file_blocks
+            parts.append(_title(matches[0]) + "".join(_block_text(block) for block in file_blocks))
+        else:
+            parts.append(_title(matches[0]) + "".join(_match_line(m) if texts else line_of(m) for m in ordered))
+    result = attrs.evolve(result, context=blocks)
     footer = footer_of(facts)
     return Rendered("".join(parts) + (f"\n{note}" if note else "") + ("\n" + footer if footer else ""), result)
+
+
+def _window_text(lines: list[str] | None, line: int, context: int) -> str:
+    if lines is None:
+        return ""
+    first, last = max(1, line - context), min(len(lines), line + context)
+    return "".join(f"{number}- {lines[number - 1]}\n" for number in range(first, last + 1))
+
+
+def _blocks(path: str, lines: list[str], matched: list[int], context: int) -> list[ContextBlock]:
+    """The windows of ``context`` lines around each matched line, merged where they touch."""
+    spans: list[list[int]] = []
+    for line in matched:
+        first, last = max(1, line - context), min(len(lines), line + context)
+        if spans and first <= spans[-1][1] + 1:
+            spans[-1][1] = max(spans[-1][1], last)
+        else:
+            spans.append([first, last])
+    return [
+        ContextBlock(path, first, [_cut_line(lines[number - 1]) for number in range(first, last + 1)],
+                     [line for line in matched if first <= line <= last])
+        for first, last in spans
+    ]  # fmt: skip
+
+
+def _cut_line(text: str) -> str:
+    return text[: LINE_CHARS_MAX - 1] + "…" if len(text) > LINE_CHARS_MAX else text
+
+
+def _block_text(block: ContextBlock) -> str:
+    fence = "````" if any("```" in line for line in block.lines) else "```"
+    body = "".join(
+        f"{number}{':' if number in block.matched else '-'} {line}\n"
+        for number, line in enumerate(block.lines, start=block.first)
+    )
+    return f"{fence}\n{escape_controls(body)}{fence}\n"
 
 
 def _scope_taken(scope: ScopeReading, arguments: Mapping[str, object]) -> ScopeTaken:

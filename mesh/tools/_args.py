@@ -266,6 +266,35 @@ def output_schema_of(cls: type) -> dict[str, Any]:
     return _object_schema(cls, ())
 
 
+def published_output_schema(cls: type) -> dict[str, Any]:
+    """The ``outputSchema`` ``tools/list`` carries: :func:`output_schema_of` cut to its top level.
+
+    Each field keeps its JSON type (and ``null`` when it admits it), every field stays required and
+    nothing else allowed; what nested objects and arrays hold is left out. A client validating a
+    result against it checks the shape an agent or a script reads first, and ``tools/list`` stays
+    small (every session pays for it). The whole schema is :func:`output_schema_of`; the tests
+    validate every answer against that one (INV-TOOL-8).
+    """
+    full = output_schema_of(cls)
+    return {
+        "type": "object",
+        "properties": {name: _top_type(schema) for name, schema in full["properties"].items()},
+        "required": full["required"],
+    }
+
+
+def _top_type(schema: dict[str, Any]) -> dict[str, Any]:
+    if "anyOf" in schema:
+        kinds = [kind for member in schema["anyOf"] for kind in _types(member)]
+        return {"type": kinds}
+    return {"type": schema["type"]}
+
+
+def _types(schema: dict[str, Any]) -> list[str]:
+    kind = schema.get("type", "object")
+    return list(kind) if isinstance(kind, list) else [kind]
+
+
 def as_json(value: Any) -> dict[str, Any]:
     """A result instance as the JSON object its class's :func:`output_schema_of` describes."""
     if not attrs.has(type(value)):

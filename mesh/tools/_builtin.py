@@ -42,8 +42,9 @@ FIRST_CALL_WAIT_S_MAX: Final = 60.0
 #: How often a waiting call looks at the index again (and offers progress).
 POLL_S: Final = 0.1
 
-#: Every built-in tool only reads.
-READ_ONLY: Final = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}
+#: Every built-in tool only reads, and only the workspace (the specification reads the destructive and
+#: idempotent hints only when ``readOnlyHint`` is false: they would cost every session bytes for nothing).
+READ_ONLY: Final = {"readOnlyHint": True, "openWorldHint": False}
 
 
 class IndexSource(Protocol):
@@ -55,9 +56,13 @@ class IndexSource(Protocol):
 
 
 def _modules() -> tuple[ModuleType, ...]:
-    from . import _dependents, _doc_sections, _endpoint_trace, _grpc_trace, _impact
+    from . import _dependents, _doc_sections, _endpoint_trace, _files, _grpc_trace, _impact, _outline
+    from . import _references, _symbol
 
-    return (_smart_search, _dependents, _grpc_trace, _endpoint_trace, _impact, _doc_sections)
+    return (
+        _smart_search, _dependents, _grpc_trace, _endpoint_trace, _impact, _doc_sections,
+        _outline, _symbol, _references, _files,
+    )  # fmt: skip
 
 
 def first_call_wait_s(environ: Mapping[str, str] | None = None) -> float:

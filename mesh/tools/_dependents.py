@@ -30,9 +30,8 @@ __all__ = ["DESCRIPTION", "NAME", "TITLE", "Args", "Result", "answer", "run", "s
 NAME: Final = "dependents"
 TITLE: Final = "Dependents of a file, module, symbol or contract"
 DESCRIPTION: Final = (
-    "Who depends on a target (file, folder, module as imported, symbol, proto message or service, RPC, "
-    "or service name), directly and transitively through imports and gRPC, grouped by service with the "
-    "file:line of each dependency."
+    "Who depends on a file, folder, module, symbol, proto entity, RPC or service: direct and transitive "
+    "(imports, references, gRPC, HTTP, messaging), by service, with file:line evidence."
 )
 #: The structured result (``outputSchema``): the same page as the Markdown.
 Result = DependentsResult
@@ -42,24 +41,21 @@ Result = DependentsResult
 class Args:
     target: str = attrs.field(
         metadata=describe(
-            "What to find the dependents of: a path (`orders/app/service.py`, a folder), a module as imported "
-            "(`github.com/acme/inventory/internal/store`, `acme.orders.v1`), a symbol (`OrderStore`, "
-            "`Store.Reserve`), a proto message or service (`acme.common.v1.Money`, `Money`), an RPC "
-            "(`acme.orders.v1.Orders/GetOrder`) or a service name (`orders`)",
+            "Path, module, symbol, proto entity, RPC or service",
             min_length=1,
             max_length=1000,
         )
     )
     depth: int = attrs.field(
-        default=2, metadata=describe("How many hops to follow: 1 for direct dependents only", minimum=1, maximum=5)
+        default=2, metadata=describe("Hops", minimum=1, maximum=5)
     )
     scope: str | None = attrs.field(
         default=None,
-        metadata=describe("Show only dependents in this service, or under this path prefix", max_length=1000),
+        metadata=describe("Service or path prefix", max_length=1000),
     )
     cursor: str | None = attrs.field(
         default=None,
-        metadata=describe("The cursor printed by the previous page, to see the next one", max_length=CURSOR_CHARS_MAX),
+        metadata=describe("Next page", max_length=CURSOR_CHARS_MAX),
     )
 
 

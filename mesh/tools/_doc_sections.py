@@ -78,8 +78,8 @@ __all__ = ["DESCRIPTION", "NAME", "TITLE", "Args", "Result", "answer", "run"]
 NAME: Final = "doc_sections"
 TITLE: Final = "Doc sections"
 DESCRIPTION: Final = (
-    "The section tree of the workspace's Markdown docs (all, one folder or one file), or the text of a "
-    "section chosen by `section_id` or found by `heading` (fuzzy); every section comes with the id to ask for it."
+    "The section tree of Markdown docs (all, a folder or a file), or a section's text by `section_id` or "
+    "`heading` (fuzzy)."
 )
 #: The structured result (``outputSchema``): the same page as the Markdown.
 Result = DocsResult
@@ -93,39 +93,31 @@ SUGGESTIONS_MAX: Final = 5
 class Args:
     path: str | None = attrs.field(
         default=None,
-        metadata=describe(
-            "A Markdown file or a folder, relative to the workspace (default: the whole workspace)", max_length=4096
-        ),
+        metadata=describe("File or folder", max_length=4096),
     )
     heading: str | None = attrs.field(
         default=None,
         metadata=describe(
-            "A section title to find: any case, a part of it or a near spelling; answers with the best match's text"
-            " or the candidates",
+            "A title, fuzzy",
             min_length=1,
             max_length=500,
         ),
     )
     section_id: str | None = attrs.field(
         default=None,
-        metadata=describe(
-            "A section id as an answer printed it (`path#id`), for that section's text", min_length=1, max_length=5000
-        ),
+        metadata=describe("`path#id`", min_length=1, max_length=5000),
     )
     depth: int | None = attrs.field(
         default=None,
         metadata=describe(
-            "Levels of the tree to show (for a section: levels of subsections in its text); default 2 for a folder"
-            " or the workspace, all for a file or a section",
+            "Tree levels",
             minimum=1,
             maximum=6,
         ),
     )
     cursor: str | None = attrs.field(
         default=None,
-        metadata=describe(
-            "The cursor a previous answer printed, for its next page", min_length=1, max_length=CURSOR_CHARS_MAX
-        ),
+        metadata=describe("Next page", min_length=1, max_length=CURSOR_CHARS_MAX),
     )
 
 

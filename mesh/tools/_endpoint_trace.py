@@ -18,12 +18,8 @@ __all__ = ["DESCRIPTION", "NAME", "TITLE", "Args", "Result", "answer", "run"]
 NAME: Final = "endpoint_trace"
 TITLE: Final = "Trace an HTTP route, a message topic or a service's links"
 DESCRIPTION: Final = (
-    "Trace how services talk beyond gRPC. For an HTTP route (`POST /invoices`, `/orders/{id}`): the routes "
-    "that serve it (handler, framework, OpenAPI contract), every call site that reaches it with the address "
-    "evidence (host, environment variable and the manifest that sets it, config key), a Mermaid diagram and "
-    "the gaps (called but served nowhere, served but never called, computed URLs). For a topic, queue, "
-    "exchange or subject: its broker, producers and consumers. For a service name: every inbound and "
-    "outbound link of every kind (HTTP, messaging, gRPC)."
+    "An HTTP route's servers and callers with address evidence, a topic's producers and consumers, or a "
+    "service's every link (HTTP, messaging, gRPC), with the gaps."
 )
 #: The structured result (``outputSchema``): the same page as the Markdown.
 Result = EndpointResult
@@ -33,14 +29,14 @@ Result = EndpointResult
 class Args:
     target: str = attrs.field(
         metadata=describe(
-            "An HTTP route (`GET /orders/{id}`, `/orders`), a topic/queue/exchange name, or a service name",
+            "`GET /orders/{id}`, a topic or a service",
             min_length=1,
             max_length=500,
         )
     )
     cursor: str | None = attrs.field(
         default=None,
-        metadata=describe("The cursor a previous page gave, to read the next page", max_length=CURSOR_CHARS_MAX),
+        metadata=describe("Next page", max_length=CURSOR_CHARS_MAX),
     )
 
 

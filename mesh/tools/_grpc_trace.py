@@ -18,11 +18,8 @@ __all__ = ["DESCRIPTION", "NAME", "TITLE", "Args", "Result", "answer", "run"]
 NAME: Final = "grpc_trace"
 TITLE: Final = "Trace a gRPC method or service"
 DESCRIPTION: Final = (
-    "Trace a gRPC method or service across the workspace: every .proto copy that defines it (and how the "
-    "copies differ), its request and response messages, the handlers and servers per service and language, "
-    "the call sites with their enclosing function, a Mermaid diagram of callers to service, and the gaps "
-    "(methods never implemented, never called, or called only from tests). Give a method "
-    "(`acme.orders.v1.Orders/GetOrder`, `Orders/GetOrder`, `Orders.GetOrder`) or a whole service (`Orders`)."
+    "A gRPC method or service from its .proto copies to every handler, server and call site, with a diagram "
+    "and the gaps (never implemented, never called)."
 )
 #: The structured result (``outputSchema``): the same page as the Markdown.
 Result = GrpcResult
@@ -32,7 +29,7 @@ Result = GrpcResult
 class Args:
     target: str = attrs.field(
         metadata=describe(
-            "The method or service: `package.Service/Method`, `Service/Method`, `Service.Method` or `Service`",
+            "`pkg.Service/Method`, `Service/Method` or `Service`",
             min_length=1,
             max_length=300,
         )
@@ -40,13 +37,13 @@ class Args:
     scope: str | None = attrs.field(
         default=None,
         metadata=describe(
-            "Only list the code sites under this workspace path (e.g. `gateway/src`); counts and gaps stay whole",
+            "Path prefix of the sites listed",
             max_length=1000,
         ),
     )
     cursor: str | None = attrs.field(
         default=None,
-        metadata=describe("The cursor a previous page gave, to read the next page", max_length=CURSOR_CHARS_MAX),
+        metadata=describe("Next page", max_length=CURSOR_CHARS_MAX),
     )
 
 

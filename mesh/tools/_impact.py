@@ -42,9 +42,8 @@ __all__ = ["DESCRIPTION", "GIT_TIMEOUT_S", "NAME", "TITLE", "Args", "Result", "a
 NAME: Final = "impact_matrix"
 TITLE: Final = "Impact of a change across services"
 DESCRIPTION: Final = (
-    "Which services a change reaches and how: give `changes` (files, symbols, proto messages, services or RPCs) "
-    "or a `git_range` (`base..head`); answers a table of services × kinds of impact (direct and transitive "
-    "imports, calls of a changed RPC, uses of a changed message, tests), the evidence, and a verdict."
+    "Which services a change (`changes` or a `git_range`) reaches and how: services × kinds of impact, "
+    "with evidence and a verdict."
 )
 GIT_TIMEOUT_S: Final = 10.0
 #: The structured result (``outputSchema``): the same page as the Markdown, and every service touched.
@@ -63,8 +62,7 @@ class Args:
     changes: list[str] | None = attrs.field(
         default=None,
         metadata=describe(
-            "What changed: file or folder paths, symbols, or proto entities (`package.Service/Method`, "
-            "`package.Message`, `Service`). Give this or `git_range`",
+            "Paths, symbols or proto entities",
             min_length=1,
             max_length=1000,
         ),
@@ -72,22 +70,21 @@ class Args:
     git_range: str | None = attrs.field(
         default=None,
         metadata=describe(
-            "A git range `base..head` in the repository holding the workspace, or `repo:base..head` with `repo` "
-            "a service or folder of the workspace. Give this or `changes`",
+            "`base..head`, or `repo:base..head`",
             min_length=1,
             max_length=300,
         ),
     )
     depth: int = attrs.field(
-        default=2, metadata=describe("How many hops to follow from the change", minimum=1, maximum=5)
+        default=2, metadata=describe("Hops", minimum=1, maximum=5)
     )
     scope: str | None = attrs.field(
         default=None,
-        metadata=describe("Show only this service, or the files under this path prefix", max_length=1000),
+        metadata=describe("Service or path prefix", max_length=1000),
     )
     cursor: str | None = attrs.field(
         default=None,
-        metadata=describe("The cursor printed by the previous page, to see the next one", max_length=CURSOR_CHARS_MAX),
+        metadata=describe("Next page", max_length=CURSOR_CHARS_MAX),
     )
 
 

@@ -12,7 +12,7 @@ import attrs
 
 from ..render import TOOL_TEXT_BYTES_MAX, bound_markdown
 from ..render._paging import escape_controls
-from ._args import ArgumentError, Meta, as_json, output_schema_of, parse_args, schema_of
+from ._args import ArgumentError, Meta, as_json, output_schema_of, parse_args, published_output_schema, schema_of
 
 __all__ = ["CallContext", "Registry", "Tool", "ToolError", "ToolOutput"]
 
@@ -98,7 +98,13 @@ class Registry:
         return schema_of(self._tools[name].args)
 
     def output_schema(self, name: str) -> dict[str, Any] | None:
-        """The ``outputSchema`` of a tool, derived from its ``output`` class (None when it has none)."""
+        """The ``outputSchema`` ``tools/list`` shows, the top level of :meth:`full_output_schema`
+        (None when the tool has no structured result)."""
+        output = self._tools[name].output
+        return None if output is None else published_output_schema(output)
+
+    def full_output_schema(self, name: str) -> dict[str, Any] | None:
+        """The whole JSON Schema of a tool's structured result, derived from its ``output`` class."""
         output = self._tools[name].output
         return None if output is None else output_schema_of(output)
 

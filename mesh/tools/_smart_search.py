@@ -31,7 +31,7 @@ import attrs
 
 from ..index.query._scan import Scanned, scan_left_out
 from ..index.query._scan import scan as scan_files
-from ..index.query._search import SearchError, left_out_under, not_searched, search, symbols
+from ..index.query._search import SearchError, file_text, left_out_under, not_searched, search, symbols
 from ..render._paging import Rendered
 from ..render._search import ScopeReading, SearchResult, compose_search
 from ._args import describe
@@ -43,10 +43,8 @@ __all__ = ["DESCRIPTION", "NAME", "TITLE", "Args", "Result", "answer", "run", "s
 NAME: Final = "smart_search"
 TITLE: Final = "Search the workspace"
 DESCRIPTION: Final = (
-    "Search the workspace's code, tests, protos and docs: a literal string, a regular expression "
-    "(RE2; mode regex or /pattern/) or a symbol name (mode symbol: definitions only). Definitions "
-    "rank first, then code, then tests and docs; results are grouped by file with line numbers and "
-    "the enclosing definition. Narrow with scope (a service, a path prefix or a glob), language, kind."
+    "Search code, tests, protos and docs: literal, regex (/re/) or symbol names. Definitions rank first; "
+    "matches by file with line and enclosing definition."
 )
 _GLOB_CHARS: Final = frozenset("*?[")
 #: The structured result (``outputSchema``): the same page as the Markdown.
@@ -60,21 +58,22 @@ class Args:
     query: str = attrs.field(metadata=describe("What to look for", min_length=1, max_length=1000))
     mode: Literal["auto", "literal", "regex", "symbol"] = attrs.field(
         default="auto",
-        metadata=describe("auto: /pattern/ is a regex, anything else literal; symbol: definitions by name"),
+        metadata=describe("auto: /re/ is a regex, else literal"),
     )
     scope: str | None = attrs.field(
         default=None,
-        metadata=describe("A service name, a path prefix or a glob such as 'orders/**/*.py'", max_length=1000),
+        metadata=describe("Service, path prefix or glob", max_length=1000),
     )
     language: str | None = attrs.field(
-        default=None, metadata=describe("Only files of this language, e.g. 'go'", max_length=100)
+        default=None, metadata=describe("e.g. go", max_length=100)
     )
     kind: Literal["code", "test", "docs", "proto", "config"] | None = attrs.field(
-        default=None, metadata=describe("Only files of this kind")
+        default=None, metadata=describe("File kind")
     )
     case_sensitive: bool = attrs.field(default=False, metadata=describe("Match case exactly"))
+    context: int = attrs.field(default=0, metadata=describe("Lines around each match", minimum=0, maximum=5))
     cursor: str | None = attrs.field(
-        default=None, metadata=describe("From a previous answer: the next page", max_length=CURSOR_CHARS_MAX)
+        default=None, metadata=describe("Next page", max_length=CURSOR_CHARS_MAX)
     )
 
 
@@ -125,8 +124,18 @@ def run(args: Args, view: View) -> Rendered:
         raise ToolError(f"Cannot search for `{query}`: {exc}.{hint}") from None
     offset = cursor_offset(args.cursor, len(found.matches), tool=NAME, args=args, noun="matches")
     return compose_search(
-        found, arguments_of(args), offset=offset, symbols=args.mode == "symbol", not_searched=left, scope=reading
-    )
+        found, arguments_of(args), offset=offset, symbols=args.mode == "symbol", not_searched=left, scope=reading,
+        context=args.context, read_lines=lambda path: _lines(view, path),
+    )  # fmt: skip
+
+
+def _lines(view: View, path: str) -> list[str] | None:
+    """The lines of an indexed file as of the snapshot (None: no text kept)."""
+    row = view.db.execute("SELECT id, size, mtime_ns FROM files WHERE path = ?", (path,)).fetchone()
+    if row is None:
+        return None
+    text = file_text(view.db, view.root, row[0], path, row[1], row[2])
+    return None if text is None else text.splitlines()
 
 
 def _scope(view: View, scope: str | None) -> tuple[tuple[str, ...], str, str, ScopeReading | None]:

@@ -74,8 +74,9 @@ def test_every_string_argument_of_every_tool_is_bounded_INV_TOOL_1() -> None:
                 assert "maxLength" in schema, f"{tool.name}.{name} is unbounded"
             if schema["type"] == "array":
                 assert "maxItems" in schema, f"{tool.name}.{name} is unbounded"
-        cursor = registry.schema(tool.name)["properties"]["cursor"]
-        assert cursor["maxLength"] <= 20, tool.name
+        cursor = registry.schema(tool.name)["properties"].get("cursor")
+        assert cursor is not None or tool.name == "symbol", tool.name  # symbol answers one definition, unpaged
+        assert cursor is None or cursor["maxLength"] <= 20, tool.name
 
 
 def test_the_cursor_decoder_refuses_more_digits_than_any_answer_prints() -> None:

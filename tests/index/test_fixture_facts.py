@@ -656,6 +656,7 @@ DEFINITIONS: dict[str, tuple[Definition, ...]] = {
         D("paid_order", "method", "OrderSource", 22, 32),
     ),
     "orders/orders/events.py": (
+        D("ORDERS_PLACED_TOPIC", "constant", "", 7, 7),
         D("OrderEvents", "class", "", 10, 18),
         D("__init__", "method", "OrderEvents", 13, 14),
         D("placed", "method", "OrderEvents", 16, 18),

@@ -44,7 +44,8 @@ NOISY_TOOLS: Final = "tests.journeys.noisy_tools"
 #: The tools of ``tests.support.tools``, in registration order.
 TEST_TOOL_NAMES: Final = ("echo", "add", "sleep", "fail", "trace")
 #: The built-in tools, listed before any plugin's.
-BUILTIN_TOOL_NAMES: Final = ("smart_search", "dependents", "grpc_trace", "endpoint_trace", "impact_matrix", "doc_sections")
+BUILTIN_TOOL_NAMES: Final = ("smart_search", "dependents", "grpc_trace", "endpoint_trace", "impact_matrix", "doc_sections",
+                              "outline", "symbol", "references", "files")  # fmt: skip
 #: What ``tools/list`` shows with the test tools loaded.
 SERVED_TOOL_NAMES: Final = BUILTIN_TOOL_NAMES + TEST_TOOL_NAMES
 #: Journeys serve an empty workspace (nothing to index) with a cache of their own.

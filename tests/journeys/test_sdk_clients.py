@@ -59,6 +59,10 @@ BUILTIN_CALLS: dict[str, dict[str, Any]] = {
     "endpoint_trace": {"target": "GET /orders/{id}"},
     "impact_matrix": {"changes": ["proto/acme/orders/v1/orders.proto"]},
     "doc_sections": {"heading": "runbook"},
+    "outline": {"path": "orders/orders/store.py"},
+    "symbol": {"name": "OrderStore.put"},
+    "references": {"name": "OrderStore"},
+    "files": {"pattern": "**/*.proto"},
 }
 
 

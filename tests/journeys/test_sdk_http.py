@@ -47,6 +47,10 @@ BUILTIN_CALLS: Final[list[list[Any]]] = [
     ["endpoint_trace", {"target": "GET /orders/{id}"}],
     ["impact_matrix", {"changes": ["proto/acme/orders/v1/orders.proto"]}],
     ["doc_sections", {"heading": "runbook"}],
+    ["outline", {"path": "orders/orders/store.py"}],
+    ["symbol", {"name": "OrderStore.put"}],
+    ["references", {"name": "OrderStore"}],
+    ["files", {"pattern": "**/*.proto"}],
     ["grpc_trace", {"target": "Nothing.v1.Here/Not"}],
 ]
 #: Revisions with ``outputSchema`` and ``structuredContent`` (INV-TOOL-9).

@@ -138,7 +138,7 @@ def test_the_table_has_the_columns_of_the_contract(view: View) -> None:
     """The table's columns are those of the contract, and the table, evidence and verdict come in that order."""
     text = ask(view, changes=["orders/orders/store.py"])
     assert (
-        "| service | changed | direct import | transitive import | calls a changed RPC | uses a changed message"
+        "| service | changed | direct import or reference | transitive import | calls a changed RPC | uses a changed message"
         " | reaches a changed route or topic | tests touching it |" in text
     )
     assert text.index("| service |") < text.index("### Evidence") < text.index(" impacted, ")
@@ -160,10 +160,13 @@ def test_twenty_files_list_ten_and_count_the_rest(view: View) -> None:
 
 
 def test_duplicate_changes_count_once(view: View) -> None:
-    """A file named twice, or through a symbol it defines, is one change: the verdict is unchanged."""
+    """A file named twice is one change: the verdict is unchanged. A symbol it defines adds the
+    files referring to it (its references), never fewer services."""
     once = ask(view, changes=["orders/orders/store.py"])
-    twice = ask(view, changes=["orders/orders/store.py", "./orders/orders/store.py", "OrderStore"])
+    twice = ask(view, changes=["orders/orders/store.py", "./orders/orders/store.py"])
     assert verdict(once) == verdict(twice)
+    with_symbol = ask(view, changes=["orders/orders/store.py", "OrderStore"])
+    assert verdict(with_symbol)[0] >= verdict(once)[0]
 
 
 def test_the_schema_has_both_ways_of_naming_a_change_and_a_bounded_depth() -> None:

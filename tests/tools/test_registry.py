@@ -105,6 +105,10 @@ def test_the_built_in_tools_ship_read_only_and_answer_without_an_index() -> None
         "endpoint_trace",
         "impact_matrix",
         "doc_sections",
+        "outline",
+        "symbol",
+        "references",
+        "files",
     ]
     assert all(tool.annotations["readOnlyHint"] for tool in registry)
     output = registry.call("smart_search", {"query": "x"}, None, workspace=Path("/w"))

@@ -668,9 +668,10 @@ class _Files:
         return self.best(self.folder_suffix.get(suffix, []), importer)
 
 
-def _declared_packages(db: sqlite3.Connection) -> dict[str, tuple[str, str]]:
-    """Package name a manifest declares -> (its folder, ecosystem): go module, npm name, crate..."""
-    found: dict[str, tuple[str, str]] = {}
+def _declared_packages(db: sqlite3.Connection) -> dict[tuple[str, str], str]:
+    """(package name a manifest declares, the manifest's file name) -> its folder: go module, npm
+    name, crate... (one name may be a Python project and a Rust crate of the same workspace)."""
+    found: dict[tuple[str, str], str] = {}
     rows = db.execute(
         "SELECT f.path, c.data FROM files f JOIN content c ON c.file_id = f.id WHERE f.kind = 'config'"
         " AND (f.path = 'go.mod' OR f.path LIKE '%/go.mod' OR f.path = 'package.json' OR f.path LIKE '%/package.json'"
@@ -698,7 +699,7 @@ def _declared_packages(db: sqlite3.Connection) -> dict[str, tuple[str, str]]:
             match = re.search(r'^\[(?:package|project)\][^\[]*?^name\s*=\s*"([^"]+)"', text, re.MULTILINE | re.DOTALL)
             declared = match and match.group(1)
         if declared:
-            found.setdefault(declared, (folder, name))
+            found.setdefault((declared, name), folder)
     return found
 
 
@@ -978,7 +979,7 @@ def _python(files: _Files, module: str, names: str, here: str, importer: str) ->
 def _go_folder(files: _Files, module: str) -> str | None:
     """The workspace folder of a Go import path inside a module some ``go.mod`` declares (maybe absent)."""
     best = None
-    for declared, (folder, manifest) in files.packages.items():
+    for (declared, manifest), folder in files.packages.items():
         inside = module == declared or module.startswith(declared + "/")
         if manifest == "go.mod" and inside and (best is None or len(declared) > len(best[0])):
             best = (declared, folder)
@@ -1448,8 +1449,21 @@ def _rust(files: _Files, module: str, importer: str) -> str | None:
             if found is not None:
                 return found
         return None
-    declared = files.packages.get(parts[0]) or files.packages.get(parts[0].replace("_", "-"))
-    if declared is None or declared[1] != "Cargo.toml":
+    crate = files.packages.get((parts[0], "Cargo.toml")) or files.packages.get((parts[0].replace("_", "-"), "Cargo.toml"))
+    declared = None if crate is None else (crate, "Cargo.toml")
+    if declared is None:
+        # Rust 2018: a path may start with a module of the importer's own module (``mod pricing;``
+        # then ``pub use pricing::{shipping};`` in lib.rs), its folder that of lib.rs, main.rs,
+        # mod.rs, else ``<folder>/<stem>``
+        stem = posixpath.splitext(posixpath.basename(importer))[0]
+        here = posixpath.dirname(importer)
+        if stem not in ("lib", "main", "mod"):
+            here = f"{here}/{stem}" if here else stem
+        for end in range(len(parts), 0, -1):
+            rel = "/".join(([here] if here else []) + parts[:end])
+            found = files.exact(f"{rel}.rs", f"{rel}/mod.rs")
+            if found is not None:
+                return found
         return None
     src = f"{declared[0]}/src" if declared[0] else "src"
     for end in range(len(parts) - 1, 0, -1):

@@ -17,7 +17,7 @@ from typing import Final
 import tree_sitter
 
 from .._facts import Definition, GrpcFact
-from . import _ts
+from . import _navigation, _ts
 from ._ts import syntax_error
 
 __all__ = [
@@ -91,7 +91,10 @@ class Definitions:
     definitions that end before ``start`` and answers the index of the enclosing one (-1: none).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, language: str = "", source: bytes = b"") -> None:
+        #: With a language and the source, each definition gets its signature and doc line.
+        self._language = language
+        self._source = source
         self.facts: list[Definition] = []
         self.starts: list[int] = []
         self.ends: list[int] = []
@@ -128,7 +131,8 @@ class Definitions:
         if line is None:
             line = node.start_point[0] + 1
         index = len(self.facts)
-        self.facts.append(Definition(name, kind, container, line, node.end_point[0] + 1))
+        signature, doc = _navigation.details(self._language, node, self._source) if self._language else ("", "")
+        self.facts.append(Definition(name, kind, container, line, node.end_point[0] + 1, signature, doc))
         self.starts.append(node.start_byte)
         self.ends.append(node.end_byte)
         self.parents.append(parent)

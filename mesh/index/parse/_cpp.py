@@ -1,14 +1,18 @@
 """C++ facts: definitions, ``#include`` directives and grpc++ evidence, from one parse.
 
-Theory of operation: one flat query finds namespaces, classes, structs, enums (with a body),
-function definitions, member function declarations and prototypes, and ``#include`` lines;
-definitions arrive in document order and a stack of the open ones gives each its dotted container
-(``acme::orders`` nests as ``acme.orders``). A function is a ``method`` when it is declared or
-defined in a class body, or defined out of line under a qualifier that is not a namespace of this
-file (``void Orders::Impl::Get()`` is the method ``Get`` of ``Orders.Impl``). A prototype outside
-any class counts only when the file does not define the function. An anonymous namespace is no
-container; ``namespace a::b {`` is the module ``a.b``. A template's definition starts where the
-class or function does, after ``template<>``.
+Theory of operation: one flat query (``queries/cpp/outline.scm``) finds namespaces, classes,
+structs, enums (with a body), function definitions, member function declarations and prototypes,
+and ``#include`` lines; definitions arrive in document order and a stack of the open ones gives
+each its dotted container (``acme::orders`` nests as ``acme.orders``). A function is a ``method``
+when it is declared or defined in a class body, or defined out of line under a qualifier that is
+not a namespace of this file (``void Orders::Impl::Get()`` is the method ``Get`` of
+``Orders.Impl``). A prototype outside any class counts only when the file does not define the
+function. An anonymous namespace is no container; ``namespace a::b {`` is the module ``a.b``. A
+template's definition starts where the class or function does, after ``template<>``. Enumerators,
+``const``/``constexpr`` variables at namespace level and ``static const``/``constexpr`` members are
+``constant`` definitions, type aliases (``using X = ...;``, ``typedef``) ``type`` ones, object-like
+macros with a value ``constant`` and function-like ones ``function``: members, never the scope a
+gRPC fact is found in (line: the name's).
 
 gRPC work runs only when the bytes mention a generated name (``::NewStub``, ``::Stub``,
 ``::Service``...) or a switch of a standard service (``grpc::EnableDefaultHealthCheckService(true)``
@@ -31,6 +35,17 @@ service is the namespace (``acme::orders``, "" when none):
 Holders are looked up by scope: function and lambda bodies nested by byte range, then the members
 of the class the code belongs to (the enclosing class, or the qualifier of an out-of-line method,
 so a member declared in a header is still found from its initializer), then file-level variables.
+
+Code navigation: each definition's signature is the declaration up to its body, after its
+``template<...>`` header; its doc line is the first line of the comments above it (``//``, ``///``,
+``/** */``, Doxygen's ``@brief``), above the template header when there is one. References come from
+``queries/cpp/references.scm``, bar the last name of a qualified declarator (``void Orders::Get()``
+declares ``Get``) and what a using declaration names, which the outline query finds. Names are then
+read through the file's own aliases: a qualifier that is a namespace alias is the namespace, an
+unqualified name a ``using a::b::N;`` brought in is qualified ``a.b`` (not where a function
+declares a parameter or local of that name, nor when the file defines the name), and a use of a
+type alias is also one of the type it names (with what it binds). ``T x(y);`` in a body parses
+as a prototype: ``y`` is then an argument, not a type.
 """
 
 from __future__ import annotations
@@ -41,26 +56,17 @@ from typing import Final
 import attrs
 import tree_sitter
 
-from .._facts import Definition, FileFacts, GrpcFact, GrpcRole, Import
-from . import _ts
+from .._facts import SIGNATURE_CHARS_MAX, Definition, FileFacts, GrpcFact, GrpcRole, Import, Reference, ReferenceKind
+from . import _navigation, _ts
+from ._common import too_broken
 from ._tree import Ranges, first_error_line, safe_captures
 
 __all__ = ["extract"]
 
 _LANGUAGE: Final = "cpp"
 
-# Flat patterns only: a parent pattern waiting for a child keeps a cursor state alive across the
-# parent's whole subtree, which is quadratic on deeply nested code.
-_DEFINITIONS: Final = """
-(namespace_definition name: (_)) @module
-(class_specifier name: (_) body: (_)) @class
-(struct_specifier name: (_) body: (_)) @struct
-(enum_specifier name: (_) body: (_)) @enum
-(function_definition declarator: (_)) @function
-(field_declaration declarator: [(function_declarator) (pointer_declarator) (reference_declarator)]) @member
-(declaration declarator: [(function_declarator) (pointer_declarator) (reference_declarator)]) @prototype
-(preproc_include path: (_)) @include
-"""
+#: Definitions, ``#include`` lines and qualified declarators (``queries/cpp/outline.scm``).
+_DEFINITIONS: Final = _navigation.query_text(_LANGUAGE, "outline")
 
 _GRPC: Final = """
 [(function_definition) (lambda_expression)] @scope
@@ -95,14 +101,23 @@ _WRAPPING_DECLARATORS: Final = frozenset(
 )
 _WRAPPERS: Final = frozenset({"parenthesized_expression", "pointer_expression"})
 _DEPTH_MAX: Final = 24
+_SPACES: Final = re.compile(r"\s+")
 
 _queries: dict[str, tree_sitter.Query] = {}
+
+
+#: The parameters and locals of functions (read only when a using declaration may be shadowed).
+_LOCALS: Final = """
+[(parameter_declaration declarator: (_) @declared) (optional_parameter_declaration declarator: (_) @declared)
+ (init_declarator declarator: (_) @declared) (declaration declarator: (identifier) @declared)]
+"""
 
 
 def _query(part: str) -> tree_sitter.Query:
     query = _queries.get(part)
     if query is None:
-        query = _queries[part] = tree_sitter.Query(_ts.language(_LANGUAGE), _DEFINITIONS if part == "defs" else _GRPC)
+        text = {"defs": _DEFINITIONS, "locals": _LOCALS}.get(part, _GRPC)
+        query = _queries[part] = tree_sitter.Query(_ts.language(_LANGUAGE), text)
     return query
 
 
@@ -110,6 +125,78 @@ def extract(source: bytes) -> FileFacts:
     """Definitions, includes and gRPC facts of a C++ file."""
     root = _ts.parse(_LANGUAGE, source).root_node
     return _Extraction(source, root).facts()
+
+
+def _signature(node: tree_sitter.Node, source: bytes) -> str:
+    """The declaration up to its body, after its ``template<...>`` header when it has one."""
+    signature = _navigation.signature(node, source)
+    parent = node.parent
+    if parent is None or parent.type != "template_declaration":
+        return signature
+    parameters = parent.child_by_field_name("parameters")
+    if parameters is None:
+        return signature
+    header = _SPACES.sub(" ", source[parent.start_byte : parameters.end_byte].decode("utf-8", "replace"))
+    text = f"{header} {signature}"
+    return text if len(text) <= SIGNATURE_CHARS_MAX else text[: SIGNATURE_CHARS_MAX - 1].rstrip() + "…"
+
+
+#: Outline captures that are members, not scopes (see ``queries/cpp/outline.scm``).
+_MEMBER_CAPTURES: Final = frozenset({"enumerator", "constant", "constant_member", "alias", "macro", "function_macro"})
+#: Where a declaration is at namespace level (the preprocessor's conditionals looked through).
+_NAMESPACE_LEVEL: Final = frozenset(
+    {"translation_unit", "declaration_list", "template_declaration", "linkage_specification"}
+)
+
+
+_VALUE_NAME: Final = re.compile(r"^(?:k[A-Z]|[A-Z])")
+
+
+def _constructor_argument(reference: Reference) -> Reference | None:
+    """What the grammar read as a parameter type in ``T x(y);`` is an argument: a value read when
+    capitalised or spelled as a constant (as elsewhere), else a local (no reference)."""
+    if reference.kind != ReferenceKind.TYPE:
+        return reference
+    return attrs.evolve(reference, kind=ReferenceKind.USE) if _VALUE_NAME.match(reference.name) else None
+
+
+#: How far up a parameter or local is looked for the function declaring it.
+_SCOPE_DEPTH_MAX: Final = 256
+
+
+def _once(meanings: dict, name: str, meaning: object) -> None:
+    """Record what ``name`` means; a name given two meanings means nothing certain (None)."""
+    if name in meanings and meanings[name] != meaning:
+        meanings[name] = None
+    else:
+        meanings[name] = meaning
+
+
+def _last_name(node: tree_sitter.Node) -> tree_sitter.Node:
+    """The last name of a (qualified) name."""
+    for _ in range(_SCOPE_DEPTH_MAX):
+        inner = node.child_by_field_name("name") if node.type == "qualified_identifier" else None
+        if inner is None:
+            break
+        node = inner
+    return node
+
+
+def _ancestor(node: tree_sitter.Node, levels: int) -> tree_sitter.Node | None:
+    for _ in range(levels):
+        if node.parent is None:
+            return None
+        node = node.parent
+    return node
+
+
+def _namespace_level(node: tree_sitter.Node) -> bool:
+    parent = node.parent
+    for _ in range(_DEPTH_MAX):
+        if parent is None or not parent.type.startswith("preproc_"):
+            break
+        parent = parent.parent
+    return parent is not None and parent.type in _NAMESPACE_LEVEL
 
 
 def _unwrap_declarator(node: tree_sitter.Node | None) -> tree_sitter.Node | None:
@@ -163,9 +250,179 @@ class _Extraction:
     stub_names: dict[str, bool] = attrs.field(factory=dict)
     memo: dict[int, tuple[str, str] | None] = attrs.field(factory=dict)
     grpc: list[tuple[int, int, GrpcFact]] = attrs.field(factory=list)
+    #: (line, name) of the last name of each qualified declarator (``void Orders::Get()``)
+    declared: set[tuple[int, str]] = attrs.field(factory=set)
+    #: the lines of the using declarations (``using acme::Order;``)
+    using_lines: set[int] = attrs.field(factory=set)
+    #: (line, name) of the arguments of ``T x(y);`` in a body, which the grammar reads as parameter types
+    vexing: set[tuple[int, str]] = attrs.field(factory=set)
+    #: name -> the namespace a using declaration takes it from (``using acme::Order;``), and its line
+    using_names: dict[str, tuple[str, int] | None] = attrs.field(factory=dict)
+    #: namespace alias -> the namespace, dotted (``namespace pr = acme::pricing;``)
+    namespace_aliases: dict[str, str | None] = attrs.field(factory=dict)
+    #: type alias -> (type, its namespace dotted) (``using Bill = acme::Invoice;``, ``typedef``)
+    type_aliases: dict[str, tuple[str, str] | None] = attrs.field(factory=dict)
+    #: every definition in document order: :attr:`definitions` (the scopes the gRPC pass reads)
+    #: and the members that are no scope (enumerators, constants, type aliases, macros)
+    outline: list[Definition] = attrs.field(factory=list)
+
+    def _using_declaration(self, node: tree_sitter.Node) -> None:
+        """Note ``using a::b::N;`` (not ``using namespace``) at namespace level."""
+        if any(child.type == "namespace" for child in node.children) or not _namespace_level(node):
+            return
+        named = [c for c in node.named_children if c.type == "qualified_identifier"]
+        parts = self.segments(named[0]) if named else []
+        if len(parts) >= 2 and parts[-1]:
+            _once(self.using_names, parts[-1], (".".join(filter(None, parts[:-1])), _ts.line(node)))
+
+    def _through_aliases(self, found: tuple[Reference, ...]) -> tuple[Reference, ...]:
+        """References read through the file's aliases: a qualifier starting with a namespace alias
+        is the namespace (``pr::shipping`` is ``acme::pricing::shipping``); an unqualified name a
+        using declaration brought in is qualified by its namespace, unless the file defines the
+        name or a function around it declares it (a parameter or local of that name); a use of a
+        type alias is also one of the type it names (``Bill invoice`` uses ``acme::Invoice``, and
+        binds ``invoice`` to it). An alias given two meanings in the file is left alone."""
+        defined = {definition.name for definition in self.outline}
+        using = {
+            name: meaning for name, meaning in self.using_names.items() if meaning is not None and name not in defined
+        }
+        shadows = self._shadows(frozenset(using)) if using else {}
+        out: list[Reference] = []
+        for reference in found:
+            qualifier = reference.qualifier
+            if qualifier and qualifier != _navigation.EXPRESSION:
+                first, dot, rest = qualifier.partition(".")
+                target = self.namespace_aliases.get(first)
+                if target:
+                    reference = attrs.evolve(reference, qualifier=target + dot + rest)
+            elif not qualifier and reference.name in using:
+                namespace, line = using[reference.name]
+                if (
+                    namespace
+                    and reference.line > line
+                    and not any(start <= reference.line <= end for start, end in shadows.get(reference.name, ()))
+                ):
+                    reference = attrs.evolve(reference, qualifier=namespace)
+            out.append(reference)
+            aliased = self.type_aliases.get(reference.name) if not reference.qualifier else None
+            if aliased is not None:
+                out.append(attrs.evolve(reference, name=aliased[0], qualifier=aliased[1]))
+        return tuple(out)
+
+    def _shadows(self, names: frozenset[str]) -> dict[str, list[tuple[int, int]]]:
+        """name -> the line spans of the functions (and lambdas) that declare a parameter or local of that name."""
+        found: dict[str, list[tuple[int, int]]] = {}
+        for node in safe_captures(_query("locals"), self.root).get("declared", ()):
+            name = _unwrap_declarator(node)
+            if name is None or name.type != "identifier" or self.text(name) not in names:
+                continue
+            scope = node.parent
+            for _ in range(_SCOPE_DEPTH_MAX):
+                if scope is None or scope.type in ("function_definition", "lambda_expression"):
+                    break
+                scope = scope.parent
+            if scope is not None and scope.type in ("function_definition", "lambda_expression"):
+                found.setdefault(self.text(name), []).append((_ts.line(scope), _ts.end_line(scope)))
+        return found
+
+    def _members(self, capture: str, node: tree_sitter.Node, outer: str, outer_kind: str) -> list[Definition]:
+        """The definitions a member capture makes (none when it is no constant: a local, an
+        instance member, a function prototype)."""
+        if capture == "enumerator":
+            name = node.child_by_field_name("name")
+            return [self._member(name, "constant", outer, node, self.text(node))]
+        if capture in ("macro", "function_macro"):
+            name = node.child_by_field_name("name")
+            value = node.child_by_field_name("value")
+            end = node.end_byte if value is None else value.end_byte if capture == "macro" else value.start_byte
+            text = self.source[node.start_byte : end].decode("utf-8", "replace")
+            kind = "constant" if capture == "macro" else "function"
+            return [self._member(name, kind, outer, node, text, value if value is not None else node)]
+        if capture == "alias":
+            name = node.child_by_field_name("name") if node.type == "alias_declaration" else None
+            target = node.child_by_field_name("type")
+            if target is not None and target.type == "type_descriptor":
+                target = target.child_by_field_name("type")
+            names = [name] if name is not None else [
+                d for d in map(_unwrap_declarator, node.children_by_field_name("declarator"))
+                if d is not None and d.type == "type_identifier"
+            ]  # fmt: skip
+            parts = (
+                self.segments(target)
+                if target is not None and target.type in ("type_identifier", "qualified_identifier")
+                else []
+            )
+            for alias in names:
+                if parts and parts[-1] and target is not None and _last_name(target).type == "type_identifier":
+                    _once(self.type_aliases, self.text(alias), (parts[-1], ".".join(filter(None, parts[:-1]))))
+            return [self._member(n, "type", outer, node, _navigation.signature(node, self.source)) for n in names]
+        qualifiers = {self.text(c) for c in node.children if c.type in ("type_qualifier", "storage_class_specifier")}
+        if capture == "constant_member":
+            if outer_kind not in ("class", "struct") or not (
+                "constexpr" in qualifiers or ("static" in qualifiers and "const" in qualifiers)
+            ):
+                return []
+        elif not ({"const", "constexpr"} & qualifiers) or not _namespace_level(node):
+            return []
+        out = []
+        declarators = node.children_by_field_name("declarator")
+        head_end = declarators[0].start_byte if declarators else node.start_byte
+        head = self.source[node.start_byte : head_end].decode("utf-8", "replace")
+        for declarator in declarators:
+            inner = declarator.child_by_field_name("declarator") if declarator.type == "init_declarator" else declarator
+            name = _unwrap_declarator(inner)
+            if name is None or name.type not in ("identifier", "field_identifier"):
+                continue  # a function, an out-of-line definition (Orders::kMax), an array
+            text = head + self.source[
+                declarator.start_byte : node.end_byte if declarator == declarators[-1] else declarator.end_byte
+            ].decode("utf-8", "replace")
+            out.append(self._member(name, "constant", outer, node, text))
+        return out
+
+    def _member(
+        self, name: tree_sitter.Node | None, kind: str, outer: str, node: tree_sitter.Node, text: str,
+        last: tree_sitter.Node | None = None,
+    ) -> Definition:  # fmt: skip
+        """A member definition: its line is its name's, its signature ``text`` on one line, bounded."""
+        signature = _SPACES.sub(" ", text[: 4 * SIGNATURE_CHARS_MAX]).strip().removesuffix(";").rstrip()
+        if len(signature) > SIGNATURE_CHARS_MAX:
+            signature = signature[: SIGNATURE_CHARS_MAX - 1].rstrip() + "…"
+        doc = _navigation.doc_line(_LANGUAGE, node, self.source)
+        anchor = name if name is not None else node
+        end_line = _ts.end_line(last if last is not None else node)
+        return Definition(self.text(name), kind, outer, _ts.line(anchor), end_line, signature, doc)
 
     def text(self, node: tree_sitter.Node | None) -> str:
         return _ts.text(node, self.source)
+
+    def _declared_name(self, node: tree_sitter.Node) -> tuple[int, str]:
+        """(line, name) of the last name of a qualified declarator."""
+        for _ in range(64):
+            name = node.child_by_field_name("name")
+            if node.type != "qualified_identifier" or name is None:
+                break
+            node = name
+        return _ts.line(node), self.text(node)
+
+    def _references(self) -> tuple[Reference, ...]:
+        """The file's references, bar the names that qualified declarators declare (a query
+        cannot tell ``Orders::Get`` declared from ``Orders::Get`` read: both end as ``a::(b::c)``)
+        and what using declarations name."""
+        if too_broken(self.root):
+            return ()
+        found = _navigation.references(_LANGUAGE, self.root, self.source)
+        if self.using_names or self.namespace_aliases or self.type_aliases:
+            found = self._through_aliases(found)
+        if self.vexing:
+            found = tuple(_constructor_argument(r) if (r.line, r.name) in self.vexing else r for r in found)
+            found = tuple(r for r in found if r is not None)
+        if not self.declared and not self.using_lines:
+            return found
+        return tuple(
+            r
+            for r in found
+            if r.line not in self.using_lines and (r.kind != ReferenceKind.USE or (r.line, r.name) not in self.declared)
+        )
 
     def facts(self) -> FileFacts:
         self._definitions_and_includes()
@@ -174,9 +431,10 @@ class _Extraction:
             self.grpc.sort(key=lambda item: (item[0], item[1]))
         return FileFacts(
             language=_LANGUAGE,
-            definitions=tuple(self.definitions),
+            definitions=tuple(self.outline),
             imports=tuple(self.imports),
             grpc=tuple(fact for _, _, fact in self.grpc),
+            references=self._references(),
             error=f"syntax error at line {first_error_line(self.root)}" if self.root.has_error else "",
         )
 
@@ -205,9 +463,33 @@ class _Extraction:
         captures = safe_captures(_query("defs"), self.root)
         found: list[tuple[int, int, str, tree_sitter.Node]] = []
         for capture, nodes in captures.items():
-            if capture != "include":
+            if capture == "out_of_line":
+                self.declared.update(self._declared_name(node) for node in nodes)
+            elif capture == "using":
+                self.using_lines.update(
+                    line for node in nodes for line in range(_ts.line(node), _ts.end_line(node) + 1)
+                )
+                for node in nodes:
+                    self._using_declaration(node)
+            elif capture == "namespace_alias":
+                for node in nodes:
+                    name = self.text(node.child_by_field_name("name"))
+                    target = [c for c in node.named_children if c != node.child_by_field_name("name")]
+                    if target:
+                        dotted = ".".join(filter(None, self.segments(target[-1]))) or self.text(target[-1])
+                        _once(self.namespace_aliases, name, dotted)
+            elif capture == "vexing":
+                for node in nodes:
+                    declaration = _ancestor(node, 4)
+                    if declaration is not None and not _namespace_level(declaration):
+                        self.vexing.add((_ts.line(node), self.text(node)))
+            elif capture in _MEMBER_CAPTURES:
+                unique = {(node.start_byte, node.end_byte): node for node in nodes}
+                found.extend((node.start_byte, -node.end_byte, capture, node) for node in unique.values())
+            elif capture != "include":
                 found.extend((node.start_byte, -node.end_byte, capture, node) for node in nodes)
         found.sort(key=lambda item: (item[0], item[1]))
+        members: list[tuple[int, Definition]] = []
         namespaces: set[str] = set()
         prototypes: list[int] = []
         defined: set[tuple[str, str]] = set()
@@ -218,6 +500,9 @@ class _Extraction:
                 stack.pop()
             outer, outer_kind = (stack[-1][1], stack[-1][2]) if stack else ("", "")
             in_class = outer_kind in ("class", "struct")
+            if capture in _MEMBER_CAPTURES:
+                members.extend((node.start_byte, d) for d in self._members(capture, node, outer, outer_kind))
+                continue
             if capture == "module":
                 parts = [".".join(self.segments(node.child_by_field_name("name")))]
                 kind = capture
@@ -231,6 +516,8 @@ class _Extraction:
                 if name is None or name.type == "operator_cast":
                     continue
                 parts = self.segments(name)
+                if name.type == "qualified_identifier":
+                    self.declared.add(self._declared_name(name))
                 qualifier = ".".join(p for p in parts[:-1] if p)
                 out_of_line = bool(qualifier) and ".".join(filter(None, (outer, qualifier))) not in namespaces
                 kind = "method" if in_class or capture == "member" or out_of_line else "function"
@@ -246,7 +533,10 @@ class _Extraction:
             elif capture == "function":
                 defined.add((container, parts[-1]))
             stack.append((node.end_byte, path, kind))
-            self.definitions.append(Definition(parts[-1], kind, container, _ts.line(node), _ts.end_line(node)))
+            signature, doc = _signature(node, self.source), _navigation.doc_line(_LANGUAGE, node, self.source)
+            self.definitions.append(
+                Definition(parts[-1], kind, container, _ts.line(node), _ts.end_line(node), signature, doc)
+            )
             self.paths.append(path)
             self.def_nodes.append(node)
         dropped = {i for i in prototypes if (self.definitions[i].container, self.definitions[i].name) in defined}
@@ -258,6 +548,12 @@ class _Extraction:
         self.def_ranges = Ranges(self.def_nodes)
         for position, definition in enumerate(self.definitions):
             self.by_container.setdefault(definition.container, []).append(position)
+        if members:
+            starts = [node.start_byte for node in self.def_nodes]
+            merged = sorted([*zip(starts, self.definitions), *members], key=lambda item: item[0])
+            self.outline = [definition for _, definition in merged]
+        else:
+            self.outline = self.definitions
         for node in captures.get("include", ()):
             path = node.child_by_field_name("path")
             written = self.text(path).strip()

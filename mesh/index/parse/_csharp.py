@@ -1,11 +1,16 @@
 """C# facts: definitions, ``using`` directives and Grpc.Core / Grpc.Net evidence, from one parse.
 
-Theory of operation: one flat query finds block namespaces, classes, structs, interfaces, records,
-enums, methods, constructors (kind ``method``, named as the class), local functions and ``using``
-directives; definitions arrive in document order and a stack of the open ones gives each its dotted
-container. A block ``namespace A.B { }`` is a ``module`` definition containing what it declares; a
-file-scoped ``namespace A.B;`` is a package-like declaration, neither a definition nor a container.
-A declaration's line is the first line after its attribute lists.
+Theory of operation: one flat query (``queries/csharp/outline.scm``) finds block namespaces,
+classes, structs, interfaces, records, enums, methods, constructors (kind ``method``, named as the
+class), local functions, enum members and ``const`` / ``static readonly`` fields (kind ``constant``),
+properties (kind ``method``: a property is its accessors), delegates (kind ``type``) and ``using``
+directives; definitions arrive in document order and a stack
+of the open ones gives each its dotted container. A block ``namespace A.B { }`` is a ``module``
+definition containing what it declares; a file-scoped ``namespace A.B;`` is a package-like
+declaration, neither a definition nor a container. A declaration's line is the first line after its
+attribute lists (a member's: its name's line). Members are no scope: the gRPC and links passes
+name what they find after the class or method around it, as before. Instance fields are no
+definition (no kind of ``Definition`` fits a variable).
 
 gRPC work runs only when the bytes hold a generated-looking name (``X.XClient``, ``X.XBase``),
 ``MapGrpcService``, ``AddGrpcClient``, ``CreateClient``, a ``using static`` or a ``using`` alias.
@@ -30,6 +35,11 @@ S = Ns.Svc;`` makes ``S.SvcClient`` one, ``using P = Ns;`` makes ``P.Svc.SvcClie
 
 Holders are looked up by scope: method-like scopes (methods, constructors, accessors, local
 functions, lambdas) nested by byte range, then the fields of the enclosing classes.
+
+Code navigation: each definition's signature is the declaration from its first line after the
+attribute lists up to its body; its doc line is the first line of the ``<summary>`` of the ``///``
+XML comment above it (tags dropped, ``<see cref="X"/>`` read as ``X``), else of the comments above
+it. References come from ``queries/csharp/references.scm``, bar what a using directive's line holds.
 """
 
 from __future__ import annotations
@@ -40,26 +50,17 @@ from typing import Final
 import attrs
 import tree_sitter
 
-from .._facts import Definition, FileFacts, GrpcFact, GrpcRole, Import
-from . import _csharp_links, _ts
+from .._facts import DOC_CHARS_MAX, SIGNATURE_CHARS_MAX, Definition, FileFacts, GrpcFact, GrpcRole, Import, Reference
+from . import _csharp_links, _navigation, _ts
+from ._common import too_broken
 from ._tree import Ranges, first_error_line, safe_captures
 
 __all__ = ["extract"]
 
 _LANGUAGE: Final = "csharp"
 
-_DEFINITIONS: Final = """
-(namespace_declaration name: (_)) @module
-(class_declaration name: (_)) @class
-(struct_declaration name: (_)) @struct
-(interface_declaration name: (_)) @interface
-(record_declaration name: (_)) @record
-(enum_declaration name: (_)) @enum
-(method_declaration name: (_)) @method
-(constructor_declaration name: (_)) @method
-(local_function_statement name: (_)) @function
-(using_directive) @using
-"""
+#: Definitions and using directives (``queries/csharp/outline.scm``).
+_DEFINITIONS: Final = _navigation.query_text(_LANGUAGE, "outline")
 
 # Flat patterns only: a parent pattern waiting for a child keeps a cursor state alive across the
 # parent's whole subtree, which is quadratic on deeply nested code.
@@ -79,6 +80,9 @@ _GRPC: Final = """
 """
 
 _KINDS: Final = {
+    "constant": "constant",
+    "property": "method",
+    "delegate": "type",
     "module": "module",
     "class": "class",
     "struct": "struct",
@@ -131,6 +135,118 @@ def _declaration_line(node: tree_sitter.Node) -> int:
         if child.type != "attribute_list":
             return _ts.line(child)
     return _ts.line(node)
+
+
+# -- signature and doc line --------------------------------------------------------------------
+
+_SPACES: Final = re.compile(r"\s+")
+#: ``/// <see cref="Order"/>``, ``<paramref name="id"/>``: the name they point at stands for them.
+_XML_REFERENCE: Final = re.compile(r"""<(?:see|seealso|paramref|typeparamref)\s+\w+\s*=\s*["']([^"']*)["']\s*/?>""")
+#: Elements that describe something else than the declaration as a whole.
+_XML_DETAILS: Final = re.compile(
+    r"<(param|typeparam|returns|exception|example|seealso|value|permission)\b[^>]*?(?:/>|>.*?</\1\s*>)", re.DOTALL
+)
+_XML_SUMMARY: Final = re.compile(r"<summary\b[^>]*>(.*?)(?:</summary\s*>|$)", re.DOTALL)
+_XML_TAG: Final = re.compile(r"</?[A-Za-z][^<>]*>")
+_XML_ENTITIES: Final = {"&lt;": "<", "&gt;": ">", "&quot;": '"', "&apos;": "'", "&amp;": "&"}
+_XML_ENTITY: Final = re.compile("|".join(_XML_ENTITIES))
+
+
+def _signature(node: tree_sitter.Node, source: bytes) -> str:
+    """The declaration as written from its first line after the attribute lists up to its body
+    (``public async Task<Order> Get(int id, [FromServices] IClock clock)``), on one line, bounded."""
+    start = next((child.start_byte for child in node.children if child.type != "attribute_list"), node.start_byte)
+    if start == node.start_byte:
+        return _navigation.signature(node, source)
+    body = node.child_by_field_name("body")
+    end = body.start_byte if body is not None else node.end_byte
+    text = source[start : min(end, start + 4 * SIGNATURE_CHARS_MAX)].decode("utf-8", "replace")
+    return _bounded(_SPACES.sub(" ", text).strip().removesuffix(";").rstrip(), SIGNATURE_CHARS_MAX)
+
+
+def _doc(node: tree_sitter.Node, source: bytes) -> str:
+    """The first line of the ``<summary>`` of the ``///`` XML comment right above ``node``, else
+    the first line of the comments above it (``//``, ``/* */``)."""
+    lines: list[str] = []
+    row = node.start_point[0]
+    previous = node.prev_named_sibling
+    while previous is not None and previous.type == "comment" and previous.end_point[0] >= row - 1:
+        text = source[previous.start_byte : previous.end_byte].decode("utf-8", "replace")
+        line_start = source.rfind(b"\n", 0, previous.start_byte) + 1
+        if not text.startswith("///") or source[line_start : previous.start_byte].strip():
+            break
+        lines.append(text[3:])
+        row = previous.start_point[0]
+        previous = previous.prev_named_sibling
+    if not lines or not any("<" in line for line in lines):
+        return _navigation.doc_line(_LANGUAGE, node, source)
+    xml = "\n".join(reversed(lines))
+    summary = _XML_SUMMARY.search(xml)
+    text = summary.group(1) if summary is not None else _XML_DETAILS.sub("", xml)
+    text = _XML_TAG.sub("", _XML_REFERENCE.sub(lambda match: match.group(1).rsplit(":", 1)[-1], text))
+    for line in text.splitlines():
+        line = _XML_ENTITY.sub(lambda match: _XML_ENTITIES[match.group(0)], _SPACES.sub(" ", line).strip())
+        if line:
+            return _bounded(line, DOC_CHARS_MAX)
+    return ""
+
+
+#: Definitions that are members, not scopes: enum members, constant fields' declarators, properties, delegates.
+_MEMBER_TYPES: Final = frozenset(
+    {"enum_member_declaration", "variable_declarator", "property_declaration", "delegate_declaration"}
+)
+
+
+def _constant_field(node: tree_sitter.Node, source: bytes) -> bool:
+    """Whether a field declaration declares constants: ``const``, or ``static readonly``."""
+    modifiers = {_ts.text(child, source) for child in node.named_children if child.type == "modifier"}
+    return "const" in modifiers or {"static", "readonly"} <= modifiers
+
+
+def _declarators(field: tree_sitter.Node) -> list[tree_sitter.Node]:
+    declaration = next((c for c in field.named_children if c.type == "variable_declaration"), None)
+    if declaration is None:
+        return []
+    return [c for c in declaration.named_children if c.type == "variable_declarator" and c.child_by_field_name("name")]
+
+
+def _member_details(node: tree_sitter.Node, source: bytes) -> tuple[str, str, int]:
+    """(signature, doc line, line) of a member definition. A constant's signature is its field's
+    declaration with its own declarator (``public const int MaxItems = 50``); a property's stops
+    before its initializer or expression body, and keeps its accessors when none has a body
+    (``public int Number { get; private set; }``); an enum member is written as declared."""
+    declaration = node
+    if node.type == "variable_declarator":
+        field = node.parent.parent if node.parent is not None else None
+        declaration = field if field is not None else node
+        first = next((c for c in node.parent.named_children if c.type == "variable_declarator"), node)
+        start = next((c.start_byte for c in declaration.children if c.type != "attribute_list"), declaration.start_byte)
+        head = source[start : first.start_byte] if first.start_byte >= start else b""
+        text = (head + source[node.start_byte : min(node.end_byte, node.start_byte + 4 * SIGNATURE_CHARS_MAX)]).decode(
+            "utf-8", "replace"
+        )
+    else:
+        start = next((c.start_byte for c in node.children if c.type != "attribute_list"), node.start_byte)
+        end = node.end_byte
+        if node.type == "property_declaration":
+            accessors = node.child_by_field_name("accessors")
+            value = node.child_by_field_name("value")
+            if accessors is not None and any(a.child_by_field_name("body") for a in accessors.named_children):
+                end = accessors.start_byte
+            elif accessors is not None:
+                end = accessors.end_byte
+            elif value is not None:
+                end = value.start_byte
+        text = source[start : min(end, start + 4 * SIGNATURE_CHARS_MAX)].decode("utf-8", "replace")
+    signature = _bounded(
+        _SPACES.sub(" ", text).strip().removesuffix(";").rstrip().removesuffix(","), SIGNATURE_CHARS_MAX
+    )
+    name = node.child_by_field_name("name")
+    return signature, _doc(declaration, source), _ts.line(name if name is not None else node)
+
+
+def _bounded(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
 @attrs.frozen
@@ -193,8 +309,18 @@ class _Extraction:
             messages=links.messages,
             settings=links.settings,
             constants=links.constants,
+            references=self._references(),
             error=f"syntax error at line {first_error_line(self.root)}" if self.root.has_error else "",
         )
+
+    def _references(self) -> tuple[Reference, ...]:
+        """The file's references, bar what its using directives name (``using Order = Acme.Order;``
+        writes a type the query cannot tell from one in code)."""
+        if too_broken(self.root):
+            return ()
+        found = _navigation.references(_LANGUAGE, self.root, self.source)
+        using_lines = {item.line for item in self.imports}
+        return tuple(r for r in found if r.line not in using_lines) if using_lines else found
 
     def _symbol(self, offset: int) -> str:
         """The dotted path of the innermost definition holding byte ``offset`` ("" when none)."""
@@ -211,6 +337,10 @@ class _Extraction:
                 for node in nodes:
                     kind = "struct" if any(c.type == "struct" for c in node.children) else "class"
                     found.append((node.start_byte, -node.end_byte, kind, node))
+            elif capture == "field":
+                for node in nodes:
+                    if _constant_field(node, self.source):
+                        found.extend((d.start_byte, -d.end_byte, "constant", d) for d in _declarators(node))
             elif capture in _KINDS:
                 found.extend((node.start_byte, -node.end_byte, _KINDS[capture], node) for node in nodes)
         found.sort(key=lambda item: (item[0], item[1]))
@@ -223,7 +353,14 @@ class _Extraction:
             container = stack[-1][1] if stack else ""
             path = f"{container}.{name}" if container else name
             stack.append((node.end_byte, path))
-            self.definitions.append(Definition(name, kind, container, _declaration_line(node), _ts.end_line(node)))
+            if node.type in _MEMBER_TYPES:
+                # members: definitions, but not containers of what the gRPC and links passes find
+                signature, doc, line = _member_details(node, self.source)
+                self.definitions.append(Definition(name, kind, container, line, _ts.end_line(node), signature, doc))
+                continue
+            signature, doc = _signature(node, self.source), _doc(node, self.source)
+            line = _declaration_line(node)
+            self.definitions.append(Definition(name, kind, container, line, _ts.end_line(node), signature, doc))
             self.paths.append(path)
             nodes.append(node)
             if kind in ("class", "struct", "interface"):

@@ -1,7 +1,8 @@
 """JavaScript and TypeScript extraction, shared by ``_javascript`` and ``_typescript``.
 
-Theory of operation. One compiled query per grammar finds every definition and import in a single
-pass over the tree. Its nodes come back grouped by capture name; they are merged in document order
+Theory of operation. One compiled query per grammar (``queries/javascript/outline.scm``, plus
+``queries/typescript/outline.scm`` for the TypeScript grammars) finds every definition and import in
+a single pass over the tree. Its nodes come back grouped by capture name; they are merged in document order
 and a stack of the definitions still open gives each one its container. Class members are read from
 the class bodies the query finds: methods, and fields holding a function (``handle = async () =>
 {}``, ``static make = () => {}``).
@@ -63,6 +64,12 @@ class). A handler imported from another module is reported on its property, and
 ``health.service`` are SERVERs of the runtime's standard ``ServerReflection`` and ``Health``.
 Facts are in source order: by the position of what each one is about (a handler: its definition).
 
+Each definition carries its signature (as written up to its body, decorators left out; a function
+held by a variable, field or property up to the function's body) and the first line of the comment
+block above it (above ``export`` and decorators too). References (calls, ``new`` and JSX elements,
+types, values read) come from ``queries/<grammar>/references.scm`` through :mod:`._navigation`, TSX
+sharing TypeScript's patterns; a tree too broken to query whole has none.
+
 HTTP routes, HTTP calls, messaging facts, link constants and client settings come from
 :mod:`._ecmascript_links`, which reads the same tree and the bindings of :meth:`_Extraction.scan`.
 """
@@ -76,46 +83,17 @@ from typing import Final
 import attrs
 import tree_sitter
 
-from .._facts import Definition, FileFacts, GrpcFact, GrpcRole, Import
-from . import _ts
+from .._facts import SIGNATURE_CHARS_MAX, Definition, FileFacts, GrpcFact, GrpcRole, Import, Reference
+from . import _navigation, _ts
+from ._common import too_broken
 from ._tree import Ranges, error_count, first_error_line, safe_captures
 
 __all__ = ["Ranges", "error_count", "extract", "first_error_line", "generated_module", "safe_captures"]
 
-_FUNCTION_VALUES: Final = "[(arrow_function) (function_expression) (generator_function)]"
-
-# Patterns stay flat (a node and its fields): a pattern such as ``(class_body (method_definition))``
-# keeps a cursor state alive across the whole class body, which is quadratic on deeply nested code.
-_DEFINITION_PATTERNS: Final = f"""
-(function_declaration name: (identifier)) @function
-(generator_function_declaration name: (identifier)) @function
-(class_declaration name: (_)) @class
-(class name: (_)) @class_expr
-(class_body) @class_body
-(variable_declarator name: (identifier) value: {_FUNCTION_VALUES}) @var_function
-(variable_declarator name: (identifier) value: (class) @class_value) @var_class
-(variable_declarator name: (identifier) value: [(object) (parenthesized_expression)]) @var_object
-(assignment_expression
-  left: (member_expression)
-  right: [{_FUNCTION_VALUES[1:-1]} (object) (parenthesized_expression)]) @assign_member
-(import_statement) @import
-(export_statement source: (_)) @export
-(call_expression
-  function: (identifier) @_require (#eq? @_require "require")
-  arguments: (arguments . [(string) (template_string)])) @require
-(call_expression function: (import) arguments: (arguments . [(string) (template_string)])) @require
-"""
-
-_TS_DEFINITION_PATTERNS: Final = """
-(function_signature name: (identifier)) @signature
-(abstract_class_declaration name: (_)) @class
-(interface_declaration name: (_)) @interface
-(type_alias_declaration name: (_)) @type
-(enum_declaration name: (_)) @enum
-(internal_module name: [(identifier) (nested_identifier)]) @module
-(module name: [(identifier) (nested_identifier)]) @module
-(variable_declarator name: (identifier) value: [(as_expression) (satisfies_expression)]) @var_object
-"""
+#: Definitions and imports: ``queries/javascript/outline.scm``, with ``queries/typescript/outline.scm``
+#: added for the TypeScript grammars.
+_OUTLINE: Final = _navigation.query_text("javascript", "outline")
+_TS_OUTLINE: Final = _navigation.query_text("typescript", "outline")
 
 _GRPC_PATTERNS: Final = """
 [(function_declaration) (generator_function_declaration) (function_expression) (generator_function)
@@ -152,6 +130,12 @@ _DEF_KINDS: Final = {
     "module": "module",
 }
 _FIELDS: Final = frozenset({"field_definition", "public_field_definition"})
+#: Values that make a module-level ``const`` a constant whatever its name (and an object property one).
+_LITERALS: Final = frozenset(
+    {"number", "string", "template_string", "true", "false", "null", "regex", "unary_expression", "array"}
+)
+#: A name written in capitals (``MAX_ITEMS``, ``API_V2``): a constant by convention.
+_CAPITALS: Final = re.compile(r"[A-Z][A-Z0-9_]+")
 _FUNCTION_TYPES: Final = frozenset({"arrow_function", "function_expression", "generator_function"})
 _WRAPPERS: Final = frozenset(
     {"parenthesized_expression", "await_expression", "as_expression", "satisfies_expression", "non_null_expression"}
@@ -212,7 +196,7 @@ def _query(grammar: str, part: str) -> tree_sitter.Query:
     if query is None:
         typescript = grammar != "javascript"
         if part == "definitions":
-            patterns = _DEFINITION_PATTERNS + (_TS_DEFINITION_PATTERNS if typescript else "")
+            patterns = _OUTLINE + (_TS_OUTLINE if typescript else "")
         else:
             patterns = _GRPC_PATTERNS + (_TS_GRPC_PATTERNS if typescript else _JS_GRPC_PATTERNS)
         query = _queries[key] = tree_sitter.Query(_ts.language(grammar), patterns)
@@ -324,6 +308,24 @@ def _unwrap(node: tree_sitter.Node | None) -> tree_sitter.Node | None:
     return node
 
 
+def _frozen(node: tree_sitter.Node | None, source: bytes) -> tree_sitter.Node | None:
+    """``node`` unwrapped (parentheses, ``as const``...), and for ``Object.freeze(x)`` ``x`` unwrapped."""
+    node = _unwrap(node)
+    if node is not None and node.type == "call_expression":
+        function = node.child_by_field_name("function")
+        arguments = node.child_by_field_name("arguments")
+        if function is not None and arguments is not None and arguments.named_child_count == 1:
+            if _ts.text(function, source).replace(" ", "") == "Object.freeze":
+                return _unwrap(arguments.named_child(0))
+    return node
+
+
+def _spelled(module: str) -> str:
+    """An import path as the resolver spells a module it qualifies (``./lib/pricing.js`` ->
+    ``lib.pricing.js``)."""
+    return module.replace("\\", "/").replace("/", ".").strip(".")
+
+
 def _this_member(node: tree_sitter.Node) -> bool:
     if node.type != "member_expression":
         return False
@@ -344,6 +346,50 @@ def generated_module(module: str) -> bool:
 def _strip_suffix(name: str, suffix: str) -> str:
     """``name`` without ``suffix`` ("" when it does not end so, or is nothing but the suffix)."""
     return name[: -len(suffix)] if name.endswith(suffix) and len(name) > len(suffix) else ""
+
+
+#: The fields holding the value of a definition that is a variable, a field, a property or an assignment.
+_VALUE_FIELDS: Final = ("value", "right")
+_SPACES: Final = re.compile(r"\s+")
+_TRAILER: Final = re.compile(r"\s*(?:\{|=>|=)\s*$")
+_OPENING: Final = re.compile(r"([(\[]) ")
+_CLOSING: Final = re.compile(r"(?:,? )([)\]])")
+
+
+def _signature(anchor: tree_sitter.Node, node: tree_sitter.Node, source: bytes) -> str:
+    """The declaration ``node`` as written up to its body, decorators left out, on one line, bounded.
+
+    A function or class held by a variable, a field, a property or a member assignment ends where the
+    value's body starts; one held by a variable starts at its declaration (``anchor``: ``const handle =
+    async (req: Request)``). A declaration without a body (a type alias, an overload) ends with itself.
+    """
+    value = None
+    for field in _VALUE_FIELDS:
+        value = _unwrap(node.child_by_field_name(field))
+        if value is not None:
+            break
+    body = value.child_by_field_name("body") if value is not None else None
+    if body is None:
+        anchor, body = node, node.child_by_field_name("body")
+        if body is None:
+            return _tidy(_navigation.signature(node, source))
+    start = _undecorated_start(anchor)
+    text = source[start : min(body.start_byte, start + 4 * SIGNATURE_CHARS_MAX)].decode("utf-8", "replace")
+    text = _TRAILER.sub("", _tidy(_SPACES.sub(" ", text).strip()))
+    return text if len(text) <= SIGNATURE_CHARS_MAX else text[: SIGNATURE_CHARS_MAX - 1].rstrip() + "…"
+
+
+def _tidy(text: str) -> str:
+    """A parameter list written one parameter a line, read on one line: ``f(a, b)``, not ``f( a, b, )``."""
+    return _CLOSING.sub(r"\1", _OPENING.sub(r"\1", text))
+
+
+def _undecorated_start(node: tree_sitter.Node) -> int:
+    """Where ``node`` starts once the decorators and comments that open it are left out."""
+    for child in node.children:
+        if child.type not in ("decorator", "comment"):
+            return child.start_byte
+    return node.start_byte
 
 
 @attrs.frozen
@@ -387,6 +433,8 @@ class _Extraction:
     methods: dict[str, list[tuple[str, int, int, tree_sitter.Node]]] = attrs.field(factory=dict)
     public_methods: dict[str, list[tuple[str, int, int]]] = attrs.field(factory=dict)
     import_nodes: list[tree_sitter.Node] = attrs.field(factory=list)
+    #: the ``require("x")`` and ``import("x")`` calls
+    require_nodes: list[tree_sitter.Node] = attrs.field(factory=list)
     imports: list[Import] = attrs.field(factory=list)
     scopes: Ranges = _NO_RANGES
     classes: Ranges = _NO_RANGES
@@ -416,6 +464,8 @@ class _Extraction:
             self.grpc.sort(key=lambda item: (item[0], item[1]))
         found = links(self, path)
         error = f"syntax error at line {first_error_line(self.root)}" if self.root.has_error else ""
+        # A tree too broken to query whole (see _common.too_broken) keeps its other facts, without references.
+        references = () if too_broken(self.root) else self._references()
         return FileFacts(
             language=language,
             definitions=tuple(self.definitions),
@@ -426,11 +476,67 @@ class _Extraction:
             messages=found.messages,
             settings=found.settings,
             constants=found.constants,
+            references=references,
             error=error,
         )
 
     def text(self, node: tree_sitter.Node | None) -> str:
         return _ts.text(node, self.source)
+
+    def _references(self) -> tuple[Reference, ...]:
+        """The file's references; a bare lower-case name passed as a value counts when it names a
+        top-level definition of the file or a name it imports (else it is most likely a variable)."""
+        known = {definition.name for definition in self.definitions if not definition.container}
+        known.update(name for imported in self.imports for name in imported.names)
+        aliases = self._aliases()
+        known.update(aliases)
+        return _navigation.references(self.grammar, self.root, self.source, frozenset(known), aliases)
+
+    def _aliases(self) -> dict[str, str]:
+        """``local -> imported`` of the file's imports under another name: ``import { shipping as
+        shipCost }`` and ``const { shipping: shipCost } = require(...)`` (``shipCost -> shipping``);
+        ``import * as pricing from "./pricing.js"``, ``import pricing = require(...)`` and ``const
+        pricing = require(...)`` (``pricing -> pricing.js``: the module as the resolver spells it, with
+        ``.`` for ``/``)."""
+        aliases: dict[str, str] = {}
+        for node in self.import_nodes:
+            module = _string_value(node.child_by_field_name("source"), self.source)
+            for child in node.named_children:
+                if child.type == "import_require_clause":
+                    required = _string_value(child.child_by_field_name("source"), self.source)
+                    local = _named(child, 0)
+                    if required is not None and local is not None and local.type == "identifier":
+                        aliases[self.text(local)] = _spelled(required)
+                if child.type != "import_clause" or module is None:
+                    continue
+                for part in child.named_children:
+                    if part.type == "namespace_import":
+                        local = _named(part, 0)
+                        if local is not None:
+                            aliases[self.text(local)] = _spelled(module)
+                    elif part.type == "named_imports":
+                        for spec in part.named_children:
+                            alias = spec.child_by_field_name("alias")
+                            key = _key_text(spec.child_by_field_name("name"), self.source)
+                            if spec.type == "import_specifier" and alias is not None and key and key != "default":
+                                aliases[self.text(alias)] = key
+        for node in self.require_nodes:
+            holder = node.parent
+            if holder is not None and holder.type == "await_expression":
+                holder = holder.parent
+            if holder is None or holder.type != "variable_declarator":
+                continue
+            module = _string_value(_named(node.child_by_field_name("arguments"), 0), self.source)
+            pattern = holder.child_by_field_name("name")
+            if module is None or pattern is None:
+                continue
+            if pattern.type == "identifier":
+                aliases[self.text(pattern)] = _spelled(module)
+            elif pattern.type == "object_pattern":
+                for key, local in _pattern_keys(pattern, self.source):
+                    if key and local and key != local:
+                        aliases[local] = key
+        return aliases
 
     # -- definitions and imports -------------------------------------------------------------
 
@@ -447,7 +553,16 @@ class _Extraction:
                     found.append((node.start_byte, -node.end_byte, _DEF_KINDS[capture], node, name, "", False))
         for body in captures.get("class_body", ()):
             found.extend(self._members(body))
+        for body in captures.get("enum_body", ()):
+            found.extend(self._enum_members(body))
+        for body in captures.get("interface_body", ()):
+            found.extend(self._interface_members(body))
+        constant_objects: set[int] = set()
+        for node in captures.get("module_const", ()):
+            found.extend(self._module_constants(node, constant_objects))
         for node in captures.get("var_object", ()):
+            if node.id in constant_objects:
+                continue
             name = self.text(node.child_by_field_name("name"))
             found.extend(self._object_members(node.child_by_field_name("value"), name, 0))
         for node in captures.get("assign_member", ()):
@@ -465,7 +580,10 @@ class _Extraction:
                 container = f"{container}.{prefix}" if container else prefix
             path = f"{container}.{name}" if container else name
             stack.append((node.end_byte, path))
-            self.definitions.append(Definition(name, kind, container, _ts.line(node), _ts.end_line(node)))
+            signature, doc = self._details(node)
+            self.definitions.append(
+                Definition(name, kind, container, _ts.line(node), _ts.end_line(node), signature, doc)
+            )
             self.paths.append(path)
             nodes.append(node)
             if kind == "class":
@@ -482,9 +600,19 @@ class _Extraction:
         for node in captures.get("export", ()):
             imports.append((node.start_byte, self._export_statement(node)))
         for node in captures.get("require", ()):
+            self.require_nodes.append(node)
             imports.append((node.start_byte, self._require(node)))
         imports.sort(key=lambda item: item[0])
         self.imports = [imported for _, imported in imports if imported is not None]
+
+    def _details(self, node: tree_sitter.Node) -> tuple[str, str]:
+        """(signature, doc line) of a definition node (see :func:`_signature`); the doc comment of a
+        declared variable sits above its declaration (``/** ... */ export const f = () => {}``)."""
+        anchor = node
+        parent = node.parent
+        if node.type == "variable_declarator" and parent is not None and parent.named_children[0].id == node.id:
+            anchor = parent
+        return _signature(anchor, node, self.source), _navigation.doc_line(self.grammar, anchor, self.source)
 
     def _members(self, body: tree_sitter.Node) -> Iterator[_Found]:
         """The member functions of a class body: methods, abstract methods, fields holding functions;
@@ -499,18 +627,85 @@ class _Extraction:
                 value = member.child_by_field_name("value")
                 if value is not None and value.type in _FUNCTION_TYPES:
                     name = field
+                elif field is not None and self._class_constant(member, field):
+                    yield member.start_byte, -member.end_byte, "constant", member, self.text(field), "", False
+                    yield from self._object_members(_frozen(value, self.source), "", 0, constants=True)
                 elif field is not None:
                     yield from self._object_members(value, self.text(field), 0)
             if name is not None:
                 yield member.start_byte, -member.end_byte, "method", member, self.text(name), "", True
 
-    def _object_members(self, value: tree_sitter.Node | None, prefix: str, depth: int) -> Iterator[_Found]:
+    def _class_constant(self, member: tree_sitter.Node, field: tree_sitter.Node) -> bool:
+        """Whether a class field is a constant: ``static readonly`` (TypeScript), or static and named
+        in capitals (``static MAX_SIZE = 10``: JavaScript has no ``readonly``)."""
+        modifiers = {child.type for child in member.children if not child.is_named}
+        if "static" not in modifiers or field.type != "property_identifier":
+            return False
+        return "readonly" in modifiers or bool(_CAPITALS.fullmatch(self.text(field)))
+
+    def _enum_members(self, body: tree_sitter.Node) -> Iterator[_Found]:
+        """The members of an enum: constants of the enum (``Paid``, ``Paid = "paid"``)."""
+        for member in body.named_children:
+            name = member if member.type == "property_identifier" else None
+            if member.type == "enum_assignment":
+                name = member.child_by_field_name("name")
+            if name is not None and name.type == "property_identifier":
+                yield member.start_byte, -member.end_byte, "constant", member, self.text(name), "", False
+
+    def _interface_members(self, body: tree_sitter.Node) -> Iterator[_Found]:
+        """The method signatures of an interface: methods of the interface (what an agent looks up to
+        learn what its implementations and callers share)."""
+        for member in body.named_children:
+            if member.type == "method_signature":
+                name = member.child_by_field_name("name")
+                if name is not None and name.type == "property_identifier":
+                    yield member.start_byte, -member.end_byte, "method", member, self.text(name), "", False
+
+    def _module_constants(self, declaration: tree_sitter.Node, objects: set[int]) -> Iterator[_Found]:
+        """The constants of a module-level ``const``: a literal value (``TAX_RATE = 0.2``, ``"x"``,
+        ``[1, 2]``), or any value under a name in capitals (``API_URL = process.env.API ?? "/"``); an
+        object (plain, frozen with ``Object.freeze``, or ``as const``) under a capitalised name is an
+        enum-like constant whose literal properties are its constants (``Status.PAID``). Functions and
+        classes held by a const are functions and classes, not constants. ``objects`` gains each
+        declarator read here as an object (its methods are read here, not as a plain object's)."""
+        kind = declaration.child_by_field_name("kind")
+        if kind is None or kind.type != "const":
+            return
+        for declarator in declaration.named_children:
+            if declarator.type != "variable_declarator":
+                continue
+            name_node = declarator.child_by_field_name("name")
+            value = _frozen(declarator.child_by_field_name("value"), self.source)
+            if name_node is None or name_node.type != "identifier" or value is None:
+                continue
+            name = self.text(name_node)
+            if value.type in _FUNCTION_TYPES or value.type == "class" or self._require_call(value):
+                continue  # a function, a class, a module: not constants
+            if value.type == "object":
+                if not name[:1].isupper():
+                    continue
+                objects.add(declarator.id)
+                yield declarator.start_byte, -declarator.end_byte, "constant", declarator, name, "", False
+                yield from self._object_members(value, "", 0, constants=True)
+            elif value.type in _LITERALS or _CAPITALS.fullmatch(name):
+                yield declarator.start_byte, -declarator.end_byte, "constant", declarator, name, "", False
+
+    def _require_call(self, node: tree_sitter.Node) -> bool:
+        function = node.child_by_field_name("function") if node.type == "call_expression" else None
+        return function is not None and function.type in ("identifier", "import") and self.text(function) in ("require", "import")
+
+    def _object_members(
+        self, value: tree_sitter.Node | None, prefix: str, depth: int, *, constants: bool = False
+    ) -> Iterator[_Found]:
         """The functions an object literal holds as methods or property values, and those of the
-        objects it nests, each named under ``prefix`` (the object's name; "" for the module's exports)."""
+        objects it nests, each named under ``prefix`` (the object's name; "" for the module's exports).
+
+        ``constants``: the object is a constant one (its definition encloses it: ``prefix`` is ""), its
+        functions are methods and its literal properties constants."""
         obj = _unwrap(value)
         if obj is None or obj.type != "object" or depth > _OBJECT_DEPTH_MAX:
             return
-        kind = "method" if prefix else "function"
+        kind = "method" if prefix or constants else "function"
         for member in obj.named_children:
             if member.type == "method_definition":
                 name = _key_text(member.child_by_field_name("name"), self.source)
@@ -523,8 +718,11 @@ class _Extraction:
                     continue
                 if inner.type in _FUNCTION_TYPES:
                     yield member.start_byte, -member.end_byte, kind, member, name, prefix, False
+                elif constants and inner.type in _LITERALS and inner.type not in ("array", "object"):
+                    yield member.start_byte, -member.end_byte, "constant", member, name, prefix, False
                 elif inner.type == "object":
-                    yield from self._object_members(inner, f"{prefix}.{name}" if prefix else name, depth + 1)
+                    nested = f"{prefix}.{name}" if prefix else name
+                    yield from self._object_members(inner, nested, depth + 1, constants=constants)
 
     def _assigned(self, node: tree_sitter.Node) -> Iterator[_Found]:
         """The definitions of an assignment to a member chain (see the module docstring)."""

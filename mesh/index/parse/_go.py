@@ -1,7 +1,9 @@
 """Go facts: definitions, imports and grpc-go evidence, from one tree-sitter parse.
 
 Theory of operation: one query finds functions, methods (container: the receiver type, pointer or
-not), type specs (struct, interface, other), constants and import specs. When the bytes mention
+not), type specs (struct, interface, other), the methods a named interface declares (container: the
+interface), constants and import specs. References are ``queries/go/references.scm``'s, what each
+binds made exact by :func:`_references`. When the bytes mention
 ``Server`` or ``Client``, the same traversal also captures what the gRPC pass reads: calls, struct
 fields, parameters, ``var`` specs, assignments and keyed composite-literal elements.
 
@@ -35,10 +37,20 @@ from __future__ import annotations
 import re
 from typing import Final
 
+import attrs
 import tree_sitter
 
-from .._facts import FileFacts, GrpcRole, Import, method_spelling, well_known_methods
-from . import _ts
+from .._facts import (
+    SIGNATURE_CHARS_MAX,
+    Definition,
+    FileFacts,
+    GrpcRole,
+    Import,
+    Reference,
+    method_spelling,
+    well_known_methods,
+)
+from . import _navigation, _ts
 from ._common import Definitions, GrpcFacts, captures, query, strip_affixes, syntax_error, too_broken
 from ._go_links import extract_links, link_constants
 
@@ -46,19 +58,11 @@ __all__ = ["extract"]
 
 _LANGUAGE: Final = "go"
 
-_OUTLINE: Final = """
-[(function_declaration) (method_declaration) (type_spec) (type_alias) (const_spec)] @def
-(import_spec) @import
-"""
+#: Definitions and imports (``queries/go/outline.scm``).
+_OUTLINE: Final = _navigation.query_text(_LANGUAGE, "outline")
 
-#: The outline plus what the gRPC pass reads, in one traversal of the tree.
-_OUTLINE_AND_GRPC: Final = (
-    _OUTLINE
-    + """
-[(field_declaration) (parameter_declaration) (var_spec) (short_var_declaration) (assignment_statement)
- (keyed_element) (call_expression)] @node
-"""
-)
+#: The outline plus what the gRPC pass reads (``queries/go/grpc.scm``), in one traversal of the tree.
+_OUTLINE_AND_GRPC: Final = _OUTLINE + _navigation.query_text(_LANGUAGE, "grpc")
 
 #: Bytes without any of these cannot hold grpc-go evidence.
 _GRPC_HINTS: Final = (b"Server", b"Client")
@@ -93,7 +97,7 @@ def extract(source: bytes) -> FileFacts:
     root = _ts.parse(_LANGUAGE, source).root_node
     if too_broken(root):
         return FileFacts(language=_LANGUAGE, error=syntax_error(root))
-    definitions = Definitions()
+    definitions = Definitions()  # signatures and doc lines: _details, once all are found
     imports: list[Import] = []
     grpc_hint = any(hint in source for hint in _GRPC_HINTS)
     found = captures(query(_LANGUAGE, _OUTLINE_AND_GRPC if grpc_hint else _OUTLINE), root)
@@ -108,6 +112,10 @@ def extract(source: bytes) -> FileFacts:
             continue
         name = _ts.text(name_node, source)
         parent = definitions.parent_of(node.start_byte)
+        if node.type == "method_elem":
+            if parent >= 0 and _interface_of(node) == definitions.nodes[parent]:
+                definitions.add(node, name, "method", parent)  # a named interface's: container the interface
+            continue
         if node.type == "function_declaration":
             definitions.add(node, name, "function", parent)
         elif node.type == "method_declaration":
@@ -118,6 +126,12 @@ def extract(source: bytes) -> FileFacts:
             definitions.add(node, name, _TYPE_KINDS.get(kind.type, "type") if kind is not None else "type", parent)
         else:
             definitions.add(node, name, "type", parent)
+    for index, node in enumerate(definitions.nodes):
+        fact = definitions.facts[index]
+        signature, doc = _details(node, source)
+        definitions.facts[index] = Definition(
+            fact.name, fact.kind, fact.container, fact.line, fact.end_line, signature, doc
+        )
     for node in found.get("import", ()):
         _import(node, source, imports)
     grpc = ()
@@ -135,8 +149,113 @@ def extract(source: bytes) -> FileFacts:
         http_calls=calls,
         messages=messages,
         constants=link_constants(definitions, source),
+        references=_references(root, source, definitions),
         error=syntax_error(root),
     )
+
+
+#: The keyword a spec's declaration starts with.
+_SPEC_KEYWORDS: Final = {"type_spec": "type", "type_alias": "type", "const_spec": "const"}
+
+#: A directive to the tool chain (``//go:generate ...``, ``//nolint:errcheck``), not documentation.
+_DIRECTIVE: Final = re.compile(r"^[a-z0-9]+:\S")
+_SPACES: Final = re.compile(r"\s+")
+
+
+def _details(node: tree_sitter.Node, source: bytes) -> tuple[str, str]:
+    """(signature, doc line) of a function, method or spec: a spec reads as a declaration of its own
+    (``type Order[T any] struct``, ``const MaxSize = 10``), documented by the comment above it, or
+    above its ``type``/``const`` keyword when it is that declaration's only spec, unparenthesised."""
+    keyword = _SPEC_KEYWORDS.get(node.type)
+    if keyword is None:
+        signature, doc = _navigation.details(_LANGUAGE, node, source)
+    else:
+        body = node.child_by_field_name("type")
+        if body is not None and body.type in ("struct_type", "interface_type"):
+            brace = next((child for child in body.children if child.type in ("{", "field_declaration_list")), None)
+            end = brace.start_byte if brace is not None else body.end_byte
+            head = source[node.start_byte : end].decode("utf-8", "replace")
+            signature = _one_line(f"{keyword} {head}")
+        else:
+            text = source[node.start_byte : min(node.end_byte, node.start_byte + 4 * SIGNATURE_CHARS_MAX)]
+            signature = _one_line(f"{keyword} {text.decode('utf-8', 'replace')}")
+        anchor = node
+        declaration = node.parent
+        if declaration is not None and declaration.named_child_count == 1 and declaration.child(1) == node:
+            anchor = declaration  # ``type T struct``: the comment sits above ``type``
+        doc = _navigation.doc_line(_LANGUAGE, anchor, source)
+    return signature, "" if _DIRECTIVE.match(doc) else doc
+
+
+def _interface_of(method: tree_sitter.Node) -> tree_sitter.Node | None:
+    """The type spec of the interface declaring ``method`` (None: an interface without a name)."""
+    interface = method.parent
+    spec = interface.parent if interface is not None else None
+    return spec if spec is not None and spec.type == "type_spec" else None
+
+
+def _references(root: tree_sitter.Node, source: bytes, definitions: Definitions) -> tuple[Reference, ...]:
+    """The file's references (``queries/go/references.scm``), with what each binds made exact.
+
+    A struct field binds ``<receiver>.<field>`` (the receiver the file's methods of that struct
+    name, when they all name it alike: ``s.store`` is how the field is read), else nothing. A name
+    given two types in the file binds neither: bindings are compared per file at query time, and a
+    receiver ``s`` of two types, or a parameter ``req`` of several, says nothing sure of its calls.
+    """
+    found = _navigation.references(_LANGUAGE, root, source)
+    if not any(reference.binds for reference in found):
+        return found
+    fields = _field_binds(definitions, source)
+    rebound: list[Reference] = []
+    types: dict[str, set[str]] = {}
+    for reference in found:
+        binds = reference.binds
+        if binds:
+            binds = fields.get((reference.line, binds), binds)
+            binds = "" if binds == "_" else binds
+            if binds:
+                types.setdefault(binds, set()).add(reference.name)
+            if binds != reference.binds:
+                reference = attrs.evolve(reference, binds=binds)
+        rebound.append(reference)
+    return tuple(
+        attrs.evolve(reference, binds="") if reference.binds and len(types[reference.binds]) > 1 else reference
+        for reference in rebound
+    )
+
+
+def _field_binds(definitions: Definitions, source: bytes) -> dict[tuple[int, str], str]:
+    """(line, field) -> what a field of a struct declared in the file binds: ``<receiver>.<field>``,
+    or "" when the file's methods of the struct name no receiver or name it two ways."""
+    receivers: dict[str, set[str]] = {}
+    structs: list[tuple[str, tree_sitter.Node]] = []
+    for index, node in enumerate(definitions.nodes):
+        if node.type == "method_declaration":
+            receiver = _receiver(node)
+            if receiver is not None:
+                name = _ts.text(receiver[0], source) if receiver[0] is not None else ""
+                receivers.setdefault(_ts.text(receiver[1], source), set()).add(name)
+        elif node.type == "type_spec" and definitions.kinds[index] == "struct":
+            structs.append((definitions.facts[index].name, node))
+    out: dict[tuple[int, str], str] = {}
+    for struct, node in structs:
+        named = receivers.get(struct, set())
+        receiver = next(iter(named)) if len(named) == 1 else ""
+        body = node.child_by_field_name("type")
+        fields = next((child for child in body.named_children if child.type == "field_declaration_list"), None)
+        for declaration in fields.named_children if fields is not None else ():
+            if declaration.type != "field_declaration":
+                continue
+            for name in _names(declaration):
+                field = _ts.text(name, source)
+                usable = receiver and receiver != "_"
+                out[(name.start_point[0] + 1, field)] = f"{receiver}.{field}" if usable else ""
+    return out
+
+
+def _one_line(text: str) -> str:
+    text = _SPACES.sub(" ", text).strip()
+    return text if len(text) <= SIGNATURE_CHARS_MAX else text[: SIGNATURE_CHARS_MAX - 1].rstrip() + "…"
 
 
 def _import(node: tree_sitter.Node, source: bytes, imports: list[Import]) -> None:

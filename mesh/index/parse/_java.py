@@ -1,11 +1,17 @@
 """Java facts: definitions, imports and grpc-java evidence, from one tree-sitter parse.
 
-Theory of operation: one query finds every class, interface, enum, record, annotation type,
-method and constructor (kind ``method``) and import; definitions arrive in document order and
+Theory of operation: one query (``queries/java/outline.scm``) finds every class, interface, enum,
+record, annotation type, method and constructor (kind ``method``) and import; definitions arrive in document order and
 :class:`~._common.Definitions` nests them by span, so a nested or local class, or a method of an
 anonymous class, gets the dotted path of what encloses it as its container. A declaration's line
 is its name's line (annotations above it do not count). An import's module is the path as written
-without ``import``, ``static`` and ``;`` (``com.acme.*`` for a wildcard).
+without ``import``, ``static`` and ``;`` (``com.acme.*`` for a wildcard). Each definition carries
+its signature and Javadoc line, and the file its references (``queries/java/references.scm``), for
+code navigation (:mod:`._navigation`). Constants (static final fields, interface fields, enum
+constants: kind ``constant``) are definitions too, added once the passes that read the definitions'
+spans as scopes are done. A bare use of a member a single import takes from a class (``import
+static a.b.Pricing.shipping``, ``import a.b.Outer.Inner``) is a use qualified by that class
+(:func:`~._jvm_syntax.qualify_imported`), unless the file declares the name itself.
 
 The same traversal captures method invocations, field/local declarations, parameters and
 assignments, read by the link pass (:mod:`._jvm_links`: HTTP routes and calls, messaging) and, when
@@ -35,8 +41,8 @@ from typing import Final
 
 import tree_sitter
 
-from .._facts import FileFacts, GrpcRole, Import
-from . import _jvm_links, _ts
+from .._facts import Definition, FileFacts, GrpcRole, Import, Reference
+from . import _jvm_links, _jvm_syntax, _navigation, _ts
 from ._common import (
     JVM_GRPC_HINTS,
     JVM_OBJECT_METHODS,
@@ -61,17 +67,8 @@ __all__ = ["extract"]
 
 _LANGUAGE: Final = "java"
 
-_OUTLINE: Final = """
-(class_declaration name: (identifier) @name) @def
-(interface_declaration name: (identifier) @name) @def
-(enum_declaration name: (identifier) @name) @def
-(record_declaration name: (identifier) @name) @def
-(annotation_type_declaration name: (identifier) @name) @def
-(method_declaration name: (identifier) @name) @def
-(constructor_declaration name: (identifier) @name) @def
-(compact_constructor_declaration name: (identifier) @name) @def
-(import_declaration) @import
-"""
+#: Definitions and imports (``queries/java/outline.scm``).
+_OUTLINE: Final = _navigation.query_text(_LANGUAGE, "outline")
 
 _GRPC: Final = """
 (method_invocation) @call
@@ -84,6 +81,12 @@ _GRPC: Final = """
 #: One traversal of the tree for the outline, the gRPC pass and the link pass (:mod:`._jvm_links`
 #: reads the gRPC captures and its own).
 _OUTLINE_AND_LINKS: Final = _OUTLINE + _GRPC + _jvm_links.JAVA_CAPTURES
+
+#: Nesting (named nodes) past which code navigation's query turns quadratic (a call's pattern stays
+#: open across its receiver, which in a chain holds every earlier link: 4,000 links cost 3 to 6
+#: times what 2,000 do): a tree that deep (a generated chain of thousands of calls) gets no references.
+_NESTING_MAX: Final = 256
+_DEEPER: Final = "(_ " * _NESTING_MAX + "(_) @deep" + ")" * _NESTING_MAX
 
 #: Bytes without any of these cannot hold grpc-java evidence.
 _GRPC_HINTS: Final = JVM_GRPC_HINTS
@@ -111,7 +114,7 @@ def extract(source: bytes) -> FileFacts:
     root = _ts.parse(_LANGUAGE, source).root_node
     if too_broken(root):
         return FileFacts(language=_LANGUAGE, error=syntax_error(root))
-    definitions = Definitions()
+    definitions = Definitions(_LANGUAGE, source)
     imports: list[Import] = []
     grpc_imports = JvmImports()
     wanted = any(hint in source for hint in _GRPC_HINTS)
@@ -129,9 +132,15 @@ def extract(source: bytes) -> FileFacts:
         definitions.add(node, _ts.text(name, source), kind, parent, line=name.start_point[0] + 1)
     grpc = _Grpc(source, definitions, grpc_imports).run(found) if wanted else ()
     links = _jvm_links.extract(_LANGUAGE, source, definitions, imports, found)
+    constants = _constants(definitions, [match[1] for match in found if "constant" in match[1]], source)
+    references: tuple[Reference, ...] = ()
+    if not _too_deep(root):
+        members = _jvm_syntax.imported_members(item.module for item in imports)
+        declared = frozenset([*(fact.name for fact in definitions.facts), *(fact.name for _, fact in constants)])
+        references = _jvm_syntax.qualify_imported(_navigation.references(_LANGUAGE, root, source), members, declared)
     return FileFacts(
         language=_LANGUAGE,
-        definitions=tuple(definitions.facts),
+        definitions=_in_order(definitions, constants),
         imports=tuple(imports),
         grpc=grpc,
         http_routes=links.http_routes,
@@ -139,8 +148,52 @@ def extract(source: bytes) -> FileFacts:
         messages=links.messages,
         settings=links.settings,
         constants=links.constants,
+        references=references,
         error=syntax_error(root),
     )
+
+
+def _constants(
+    definitions: Definitions, captured: list[dict[str, list[tree_sitter.Node]]], source: bytes
+) -> list[tuple[int, Definition]]:
+    """(start, definition) of each constant: a static final field, an interface field, an enum
+    constant (kind ``constant``, its container the class, interface or enum around it).
+
+    They are kept out of ``definitions`` itself: the gRPC and link passes read its spans as scopes
+    (a stub held in a ``static final`` field is the class's), and a field is none."""
+    out: list[tuple[int, Definition]] = []
+    for captures in captured:
+        node = captures["constant"][0]
+        if node.type == "enum_constant":
+            names = captures["name"]
+        else:
+            if node.type == "field_declaration" and not _static(node):
+                continue
+            names = [name for declarator in node.children_by_field_name("declarator")
+                     if (name := declarator.child_by_field_name("name")) is not None]  # fmt: skip
+        if not names:
+            continue
+        signature, doc = _navigation.details(_LANGUAGE, node, source)
+        container = definitions.symbol(node.start_byte)
+        for name in names:
+            fact = Definition(_ts.text(name, source), "constant", container, name.start_point[0] + 1,
+                              node.end_point[0] + 1, signature, doc)  # fmt: skip
+            out.append((name.start_byte, fact))
+    return out
+
+
+def _in_order(definitions: Definitions, constants: list[tuple[int, Definition]]) -> tuple[Definition, ...]:
+    """The definitions with the constants among them, in source order."""
+    if not constants:
+        return tuple(definitions.facts)
+    placed = [*zip(definitions.starts, definitions.facts, strict=True), *constants]
+    placed.sort(key=lambda item: item[0])
+    return tuple(fact for _, fact in placed)
+
+
+def _static(node: tree_sitter.Node) -> bool:
+    modifiers = next((child for child in node.children if child.type == "modifiers"), None)
+    return modifiers is not None and any(child.type == "static" for child in modifiers.children)
 
 
 def _import(node: tree_sitter.Node, source: bytes, imports: list[Import], grpc_imports: JvmImports) -> None:
@@ -151,6 +204,13 @@ def _import(node: tree_sitter.Node, source: bytes, imports: list[Import], grpc_i
     wildcard = any(child.type == "asterisk" for child in node.children)
     grpc_imports.add(module.split("."), wildcard)
     imports.append(Import(module + ".*" if wildcard else module, node.start_point[0] + 1))
+
+
+def _too_deep(root: tree_sitter.Node) -> bool:
+    """Whether the tree nests deeper than :data:`_NESTING_MAX` (one linear pass of the query engine)."""
+    cursor = tree_sitter.QueryCursor(query(_LANGUAGE, _DEEPER), match_limit=1)
+    cursor.set_max_start_depth(0)
+    return bool(cursor.matches(root))
 
 
 class _Grpc:

@@ -12,11 +12,13 @@ source bytes; texts are read from the original bytes.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import Final
 
 import attrs
 import tree_sitter
 
+from .._facts import Reference
 from . import _ts
 from ._common import squash
 
@@ -28,8 +30,10 @@ __all__ = [
     "JavaSyntax",
     "KotlinSyntax",
     "Syntax",
+    "imported_members",
     "named_nodes",
     "parse_bounded",
+    "qualify_imported",
     "same",
     "unglue_annotations",
 ]
@@ -48,6 +52,8 @@ WRITTEN_MAX: Final = 200
 #: reports about once per 90 bytes; the grammar's pathological inputs thousands of times more).
 _PROGRESS_BASE: Final = 256
 _PROGRESS_BYTES: Final = 8
+#: Bytes handed to the parser per read of :func:`parse_bounded`.
+_CHUNK_BYTES: Final = 256
 
 #: Parsers of :func:`parse_bounded`, one per language (a cancelled parse must not leave state in
 #: the shared one of :mod:`._ts`).
@@ -831,8 +837,43 @@ def parse_bounded(language: str, source: bytes) -> tree_sitter.Node | None:
         return reports > budget
 
     try:
-        tree = parser.parse(lambda offset, _: source[offset : offset + 65536], progress_callback=progress)
+        # small chunks: a query predicate reading a node's text (``#match?``) reads it through this
+        # callback too, and a large chunk per read made that cost the rest of the file each time
+        tree = parser.parse(lambda offset, _: source[offset : offset + _CHUNK_BYTES], progress_callback=progress)
     except ValueError:  # cancelled
         parser.reset()
         return None
     return tree.root_node if tree is not None else None
+
+
+def imported_members(modules: Iterable[str]) -> dict[str, str]:
+    """name -> the class it is imported from, for each import of a class's member: a static import
+    (``import static a.b.Pricing.shipping``), a nested type (``import a.b.Outer.Inner``), a Kotlin
+    object's member (``import a.b.Registry.create``). A class is told by its capital (``a.b`` is a
+    package); a name imported from two classes (static imports of two overloads) is left out."""
+    found: dict[str, str] = {}
+    clashes: set[str] = set()
+    for module in modules:
+        parts = module.split(".")
+        if len(parts) < 2 or parts[-1] == "*" or not parts[-2][:1].isupper():
+            continue
+        if found.setdefault(parts[-1], parts[-2]) != parts[-2]:
+            clashes.add(parts[-1])
+    return {name: owner for name, owner in found.items() if name not in clashes}
+
+
+def qualify_imported(
+    references: tuple[Reference, ...], members: dict[str, str], declared: frozenset[str]
+) -> tuple[Reference, ...]:
+    """``references`` with each bare use of an imported member (:func:`imported_members`) written
+    as qualified by its class, as the import means it (``shipping(1.5)`` is ``Pricing.shipping``),
+    unless the file declares that name itself (a member of its own hides the import)."""
+    wanted = {name: owner for name, owner in members.items() if name not in declared}
+    if not wanted:
+        return references
+    return tuple(
+        attrs.evolve(reference, qualifier=wanted[reference.name])
+        if not reference.qualifier and reference.name in wanted
+        else reference
+        for reference in references
+    )

@@ -1,7 +1,7 @@
 """Kotlin facts: definitions, imports and grpc-java / grpc-kotlin evidence, from one tree-sitter parse.
 
-Theory of operation: one query finds every class, interface, object, companion object, function,
-type alias and import; definitions arrive in document order and
+Theory of operation: one query (``queries/kotlin/outline.scm``) finds every class, interface,
+object, companion object, function, type alias and import; definitions arrive in document order and
 :class:`~._common.Definitions` nests them by span (a function whose nearest enclosing definition
 is a class, object or companion, or that sits in an anonymous object's body, is a method). A
 declaration's line is its name's line (annotations above it do not count).
@@ -13,6 +13,16 @@ tree that gets further without an error is kept; text is always read from the or
 also reads ``@Ann("x")`` + newline + ``class A { ... }`` at the top of a file as one expression
 (no error, no class): the ``@`` of such annotation lines is blanked and the bytes parsed again
 (:func:`~._jvm_syntax.unglue_annotations`).
+
+Each definition carries its signature and KDoc line, and the file its references
+(``queries/kotlin/references.scm``), for code navigation (:mod:`._navigation`). Constants (enum
+entries, ``const val``, and upper-case ``val`` of the file, an object or a companion: kind
+``constant``) are definitions too, added once the passes that read the definitions' spans as
+scopes are done. A use through an import alias (``import a.b.Status as S``) is a use of what it
+stands for, and a bare use of a member imported from a class or object (``import a.b.Registry.create``)
+is qualified by it (:func:`~._jvm_syntax.qualify_imported`). In an unglued tree
+the annotation lines are statements: a top-level declaration's doc line is read above them, and
+the name each starts with is a type reference, as in a tree the grammar read right.
 
 The same traversal captures calls, properties, parameters and assignments, read by the link pass
 (:mod:`._jvm_links`) and, when the bytes mention ``Grpc``, ``Stub`` or ``ImplBase``, by the gRPC
@@ -40,10 +50,11 @@ from __future__ import annotations
 import re
 from typing import Final
 
+import attrs
 import tree_sitter
 
-from .._facts import FileFacts, GrpcRole, Import
-from . import _jvm_links, _jvm_syntax, _ts
+from .._facts import Definition, FileFacts, GrpcRole, Import, Reference, ReferenceKind
+from . import _jvm_links, _jvm_syntax, _navigation, _ts
 from ._common import (
     JVM_GRPC_HINTS,
     JVM_IMPL_BASE_SUFFIXES,
@@ -68,14 +79,8 @@ __all__ = ["extract"]
 
 _LANGUAGE: Final = "kotlin"
 
-_OUTLINE: Final = """
-(class_declaration name: (identifier) @name) @def
-(object_declaration name: (identifier) @name) @def
-(companion_object) @def
-(function_declaration name: (identifier) @name) @def
-(type_alias type: (identifier) @name) @def
-(import) @import
-"""
+#: Definitions and imports (``queries/kotlin/outline.scm``).
+_OUTLINE: Final = _navigation.query_text(_LANGUAGE, "outline")
 
 _GRPC: Final = """
 (call_expression) @call
@@ -89,8 +94,20 @@ _GRPC: Final = """
 #: reads the gRPC captures and its own).
 _OUTLINE_AND_LINKS: Final = _OUTLINE + _GRPC + _jvm_links.KOTLIN_CAPTURES
 
+#: Nesting (named nodes) past which code navigation's query turns quadratic (a call's pattern stays
+#: open across its receiver, which in a chain holds every earlier link: 4,000 links cost 3 to 6
+#: times what 2,000 do): a tree that deep (a generated chain of thousands of calls) gets no references.
+_NESTING_MAX: Final = 256
+_DEEPER: Final = "(_ " * _NESTING_MAX + "(_) @deep" + ")" * _NESTING_MAX
+
 #: Bytes without any of these cannot hold grpc-java or grpc-kotlin evidence.
 _GRPC_HINTS: Final = JVM_GRPC_HINTS
+
+#: An ``@`` (of an annotation, perhaps blanked for the parse) and the last name of the annotation after it.
+_AT: Final = re.compile(rb"@")
+_ANNOTATION_NAME: Final = re.compile(rb"(?:[A-Za-z_]\w*\s*\.\s*)*([A-Za-z_]\w*)")
+#: What the name of an unglued annotation reads as.
+_UNGLUED_KINDS: Final = frozenset({ReferenceKind.CALL, ReferenceKind.USE})
 
 #: A blank before a closing brace: the spot the one-line-body retry turns into ``;``.
 _BLANK_BEFORE_BRACE: Final = re.compile(rb"[ \t]\}")
@@ -110,10 +127,10 @@ _PASSES_MAX: Final = 6
 
 def extract(source: bytes) -> FileFacts:
     """Definitions, imports and gRPC facts of a Kotlin file (a bug raises; ``parse.extract`` records it as the file's error)."""
-    root = _parse(source)
+    root, parsed = _parse(source)
     if too_broken(root):
         return FileFacts(language=_LANGUAGE, error=syntax_error(root))
-    definitions = Definitions()
+    definitions = Definitions(_LANGUAGE, source)
     imports: list[Import] = []
     grpc_imports = JvmImports()
     wanted = any(hint in source for hint in _GRPC_HINTS)
@@ -132,9 +149,19 @@ def extract(source: bytes) -> FileFacts:
         definitions.add(node, name, _kind(node, definitions, parent), parent, line=line)
     grpc = _Grpc(source, definitions, grpc_imports).run(found) if wanted else ()
     links = _jvm_links.extract(_LANGUAGE, source, definitions, imports, found)
+    constants = _constants(definitions, [match[1] for match in found if "constant" in match[1]], source)
+    references: tuple[Reference, ...] = ()
+    if not _too_deep(root):
+        references = _navigation.references(_LANGUAGE, root, source, aliases=_aliases(imports))
+    unglued = _unglued_ats(source, parsed)
+    if unglued:
+        references = _unglued_navigation(source, unglued, definitions, references)
+    declared = frozenset([*(fact.name for fact in definitions.facts), *(fact.name for _, fact in constants)])
+    members = _jvm_syntax.imported_members(item.module for item in imports)
+    references = _jvm_syntax.qualify_imported(references, members, declared)
     return FileFacts(
         language=_LANGUAGE,
-        definitions=tuple(definitions.facts),
+        definitions=_in_order(definitions, constants),
         imports=tuple(imports),
         grpc=grpc,
         http_routes=links.http_routes,
@@ -142,15 +169,16 @@ def extract(source: bytes) -> FileFacts:
         messages=links.messages,
         settings=links.settings,
         constants=links.constants,
+        references=references,
         error=syntax_error(root),
     )
 
 
-def _parse(source: bytes) -> tree_sitter.Node:
-    """The root of the best tree: the source's (its top-level annotations unglued), or the
-    one-line-body retry's when that gets further. A parse that costs more than a sound file of its
-    size is given up (:func:`~._jvm_syntax.parse_bounded`): the first raises (the file keeps its
-    text, not its facts), a retry is dropped."""
+def _parse(source: bytes) -> tuple[tree_sitter.Node, bytes]:
+    """The root of the best tree and the bytes it was parsed from: the source's (its top-level
+    annotations unglued), or the one-line-body retry's when that gets further. A parse that costs
+    more than a sound file of its size is given up (:func:`~._jvm_syntax.parse_bounded`): the first
+    raises (the file keeps its text, not its facts), a retry is dropped."""
     root = _jvm_syntax.parse_bounded(_LANGUAGE, source)
     if root is None:
         # the grammar has pathological inputs (gigabytes, then a crash, on some malformed files)
@@ -160,14 +188,110 @@ def _parse(source: bytes) -> tree_sitter.Node:
     if retry is not None and _first_error(retry) >= _first_error(root):
         root, source = retry, unglued  # type: ignore[assignment]
     if not root.has_error:
-        return root
+        return root, source
     patched = _BLANK_BEFORE_BRACE.sub(b";}", source)
     if patched == source:
-        return root
+        return root, source
     retry = _jvm_syntax.parse_bounded(_LANGUAGE, patched)
     if retry is not None and (not retry.has_error or _first_error(retry) > _first_error(root)):
-        return retry
-    return root
+        return retry, patched
+    return root, source
+
+
+def _unglued_ats(source: bytes, parsed: bytes) -> list[int]:
+    """The offsets of the ``@`` that :func:`~._jvm_syntax.unglue_annotations` blanked for the tree."""
+    if parsed is source:
+        return []
+    return [match.start() for match in _AT.finditer(source) if parsed[match.start()] == 0x20]
+
+
+def _unglued_navigation(
+    source: bytes, ats: list[int], definitions: Definitions, references: tuple[Reference, ...]
+) -> tuple[Reference, ...]:
+    """Navigation facts as if the unglued annotation lines were annotations again: the doc line of a
+    top-level declaration sits above them, and the names they start with are types (``@Service``,
+    ``@RequestMapping("/api")``) rather than a value read or a call. Answers the references."""
+    rows = {source.count(b"\n", 0, at) for at in ats}
+    for index, node in enumerate(definitions.nodes):
+        if definitions.facts[index].doc or node.parent is None or node.parent.parent is not None:
+            continue
+        first = None
+        previous = node.prev_named_sibling
+        while previous is not None and previous.start_point[0] in rows:
+            first, previous = previous, previous.prev_named_sibling
+        if first is not None:
+            doc = _navigation.doc_line(_LANGUAGE, first, source)
+            definitions.facts[index] = attrs.evolve(definitions.facts[index], doc=doc)
+    names = set()
+    for at in ats:
+        match = _ANNOTATION_NAME.match(source, at + 1)
+        if match is not None:
+            names.add((source.count(b"\n", 0, at) + 1, match.group(1).decode("utf-8", "replace")))
+    return tuple(
+        attrs.evolve(reference, kind=ReferenceKind.TYPE)
+        if reference.kind in _UNGLUED_KINDS and (reference.line, reference.name) in names
+        else reference
+        for reference in references
+    )
+
+
+def _aliases(imports: list[Import]) -> dict[str, str]:
+    """alias -> the name it stands for, for each ``import a.b.Name as Alias``."""
+    return {
+        item.names[0]: item.module.rsplit(".", 1)[-1]
+        for item in imports
+        if item.names and not item.module.endswith(".*")
+    }
+
+
+#: How the Kotlin style guide names a constant (``MAX_ITEMS``, ``DEFAULT``).
+_CONSTANT_NAME: Final = re.compile(r"[A-Z][A-Z0-9_]*")
+
+
+def _constants(
+    definitions: Definitions, captured: list[dict[str, list[tree_sitter.Node]]], source: bytes
+) -> list[tuple[int, Definition]]:
+    """(start, definition) of each constant (kind ``constant``, its container the class, object or
+    enum around it): an enum entry, a ``const val``, and a ``val`` of the file, an object or a
+    companion object named as a constant without a getter of its own.
+
+    They are kept out of ``definitions`` itself: the gRPC and link passes read its spans as scopes
+    (a stub held by an object's property is the object's), and a property is none."""
+    out: list[tuple[int, Definition]] = []
+    for captures in captured:
+        node, name = captures["constant"][0], captures["name"][0]
+        if node.type == "property_declaration" and not _constant_property(node, name, definitions, source):
+            continue
+        signature, doc = _navigation.details(_LANGUAGE, node, source)
+        fact = Definition(_ts.text(name, source), "constant", definitions.symbol(node.start_byte),
+                          name.start_point[0] + 1, node.end_point[0] + 1, signature, doc)  # fmt: skip
+        out.append((name.start_byte, fact))
+    return out
+
+
+def _constant_property(node: tree_sitter.Node, name: tree_sitter.Node, definitions: Definitions, source: bytes) -> bool:
+    modifiers = next((child for child in node.children if child.type == "modifiers"), None)
+    if modifiers is not None and any(
+        child.type == "property_modifier" and _ts.text(child, source) == "const" for child in modifiers.children
+    ):
+        return True
+    if not _CONSTANT_NAME.fullmatch(_ts.text(name, source)):
+        return False
+    if not any(child.type == "val" for child in node.children) or any(
+        child.type == "getter" for child in node.children
+    ):
+        return False
+    holder = definitions.enclosing(node.start_byte)
+    return holder < 0 or definitions.nodes[holder].type in _OBJECTS
+
+
+def _in_order(definitions: Definitions, constants: list[tuple[int, Definition]]) -> tuple[Definition, ...]:
+    """The definitions with the constants among them, in source order."""
+    if not constants:
+        return tuple(definitions.facts)
+    placed = [*zip(definitions.starts, definitions.facts, strict=True), *constants]
+    placed.sort(key=lambda item: item[0])
+    return tuple(fact for _, fact in placed)
 
 
 def _first_error(root: tree_sitter.Node) -> int:
@@ -217,6 +341,13 @@ def _import(node: tree_sitter.Node, source: bytes, imports: list[Import], grpc_i
             alias = _ts.text(child, source)
     grpc_imports.add(parts, wildcard, alias)
     imports.append(Import(module + ".*" if wildcard else module, node.start_point[0] + 1, (alias,) if alias else ()))
+
+
+def _too_deep(root: tree_sitter.Node) -> bool:
+    """Whether the tree nests deeper than :data:`_NESTING_MAX` (one linear pass of the query engine)."""
+    cursor = tree_sitter.QueryCursor(query(_LANGUAGE, _DEEPER), match_limit=1)
+    cursor.set_max_start_depth(0)
+    return bool(cursor.matches(root))
 
 
 class _Grpc:

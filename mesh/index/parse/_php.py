@@ -7,6 +7,8 @@ walks statement lists only (the program, namespace/class/function bodies and the
 ``if``/``try``/loops, for the ``if (!function_exists(...)) { function ... }`` idiom) with an explicit
 stack, never entering an expression. ``namespace A\\B;`` applies to the statements after it, ``namespace
 A\\B { ... }`` to its block; both are a ``module`` definition named ``A.B`` that contains what it declares.
+Each definition (constants and enum cases too) gets its signature and the first line of the PHPDoc
+or comment above it; references come from ``queries/php/references.scm`` (:mod:`._navigation`).
 
 gRPC: generated names are found with ``bytes.find`` (``...Client``, ``...Interface``) and looked up in the
 tree. A class name ending in ``Client`` counts when it is imported by ``use`` from a namespace, written
@@ -26,10 +28,10 @@ from typing import Final
 
 import tree_sitter
 
-from .._facts import Definition, FileFacts, GrpcFact, GrpcRole, Import
-from . import _php_links
+from .._facts import Definition, FileFacts, GrpcFact, GrpcRole, Import, Reference
+from . import _navigation, _php_links, _ts
 from . import _shared_rrp as rrp
-from . import _ts
+from ._common import too_broken
 
 __all__ = ["extract"]
 
@@ -67,6 +69,8 @@ _TRANSPARENT: Final = frozenset(
         "ERROR",
     }
 )
+#: References are read of trees nesting at most this deep (real code: under 40 levels).
+REFERENCE_DEPTH_MAX: Final = 128
 _ROLE_ORDER: Final = {GrpcRole.SERVER: 0, GrpcRole.HANDLER: 1, GrpcRole.CLIENT: 2, GrpcRole.CALL: 3}
 #: methods of ``Grpc\BaseStub`` that are not RPCs
 _STUB_METHODS: Final = frozenset(
@@ -136,8 +140,17 @@ def extract(source: bytes) -> FileFacts:
         http_calls=links.calls,
         messages=links.messages,
         constants=links.constants,
+        references=_references(source, root),
         error=f"syntax error at line {line}" if line else "",
     )
+
+
+def _references(source: bytes, root: tree_sitter.Node) -> tuple[Reference, ...]:
+    """The references of ``queries/php/references.scm``; none of a tree too broken or too deep to query
+    in linear time (its other facts are kept)."""
+    if too_broken(root) or rrp.deeper_than(root, REFERENCE_DEPTH_MAX):
+        return ()
+    return _navigation.references(_LANG, root, source)
 
 
 def _name(node: tree_sitter.Node | None, source: bytes) -> str:
@@ -207,6 +220,17 @@ class _Statements:
                         dotted = self.define(child, text, kind_of, container)
                         if inner is not None:
                             stack.append((inner, dotted, namespace))
+                elif kind == "const_declaration":
+                    for element in child.named_children:
+                        name = element.named_children[0] if element.type == "const_element" else None
+                        if name is not None and name.type == "name":
+                            self.define(
+                                element, _ts.text(name, source), "constant", container, span=False, described=child
+                            )
+                elif kind == "enum_case":
+                    name = child.child_by_field_name("name")
+                    if name is not None:
+                        self.define(child, _ts.text(name, source), "constant", container, span=False)
                 elif kind == "namespace_use_declaration":
                     self.use(child)
                 elif kind in ("expression_statement", "return_statement"):
@@ -220,9 +244,22 @@ class _Statements:
                 last = child
             self.close(open_namespace, last)
 
-    def define(self, node: tree_sitter.Node, name: str, kind: str, container: str, *, span: bool = True) -> str:
+    def define(
+        self,
+        node: tree_sitter.Node,
+        name: str,
+        kind: str,
+        container: str,
+        *,
+        span: bool = True,
+        described: tree_sitter.Node | None = None,
+    ) -> str:
+        """Record a definition; ``described``: the declaration its signature and doc are of (``const A = 1,
+        B = 2;`` for ``B``), else ``node`` itself."""
         line = _ts.line(node)
-        self.definitions.append((node.start_byte, Definition(name, kind, container, line, _ts.end_line(node))))
+        signature, doc = _navigation.details(_LANG, described or node, self.source)
+        definition = Definition(name, kind, container, line, _ts.end_line(node), signature, doc)
+        self.definitions.append((node.start_byte, definition))
         dotted = _join(container, name)
         if span:
             self.spans.append((node.start_byte, node.end_byte, dotted))
@@ -236,7 +273,9 @@ class _Statements:
         if not dotted:
             return
         end = last if last is not None and last.end_byte > node.end_byte else node
-        self.definitions.append((node.start_byte, Definition(dotted, "module", "", _ts.line(node), _ts.end_line(end))))
+        signature, doc = _navigation.details(_LANG, node, self.source)
+        definition = Definition(dotted, "module", "", _ts.line(node), _ts.end_line(end), signature, doc)
+        self.definitions.append((node.start_byte, definition))
 
     def use(self, node: tree_sitter.Node) -> None:
         """``use A\\B\\C;`` and ``use A\\{B, C};`` (and ``use function``/``use const``)."""

@@ -33,18 +33,16 @@ from typing import Final
 
 import tree_sitter
 
-from .._facts import FileFacts, GrpcRole, Import, method_spelling, well_known_methods
-from . import _python_links, _ts
+from .._facts import Definition, FileFacts, GrpcRole, Import, method_spelling, well_known_methods
+from . import _navigation, _python_links, _ts
 from ._common import Definitions, GrpcFacts, captures, query, squash, strip_affixes, syntax_error, too_broken
 
 __all__ = ["extract"]
 
 _LANGUAGE: Final = "python"
 
-_OUTLINE: Final = """
-[(function_definition) (class_definition)] @def
-[(import_statement) (import_from_statement) (future_import_statement)] @import
-"""
+#: Definitions and imports (``queries/python/outline.scm``).
+_OUTLINE: Final = _navigation.query_text(_LANGUAGE, "outline")
 
 #: The outline plus what the gRPC pass reads, in one traversal of the tree.
 _OUTLINE_AND_GRPC: Final = (
@@ -83,7 +81,7 @@ def extract(source: bytes) -> FileFacts:
     root = _ts.parse(_LANGUAGE, source).root_node
     if too_broken(root):
         return FileFacts(language=_LANGUAGE, error=syntax_error(root))
-    definitions = Definitions()
+    definitions = Definitions(_LANGUAGE, source)
     imports: list[Import] = []
     grpc_names: dict[str, str] = {}
     grpc_hint = any(hint in source for hint in _GRPC_HINTS)
@@ -98,33 +96,73 @@ def extract(source: bytes) -> FileFacts:
         else:
             kind = "method" if parent >= 0 and definitions.kinds[parent] == "class" else "function"
         definitions.add(node, _ts.text(name, source), kind, parent)
+    aliases: dict[str, str] = {}
     for node in found.get("import", ()):
-        _import(node, source, imports, grpc_names)
+        _import(node, source, imports, grpc_names, aliases)
     grpc = ()
     if grpc_hint:
         grpc = _Grpc(source, definitions, grpc_names).run(found.get("node", []))
     links = _python_links.extract(root, source, definitions, found.get("import", ()))
     return FileFacts(
         language=_LANGUAGE,
-        definitions=tuple(definitions.facts),
+        definitions=_with_constants(definitions, found.get("constant", ()), source),
         imports=tuple(imports),
         grpc=grpc,
         http_routes=links.routes,
         http_calls=links.calls,
         messages=links.messages,
         constants=links.constants,
+        references=_navigation.references(_LANGUAGE, root, source, _known(definitions, imports) | aliases.keys(), aliases),
         error=syntax_error(root),
     )
 
 
-def _import(node: tree_sitter.Node, source: bytes, imports: list[Import], grpc_names: dict[str, str]) -> None:
+def _known(definitions: Definitions, imports: list[Import]) -> frozenset[str]:
+    """Names a bare identifier passed as a value may mean: the file's top-level definitions and the
+    names it imports."""
+    top = (fact.name for fact, parent in zip(definitions.facts, definitions.parents, strict=True) if parent < 0)
+    return frozenset([*top, *(name for item in imports for name in item.names)])
+
+
+def _with_constants(
+    definitions: Definitions, constants: list[tree_sitter.Node], source: bytes
+) -> tuple[Definition, ...]:
+    """The definitions with the module's and classes' constants among them, in source order.
+
+    Constants are kept out of ``definitions`` itself: the gRPC and link passes read its spans as
+    scopes, and an assignment is none."""
+    if not constants:
+        return tuple(definitions.facts)
+    placed = [(start, fact) for start, fact in zip(definitions.starts, definitions.facts, strict=True)]
+    for node in constants:
+        name = node.child_by_field_name("left")
+        if name is None:
+            continue
+        signature, doc = _navigation.details(_LANGUAGE, node, source)
+        container = definitions.symbol(node.start_byte)
+        fact = Definition(_ts.text(name, source), "constant", container, _ts.line(node), _ts.end_line(node), signature, doc)
+        placed.append((node.start_byte, fact))
+    placed.sort(key=lambda item: item[0])
+    return tuple(fact for _, fact in placed)
+
+
+def _import(
+    node: tree_sitter.Node, source: bytes, imports: list[Import], grpc_names: dict[str, str], aliases: dict[str, str]
+) -> None:
+    """One import statement's :class:`Import`; ``aliases`` gains ``local -> imported`` for each
+    ``as`` (``import x.y as z``: ``z -> x.y``; ``from m import a as b``: ``b -> a``)."""
     line = node.start_point[0] + 1
     if node.type == "import_statement":
         for name in node.children_by_field_name("name"):
+            alias = None
             if name.type == "aliased_import":
+                alias = name.child_by_field_name("alias")
                 name = name.child_by_field_name("name")
             if name is not None:
-                imports.append(Import(squash(_ts.text(name, source)), line))
+                module = squash(_ts.text(name, source))
+                imports.append(Import(module, line))
+                if alias is not None:
+                    aliases[_ts.text(alias, source)] = module
         return
     if node.type == "future_import_statement":
         module = "__future__"
@@ -143,6 +181,8 @@ def _import(node: tree_sitter.Node, source: bytes, imports: list[Import], grpc_n
             continue
         name = squash(_ts.text(child, source))
         names.append(name)
+        if alias is not None:
+            aliases[_ts.text(alias, source)] = name
         if from_grpc:
             grpc_names[_ts.text(alias, source) if alias is not None else name] = name
     if not names and any(child.type == "wildcard_import" for child in node.children):

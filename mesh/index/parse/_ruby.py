@@ -6,7 +6,9 @@ statement lists only (the program, class/module/method bodies, and the statement
 ``begin``/``if``/``rescue``/``do ... end`` blocks) with an explicit stack, never entering an
 expression. A ``def`` is a method when the nearest enclosing scope is a class, a module or
 ``class << self``, and a function otherwise; ``def self.x`` is always a method. Containers are dotted
-(``class A::B::C`` inside ``module M`` is ``C`` in ``M.A.B``).
+(``class A::B::C`` inside ``module M`` is ``C`` in ``M.A.B``); ``NAME = ...`` is a constant. Each
+definition gets its signature and the first line of the ``#`` comments above it (above ``private`` of
+``private def x``); references come from ``queries/ruby/references.scm`` (:mod:`._navigation`).
 
 gRPC: a class whose superclass is ``<Ns>::<Svc>::Service`` is a SERVER with a HANDLER per public
 instance method (``private``/``protected`` sections, ``private def`` and ``private :name`` followed;
@@ -26,16 +28,28 @@ from typing import Final
 
 import tree_sitter
 
-from .._facts import Definition, FileFacts, GrpcFact, GrpcRole, Import
-from . import _ruby_links
+from .._facts import (
+    SIGNATURE_CHARS_MAX,
+    Definition,
+    FileFacts,
+    GrpcFact,
+    GrpcRole,
+    Import,
+    Reference,
+    ReferenceKind,
+)
+from . import _navigation, _ruby_links, _ts
 from . import _shared_rrp as rrp
-from . import _ts
+from ._common import too_broken
 
 __all__ = ["extract"]
 
 _LANG: Final = "ruby"
 
 _IMPORTS: Final = frozenset({"require", "require_relative", "load"})
+#: Calls in a class body that define reader methods (``attr_reader :status`` defines ``status``; a
+#: writer ``status=`` is never called by name, so ``attr_writer`` defines nothing navigation reads).
+_READERS: Final = frozenset({"attr_reader", "attr_accessor"})
 #: statement containers walked through without changing the scope
 _TRANSPARENT: Final = frozenset(
     {
@@ -69,6 +83,8 @@ _TRANSPARENT: Final = frozenset(
         "ERROR",
     }
 )
+#: References are read of trees nesting at most this deep (real code: under 40 levels).
+REFERENCE_DEPTH_MAX: Final = 128
 _ROLE_ORDER: Final = {GrpcRole.SERVER: 0, GrpcRole.HANDLER: 1, GrpcRole.CLIENT: 2, GrpcRole.CALL: 3}
 #: methods that hand the stub itself back
 _PASS_THROUGH: Final = frozenset({"dup", "clone", "freeze", "itself"})
@@ -123,8 +139,36 @@ def extract(source: bytes) -> FileFacts:
         http_calls=links.calls,
         messages=links.messages,
         constants=links.constants,
+        references=_references(source, root, statements.scoped_names),
         error=f"syntax error at line {line}" if line else "",
     )
+
+
+def _references(
+    source: bytes, root: tree_sitter.Node, scoped: frozenset[tuple[int, str, str]]
+) -> tuple[Reference, ...]:
+    """The references of ``queries/ruby/references.scm``, less the last part of a ``class A::B`` name
+    (a query cannot tell that ``scope_resolution`` from a use); none of a tree too broken or too deep
+    to query in linear time (its other facts are kept)."""
+    if too_broken(root) or rrp.deeper_than(root, REFERENCE_DEPTH_MAX):
+        return ()
+    found = _navigation.references(_LANG, root, source)
+    if not scoped:
+        return found
+    return tuple(
+        ref for ref in found if ref.kind != ReferenceKind.USE or (ref.line, ref.name, ref.qualifier) not in scoped
+    )
+
+
+def _signature(node: tree_sitter.Node, source: bytes) -> str:
+    """The declaration up to its body; the comments before the first statement of a class, module or
+    method (or in an empty one) are children of the declaration, ahead of its body, and end it."""
+    body = node.child_by_field_name("body")
+    comment = next((c for c in node.children if c.type == "comment"), None)
+    if comment is None or (body is not None and comment.start_byte > body.start_byte):
+        return _navigation.signature(node, source)
+    text = " ".join(source[node.start_byte : comment.start_byte].decode("utf-8", "replace").split())
+    return text if len(text) <= SIGNATURE_CHARS_MAX else text[: SIGNATURE_CHARS_MAX - 1].rstrip() + "…"
 
 
 def _join(container: str, name: str) -> str:
@@ -140,8 +184,12 @@ class _Statements:
     """Definitions and imports, found by walking statement lists only."""
 
     def __init__(self, source: bytes, root: tree_sitter.Node) -> None:
+        self.source = source
         self.definitions: list[tuple[int, Definition]] = []
         self.imports: list[tuple[int, Import]] = []
+        #: (line, name, qualifier) of the last part of every ``class A::B`` / ``module A::B`` name
+        self.scoped_names: frozenset[tuple[int, str, str]] = frozenset()
+        scoped: set[tuple[int, str, str]] = set()
         #: (start, end, dotted name) of every definition
         self.spans: list[tuple[int, int, str]] = []
         #: (class node, dotted name, superclass node) of every class with a superclass
@@ -155,9 +203,12 @@ class _Statements:
             for child in body.named_children:
                 kind = child.type
                 if kind in ("class", "module"):
-                    path = _constant_path(child.child_by_field_name("name"), source)
+                    written = child.child_by_field_name("name")
+                    path = _constant_path(written, source)
                     if not path:
                         continue
+                    if written is not None and written.type == "scope_resolution" and len(path) > 1:
+                        scoped.add((_ts.line(written), path[-1], ".".join(path[:-1])))
                     outer = _join(container, ".".join(path[:-1]))
                     dotted = self.define(child, path[-1], kind, outer)
                     superclass = child.child_by_field_name("superclass")
@@ -178,26 +229,40 @@ class _Statements:
                 elif kind == "call":
                     if child.child_by_field_name("receiver") is None:
                         self.require(child, source)
+                        if in_class:
+                            self.readers(child, source, container)
                     arguments = child.child_by_field_name("arguments")
                     if arguments is not None:
                         stack.append((arguments, container, in_class))
                     block = child.child_by_field_name("block")
                     if block is not None:
                         stack.append((block, container, in_class))
-                elif kind == "assignment":
+                elif kind in ("assignment", "operator_assignment"):
+                    left = child.child_by_field_name("left")
+                    if left is not None and left.type == "constant":
+                        self.define(child, _ts.text(left, source), "constant", container, span=False)
                     value = child.child_by_field_name("right")
                     block = value.child_by_field_name("block") if value is not None and value.type == "call" else None
                     if block is not None:
                         stack.append((block, container, in_class))
                 elif kind in _TRANSPARENT:
                     stack.append((child, container, in_class))
+        self.scoped_names = frozenset(scoped)
 
-    def define(self, node: tree_sitter.Node, name: str, kind: str, container: str) -> str:
+    def define(self, node: tree_sitter.Node, name: str, kind: str, container: str, *, span: bool = True) -> str:
+        signature = _signature(node, self.source)
+        documented = node
+        parent = node.parent
+        if parent is not None and parent.type == "argument_list" and parent.parent is not None:
+            documented = parent.parent  # ``private def x``: the comment sits above the call
+        doc = _navigation.doc_line(_LANG, documented, self.source)
+        line = _ts.line(node)
         self.definitions.append(
-            (node.start_byte, Definition(name, kind, container, _ts.line(node), _ts.end_line(node)))
+            (node.start_byte, Definition(name, kind, container, line, _ts.end_line(node), signature, doc))
         )
         dotted = _join(container, name)
-        self.spans.append((node.start_byte, node.end_byte, dotted))
+        if span:
+            self.spans.append((node.start_byte, node.end_byte, dotted))
         return dotted
 
     @staticmethod
@@ -205,6 +270,17 @@ class _Statements:
         body = node.child_by_field_name("body")
         if body is not None and body.type == "body_statement":
             stack.append((body, dotted, scope))
+
+    def readers(self, call: tree_sitter.Node, source: bytes, container: str) -> None:
+        """A method for each symbol of ``attr_reader :number, :status`` / ``attr_accessor :x``."""
+        method = call.child_by_field_name("method")
+        arguments = call.child_by_field_name("arguments")
+        if method is None or arguments is None or _ts.text(method, source) not in _READERS:
+            return
+        for argument in arguments.named_children:
+            name = _ts.text(argument, source)[1:] if argument.type == "simple_symbol" else ""
+            if name:
+                self.define(call, name, "method", container, span=False)
 
     def require(self, call: tree_sitter.Node, source: bytes) -> None:
         """An Import for ``require "x"`` / ``require_relative "x"`` / ``load "x"`` with a plain string."""

@@ -5,7 +5,8 @@ Theory of operation: items live in item lists (the file, ``mod``/``impl``/``trai
 and the top level of ``fn`` bodies), so :class:`_Items` walks those lists with an explicit stack and
 never enters an expression: a few hundred nodes instead of the whole tree. Each item's container is the
 dotted path of the items around it, an ``impl`` block counting as its type (``S`` for
-``impl Display for a::S<T>``). A ``fn`` is a method when its list is an ``impl`` or ``trait`` body.
+``impl Display for a::S<T>``). A ``fn`` is a method when its list is an ``impl`` or ``trait`` body; an
+enum's variants are constants of the enum, a ``macro_rules!`` a function (``m!()`` is its call).
 
 gRPC runs only when the file mentions ``_server``, ``_client`` or ``tonic``, and starts from the words
 that can name generated code (``...Client``, ``...Server``, ``use`` aliases), found with ``bytes.find``
@@ -25,12 +26,13 @@ from __future__ import annotations
 import re
 from typing import Final
 
+import attrs
 import tree_sitter
 
-from .._facts import Definition, FileFacts, GrpcFact, GrpcRole, Import
-from . import _rust_links
+from .._facts import DOC_CHARS_MAX, SIGNATURE_CHARS_MAX, Definition, FileFacts, GrpcFact, GrpcRole, Import, Reference
+from . import _navigation, _rust_links, _ts
 from . import _shared_rrp as rrp
-from . import _ts
+from ._common import too_broken
 
 __all__ = ["extract"]
 
@@ -91,6 +93,8 @@ def extract(source: bytes) -> FileFacts:
     if b"_server" in source or b"_client" in source or b"tonic" in source:
         grpc = _Grpc(source, root, items).run()
     links = _rust_links.extract(source, root, items.uses, items.spans)
+    # a tree broken past use would cost the references query quadratic time: its items are enough
+    references = () if too_broken(root) else _unambiguous(_navigation.references(_LANG, root, source))
     line = rrp.first_error_line(root)
     return FileFacts(
         language=_LANG,
@@ -101,7 +105,24 @@ def extract(source: bytes) -> FileFacts:
         http_calls=links.calls,
         messages=links.messages,
         constants=links.constants,
+        references=references,
         error=f"syntax error at line {line}" if line else "",
+    )
+
+
+def _unambiguous(references: tuple[Reference, ...]) -> tuple[Reference, ...]:
+    """``references`` without what a name binds when the file gives that name two types: bindings
+    are compared per file at query time, and ``client`` typed two ways in two functions says
+    nothing sure of ``client.get()``."""
+    types: dict[str, set[str]] = {}
+    for reference in references:
+        if reference.binds:
+            types.setdefault(reference.binds, set()).add(reference.name)
+    if all(len(names) == 1 for names in types.values()):
+        return references
+    return tuple(
+        attrs.evolve(reference, binds="") if reference.binds and len(types[reference.binds]) > 1 else reference
+        for reference in references
     )
 
 
@@ -131,11 +152,16 @@ class _Items:
                     if definition == "function" and in_impl:
                         definition = "method"
                     start, end = child.start_byte, child.end_byte
+                    line, end_line = _ts.line(child), _ts.end_line(child)
+                    signature = _navigation.signature(child, source)
+                    doc = _doc(child, source)
                     self.definitions.append(
-                        (start, Definition(text, definition, container, _ts.line(child), _ts.end_line(child)))
+                        (start, Definition(text, definition, container, line, end_line, signature, doc))
                     )
                     dotted = f"{container}.{text}" if container else text
                     self.spans.append((start, end, dotted))
+                    if kind == "enum_item":
+                        self.variants(child, dotted, source)
                     if kind in _BODIES:
                         inner = child.child_by_field_name("body")
                         if inner is not None:
@@ -163,8 +189,85 @@ class _Items:
                     inner = child.child_by_field_name("body")
                     if inner is not None:
                         stack.append((inner, container, False))
+                elif kind == "macro_definition":
+                    name = child.child_by_field_name("name")
+                    if name is not None:
+                        text = _ts.text(name, source)
+                        self.definitions.append((child.start_byte, Definition(
+                            text, "function", container, _ts.line(child), _ts.end_line(child),
+                            f"macro_rules! {text}", _doc(child, source),
+                        )))  # fmt: skip
                 elif kind == "ERROR":
                     stack.append((child, container, in_impl))
+
+    def variants(self, enum: tree_sitter.Node, dotted: str, source: bytes) -> None:
+        """An enum's variants: constants, their container the enum (``Status::Paid`` is ``Status.Paid``)."""
+        body = enum.child_by_field_name("body")
+        for variant in body.named_children if body is not None else ():
+            name = variant.child_by_field_name("name") if variant.type == "enum_variant" else None
+            if name is not None:
+                self.definitions.append((variant.start_byte, Definition(
+                    _ts.text(name, source), "constant", dotted, _ts.line(variant), _ts.end_line(variant),
+                    _variant_signature(variant, source), _doc(variant, source),
+                )))  # fmt: skip
+
+
+def _variant_signature(variant: tree_sitter.Node, source: bytes) -> str:
+    """A variant as written (``Held(String)``, ``Green = 2``), a struct variant up to its fields."""
+    body = variant.child_by_field_name("body")
+    if body is not None and body.type == "field_declaration_list":
+        return _navigation.signature(variant, source)
+    text = _SPACE.sub(" ", _ts.text(variant, source)).strip()
+    return text if len(text) <= SIGNATURE_CHARS_MAX else text[: SIGNATURE_CHARS_MAX - 1].rstrip() + "…"
+
+
+_COMMENTS: Final = frozenset({"line_comment", "block_comment"})
+#: The marks of a Rust comment line: ``///``, ``//!``, ``//``, ``/**``, ``/*!``, ``/*``, ``*``, ``*/``.
+_COMMENT_MARKS: Final = re.compile(r"^\s*(?:/\*[*!]?|\*+/?|//[/!]?)?\s?")
+#: A line of punctuation only (``// ------``) says nothing.
+_RULE: Final = re.compile(r"^[\W_]*$")
+
+
+def _doc(item: tree_sitter.Node, source: bytes) -> str:
+    """The first line of the comments right above ``item`` (``///``, ``/** */`` or plain), attributes
+    between them skipped; a module with none gets the ``//!`` (``/*! */``) its body starts with.
+
+    An inner doc comment (``//!``) documents the module holding it, never the item below it, and a
+    comment after code on its line documents that code.
+    """
+    above = item.prev_named_sibling
+    row = item.start_point[0]
+    while above is not None and above.type == "attribute_item":
+        row = above.start_point[0]
+        above = above.prev_named_sibling
+    block: list[tree_sitter.Node] = []
+    while above is not None and above.type in _COMMENTS and not _inner(above):
+        last_row = above.end_point[0] - (above.end_point[1] == 0)  # a line comment holds its newline
+        line_start = source.rfind(b"\n", 0, above.start_byte) + 1
+        if last_row < row - 1 or (last_row == above.start_point[0] and source[line_start : above.start_byte].strip()):
+            break
+        block.append(above)
+        row = above.start_point[0]
+        above = above.prev_named_sibling
+    block.reverse()
+    if not block and item.type == "mod_item":
+        body = item.child_by_field_name("body")
+        for child in body.named_children if body is not None else ():
+            if child.type not in _COMMENTS or not _inner(child):
+                break
+            block.append(child)
+    for comment in block:
+        for line in _ts.text(comment, source).splitlines():
+            line = _COMMENT_MARKS.sub("", line, count=1).removesuffix("*/").strip()
+            if line and not _RULE.match(line):
+                line = _SPACE.sub(" ", line)
+                return line if len(line) <= DOC_CHARS_MAX else line[: DOC_CHARS_MAX - 1].rstrip() + "…"
+    return ""
+
+
+def _inner(comment: tree_sitter.Node) -> bool:
+    """Whether a comment is an inner doc comment (``//!``, ``/*! */``)."""
+    return comment.child_by_field_name("inner") is not None
 
 
 def _path(node: tree_sitter.Node | None, source: bytes) -> str:

@@ -18,7 +18,7 @@ import tree_sitter
 
 from . import _ts
 
-__all__ = ["Symbols", "enclosing", "find_words", "first_error_line"]
+__all__ = ["Symbols", "deeper_than", "enclosing", "find_words", "first_error_line"]
 
 
 def first_error_line(root: tree_sitter.Node) -> int:
@@ -85,3 +85,21 @@ class Symbols:
                 return name
             i -= 1
         return ""
+
+
+def deeper_than(root: tree_sitter.Node, depth_max: int) -> bool:
+    """Whether the tree under ``root`` nests more than ``depth_max`` levels (a chain of thousands of
+    calls, operators or brackets), where a tree-sitter query over it takes quadratic time.
+
+    Enters only children whose descendants could reach that depth, so ordinary code costs a few
+    nodes: the ones holding more than ``depth_max`` others.
+    """
+    stack = [(root, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > depth_max:
+            return True
+        for child in node.children:
+            if depth + child.descendant_count > depth_max:
+                stack.append((child, depth + 1))
+    return False

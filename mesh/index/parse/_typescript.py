@@ -13,5 +13,6 @@ __all__ = ["extract"]
 
 
 def extract(source: bytes, path: str = "") -> FileFacts:
-    """Definitions, imports, gRPC evidence and links of one TypeScript or TSX file (see :mod:`._ecmascript`)."""
+    """Definitions (with signatures and doc lines), imports, references, gRPC evidence and links of one
+    TypeScript or TSX file (see :mod:`._ecmascript`)."""
     return _ecmascript.extract("typescript", source, path)

@@ -16,7 +16,9 @@ the first that matches wins:
    imports resolved to, and for imports that resolved to nothing (third-party), their importers;
 6. a proto message, enum or service by its short name (``Money``, ``Item``);
 7. a symbol of ``defs`` outside ``.proto`` files, ``Name`` or ``Container.name`` (case as written):
-   its dependents are the files importing the file that defines it.
+   its first-level dependents are the files whose references resolve to it (calls, instantiations,
+   type uses, reads: :mod:`._references`); in a language the index holds no references of, the
+   files importing the file that defines it.
 
 A reading that matches several different things (a symbol defined in two files, a short name in two
 proto packages) is a :class:`GraphError` listing the candidates and how to pick one; no reading at
@@ -31,7 +33,8 @@ all is a :class:`GraphError` with near names.
   all matched by ``service_key``. The evidence of such an edge is every call of S in B (its clients
   when it makes no call), or every SERVER fact (its HANDLERs when it has none).
 
-A symbol's dependents are those of the file defining it: the text is not searched for uses.
+A symbol's first hop is its resolved references (the ``by name`` ones are not evidence); the next
+hops are those of the files holding them.
 A document (``files.kind = 'docs'``) is shown when it links a dependency but carries nothing
 further: it is never expanded to the next level.
 
@@ -70,7 +73,8 @@ The target's own files are never dependents (for a folder or a service, nothing 
 dependent keeps every edge of its own level, sorted: its evidence, the last hop of its chain.
 
 **Impact.** :func:`impact_of` sorts dependents into the columns of ``impact_matrix`` per service:
-direct import (level 1 through an import), transitive (level 2 or more, through any edge), gRPC
+direct import or reference (level 1 through an import, or a resolved reference of a changed
+symbol), transitive (level 2 or more, through any edge), gRPC
 (level 1 through a call or a serve: serving a changed RPC counts as calling it), message (level 1
 through a message use), tests (``files.kind = 'test'``, any level); a dependent may count in several.
 A service is impacted when it holds a dependent (the changed service too, then), impacted via gRPC
@@ -151,11 +155,13 @@ class EdgeKind:
     HTTP = "http"
     #: It consumes a topic the target produces to (through the broker).
     MESSAGING = "messaging"
+    #: Its code refers to the target symbol (role: calls, instantiates, type, reads).
+    REFERENCE = "reference"
 
 
 #: Among the edges of one line, the one that says most comes first.
 _KIND_ORDER: Final = {EdgeKind.MESSAGE: 0, EdgeKind.CALL: 1, EdgeKind.SERVE: 2, EdgeKind.HTTP: 3,
-                      EdgeKind.MESSAGING: 4, EdgeKind.IMPORT: 5}  # fmt: skip
+                      EdgeKind.MESSAGING: 4, EdgeKind.REFERENCE: 5, EdgeKind.IMPORT: 6}  # fmt: skip
 _GRPC_ROLES: Final = frozenset({"client", "call", "server", "handler"})
 
 
@@ -1113,8 +1119,12 @@ def _kinds(db: sqlite3.Connection, paths: Iterable[str]) -> dict[str, str]:
 
 
 def _first_hop(db: sqlite3.Connection, targets: Sequence[Target]) -> tuple[list[_Hit], list[Carrier]]:
-    files = sorted({path for target in targets for path in target.files})
-    hits = _file_edges(db, _kinds(db, files)) if files else []
+    hits: list[_Hit] = []
+    by_reference = [target for target in targets if target.kind == "symbol" and _has_references(db, target)]
+    for target in by_reference:
+        hits += _reference_hits(db, target)
+    files = sorted({path for target in targets if target not in by_reference for path in target.files})
+    hits += _file_edges(db, _kinds(db, files)) if files else []
     for target in targets:
         for folder in target.folders:
             hits += _range_edges(db, folder, target.service)
@@ -1130,6 +1140,42 @@ def _first_hop(db: sqlite3.Connection, targets: Sequence[Target]) -> tuple[list[
     defining = sorted({path for target in targets for path in target.message_files})
     message_hits, carriers = _message_hits(db, messages, defining)
     return hits + message_hits + _link_hits(db, targets), carriers
+
+
+#: A reference's kind as the role of its edge (what the dependent's line does).
+_REFERENCE_ROLES: Final = {"call": "call", "new": "instantiates", "type": "type", "use": "reads"}
+
+
+def _has_references(db: sqlite3.Connection, target: Target) -> bool:
+    """Whether the index holds references of the language of the symbol's file."""
+    location = target.defined[0]
+    return (
+        db.execute(
+            "SELECT 1 FROM ref_names r JOIN files f ON f.id = r.file_id"
+            " WHERE f.language = (SELECT language FROM files WHERE path = ?) LIMIT 1",
+            (location.path,),
+        ).fetchone()
+        is not None
+    )
+
+
+def _reference_hits(db: sqlite3.Connection, target: Target) -> list[_Hit]:
+    """The files whose resolved references reach the symbol, one edge a site."""
+    from ._references import find_references
+    from ._symbols import find_symbols
+
+    location = target.defined[0]
+    rows = [row for row in find_symbols(db, f"{location.path}:{location.line}") if row.line == location.line]
+    if not rows:
+        return []
+    kinds = dict(db.execute("SELECT path, kind FROM files WHERE path IN (SELECT DISTINCT f.path FROM refs r"
+                            " JOIN files f ON f.id = r.file_id WHERE r.name = ?)", (rows[0].name,)))  # fmt: skip
+    return [
+        _Hit(site.path, site.service, kinds.get(site.path, "code"),
+             Edge(EdgeKind.REFERENCE, _REFERENCE_ROLES[site.kind], site.line, rows[0].qualified))
+        for site in find_references(db, rows[0])
+        if site.resolved
+    ]  # fmt: skip
 
 
 def _link_hits(db: sqlite3.Connection, targets: Sequence[Target]) -> list[_Hit]:
@@ -1727,7 +1773,7 @@ def impact_of(found: Found, scope: Scope | None = None) -> Impact:
         cells = columns[dependent.service]
         cells["any"] += 1
         if dependent.level == 1:
-            cells["direct"] += EdgeKind.IMPORT in kinds
+            cells["direct"] += bool(kinds & {EdgeKind.IMPORT, EdgeKind.REFERENCE})
             cells["rpc"] += bool(kinds & {EdgeKind.CALL, EdgeKind.SERVE})
             cells["message"] += EdgeKind.MESSAGE in kinds
             cells["link"] += bool(kinds & {EdgeKind.HTTP, EdgeKind.MESSAGING})

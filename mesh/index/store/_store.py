@@ -81,7 +81,7 @@ log = logging.getLogger("mesh.index")
 
 #: Bump when the tables or the meaning of derived columns (import targets, gRPC keys) change:
 #: an index of another version is set aside and rebuilt.
-SCHEMA_VERSION: Final = "6"
+SCHEMA_VERSION: Final = "7"
 #: How long a writer waits for another writer of the same index before giving up.
 BUSY_TIMEOUT_MS: Final = 5000
 DB_NAME: Final = "index.db"
@@ -117,12 +117,16 @@ CREATE TABLE files(id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, service TE
                    lines INTEGER NOT NULL, error TEXT NOT NULL);
 CREATE TABLE content(file_id INTEGER PRIMARY KEY, data BLOB NOT NULL);
 CREATE TABLE defs(file_id INTEGER NOT NULL, name TEXT NOT NULL, kind TEXT NOT NULL, container TEXT NOT NULL,
-                  line INTEGER NOT NULL, end_line INTEGER NOT NULL);
+                  line INTEGER NOT NULL, end_line INTEGER NOT NULL, ordinal INTEGER NOT NULL DEFAULT 0);
+CREATE TABLE def_text(file_id INTEGER PRIMARY KEY, data BLOB NOT NULL);
 CREATE INDEX defs_name ON defs(name COLLATE NOCASE);
 CREATE INDEX defs_file ON defs(file_id);
 CREATE TABLE imports(file_id INTEGER NOT NULL, module TEXT NOT NULL, names TEXT NOT NULL, line INTEGER NOT NULL,
                      target_path TEXT, target_service TEXT);
 CREATE INDEX imports_file ON imports(file_id);
+CREATE TABLE refs(name TEXT NOT NULL, file_id INTEGER NOT NULL, sites TEXT NOT NULL, PRIMARY KEY(name, file_id))
+                  WITHOUT ROWID;
+CREATE TABLE ref_names(file_id INTEGER PRIMARY KEY, names BLOB NOT NULL);
 CREATE INDEX imports_target ON imports(target_path);
 CREATE INDEX imports_module ON imports(module);
 CREATE TABLE grpc(file_id INTEGER NOT NULL, role TEXT NOT NULL, service TEXT NOT NULL, method TEXT NOT NULL,
@@ -184,7 +188,7 @@ CREATE VIRTUAL TABLE text USING fts5(body, content='', detail=none, tokenize='tr
 """
 
 #: Tables holding per-file facts, keyed by ``file_id``.
-_FACT_TABLES: Final = ("defs", "imports", "grpc", "proto_services", "proto_methods", "proto_messages", "sections",
+_FACT_TABLES: Final = ("defs", "def_text", "ref_names", "imports", "grpc", "proto_services", "proto_methods", "proto_messages", "sections",
                        "deps", "proto_files", "proto_options", "http_routes", "http_calls", "messages", "settings",
                        "constants")  # fmt: skip
 
@@ -821,6 +825,10 @@ class Writer:
             if row is not None:
                 body = indexed(zlib.decompress(row[0]).decode("utf-8"))
                 db.execute("INSERT INTO text(text, rowid, body) VALUES ('delete', ?, ?)", (file_id, body))
+            named = db.execute("SELECT names FROM ref_names WHERE file_id = ?", (file_id,)).fetchone()
+            if named is not None:  # refs are clustered by name: deleted by (name, file), the file's names kept apart
+                names = zlib.decompress(named[0]).decode("utf-8").split("\n")
+                db.executemany("DELETE FROM refs WHERE name = ? AND file_id = ?", [(name, file_id) for name in names])
             for table in (*_FACT_TABLES, "content"):
                 db.execute(f"DELETE FROM {table} WHERE file_id = ?", (file_id,))
             db.execute("DELETE FROM files WHERE id = ?", (file_id,))
@@ -842,9 +850,18 @@ class Writer:
             db.execute("INSERT INTO text(rowid, body) VALUES (?, ?)", (file_id, body))
         if facts.definitions:
             db.executemany(
-                "INSERT INTO defs VALUES (?, ?, ?, ?, ?, ?)",
-                [(file_id, d.name, d.kind, d.container, d.line, d.end_line) for d in facts.definitions],
-            )
+                "INSERT INTO defs VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [(file_id, d.name, d.kind, d.container, d.line, d.end_line, ordinal)
+                 for ordinal, d in enumerate(facts.definitions)],
+            )  # fmt: skip
+            texts = [[d.signature, d.doc] for d in facts.definitions]
+            if any(signature or doc for signature, doc in texts):
+                db.execute("INSERT INTO def_text VALUES (?, ?)", (file_id, definition_text(texts)))
+        if facts.references:
+            rows = reference_rows(facts)
+            db.executemany("INSERT INTO refs VALUES (?, ?, ?)", [(name, file_id, sites) for name, sites in rows])
+            names = zlib.compress("\n".join(name for name, _ in rows).encode("utf-8"), 6)
+            db.execute("INSERT INTO ref_names VALUES (?, ?)", (file_id, names))
         if facts.imports:
             db.executemany(
                 "INSERT INTO imports VALUES (?, ?, ?, ?, NULL, NULL)",
@@ -1000,6 +1017,34 @@ def _put_links(db: sqlite3.Connection, file_id: int, facts: FileFacts) -> None:
     db.executemany(
         "INSERT INTO constants VALUES (?, ?, ?, ?)", [(file_id, c.name, c.value, c.line) for c in facts.constants]
     )
+
+
+def definition_text(texts: list[list[str]]) -> bytes:
+    """The signatures and doc lines of a file's definitions, in their order (``defs.ordinal``), as
+    one compressed JSON list of ``[signature, doc]``: read only by outlines and symbols, and a
+    third of the bytes plain columns would take."""
+    return zlib.compress(json.dumps(texts, ensure_ascii=False, separators=(",", ":")).encode(), 6)
+
+
+def read_definition_text(data: bytes) -> list[list[str]]:
+    return json.loads(zlib.decompress(data).decode("utf-8"))
+
+
+#: How a reference's kind is written in ``refs.sites`` (one letter).
+REFERENCE_KIND_LETTER: Final = {"call": "c", "new": "n", "type": "t", "use": "u"}
+
+
+def reference_rows(facts: FileFacts) -> list[tuple[str, str]]:
+    """``(name, sites)`` rows of one file's references: one row a name, its sites one a line,
+    each ``<line> <kind letter><qualifier>[><binds>][#<arity>]`` in source order (a third of the rows, and of the index,
+    that one row a reference would take)."""
+    sites: dict[str, list[str]] = {}
+    for ref in facts.references:
+        bound = f">{ref.binds}" if ref.binds else ""
+        arity = f"#{ref.arity}" if ref.arity >= 0 else ""
+        site = f"{ref.line} {REFERENCE_KIND_LETTER[ref.kind]}{ref.qualifier}{bound}{arity}"
+        sites.setdefault(ref.name, []).append(site)
+    return [(name, "\n".join(lines)) for name, lines in sites.items()]
 
 
 def _fields_text(fields) -> str:

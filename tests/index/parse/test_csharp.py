@@ -80,6 +80,8 @@ def test_definitions() -> None:
         D("Acme.Services", "module", "", 6, 51),
         # a declaration starts after its attributes
         D("OrdersService", "class", "Acme.Services", 9, 31),
+        # a property is a method (its accessors)
+        D("Payments", "method", "Acme.Services.OrdersService", 12, 12),
         D("OrdersService", "method", "Acme.Services.OrdersService", 14, 17),
         D("GetOrder", "method", "Acme.Services.OrdersService", 20, 26),
         D("PlaceOrder", "method", "Acme.Services.OrdersService", 28, 28),
@@ -90,6 +92,9 @@ def test_definitions() -> None:
         D("IStore", "interface", "Acme.Services", 35, 35),
         D("Get", "method", "Acme.Services.IStore", 35, 35),
         D("Status", "enum", "Acme.Services", 36, 36),
+        # enum members are constants of their enum
+        D("Open", "constant", "Acme.Services.Status", 36, 36),
+        D("Closed", "constant", "Acme.Services.Status", 36, 36),
         D("Money", "struct", "Acme.Services", 37, 37),
         D("Watcher", "class", "Acme.Services", 39, 50),
         D("RunAsync", "method", "Acme.Services.Watcher", 41, 49),

@@ -58,6 +58,7 @@ def test_definitions_methods_by_receiver_type_kinds_and_constants() -> None:
     assert result.definitions == (
         Definition("Store", "struct", "", 3, 5),
         Definition("Reader", "interface", "", 7, 9),
+        Definition("Get", "method", "Reader", 8, 8),
         Definition("ID", "type", "", 12, 12),
         Definition("Alias", "type", "", 13, 13),
         Definition("Page", "struct", "", 14, 14),

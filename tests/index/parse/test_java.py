@@ -69,6 +69,8 @@ def test_definitions_types_methods_constructors_and_nesting() -> None:
         Definition("Listener", "interface", "OrderService", 19, 21),
         Definition("onOrder", "method", "OrderService.Listener", 20, 20),
         Definition("Status", "enum", "OrderService", 23, 23),
+        Definition("OPEN", "constant", "OrderService.Status", 23, 23),
+        Definition("CLOSED", "constant", "OrderService.Status", 23, 23),
         Definition("done", "method", "OrderService.Status", 23, 23),
         Definition("Line", "class", "OrderService", 25, 29),
         Definition("Line", "method", "OrderService.Line", 26, 28),

@@ -65,6 +65,8 @@ def test_definitions_classes_objects_companions_and_functions() -> None:
         Definition("Repository", "interface", "", 11, 13),
         Definition("find", "method", "Repository", 12, 12),
         Definition("Status", "enum", "", 15, 15),
+        Definition("OPEN", "constant", "Status", 15, 15),
+        Definition("CLOSED", "constant", "Status", 15, 15),
         Definition("OrderService", "class", "", 17, 29),
         Definition("get", "method", "OrderService", 18, 22),
         Definition("log", "function", "OrderService.get", 19, 19),
@@ -93,6 +95,7 @@ def test_one_line_bodies_parse_without_an_error() -> None:
         Definition("Clock", "interface", "", 1, 1),
         Definition("now", "method", "Clock", 1, 1),
         Definition("Keys", "class", "", 2, 2),
+        Definition("TAG", "constant", "Keys", 2, 2),
         Definition("Box", "class", "", 3, 3),
         Definition("open", "method", "Box", 3, 3),
         Definition("main", "function", "", 4, 4),
@@ -436,6 +439,6 @@ def test_speed_on_a_realistic_file() -> None:
     start = time.process_time()
     result = _kotlin.extract(source)
     elapsed = time.process_time() - start
-    assert len(result.definitions) == 400
+    assert len(result.definitions) == 500  # 400 classes, companions and functions, 100 constants
     assert len(result.grpc) == 300
     assert elapsed < 2.0

@@ -76,6 +76,7 @@ def test_declarations_nest_in_namespaces_and_classes() -> None:
         Definition("Audited", "trait", "Acme.Billing", 11, 14),
         Definition("audit", "method", "Acme.Billing.Audited", 13, 13),
         Definition("State", "enum", "Acme.Billing", 16, 24),
+        Definition("Open", "constant", "Acme.Billing.State", 18, 18),
         Definition("label", "method", "Acme.Billing.State", 20, 23),
         Definition("Invoice", "class", "Acme.Billing", 26, 35),
         Definition("amount", "method", "Acme.Billing.Invoice", 30, 34),

@@ -75,6 +75,8 @@ def test_items_nest_in_mods_impls_and_traits() -> None:
         Definition("COUNTER", "constant", "orders", 5, 5),
         Definition("Order", "struct", "orders", 7, 10),
         Definition("State", "enum", "orders", 12, 12),
+        Definition("Open", "constant", "orders.State", 12, 12),
+        Definition("Closed", "constant", "orders.State", 12, 12),
         Definition("Id", "type", "orders", 14, 14),
         Definition("Store", "trait", "orders", 16, 22),
         Definition("Error", "type", "orders.Store", 17, 17),

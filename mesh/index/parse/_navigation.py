@@ -1,0 +1,461 @@
+"""What code navigation reads from a tree: a definition's signature and doc line, and references.
+
+Theory of operation: the patterns are data. Each language has ``queries/<language>/references.scm``
+(tree-sitter's query language, evaluated in C by its query engine), in the convention of the
+grammars' own ``tags.scm``: a match captures the name node as ``@name``, the whole use as
+``@reference.<kind>`` (``call``, ``new``, ``type``, ``use``: :class:`~mesh.index.ReferenceKind`)
+and, when something is written before the name (a receiver, a module, a class), that as
+``@qualifier``; when the use gives its type to a variable, field or parameter
+(``self.db = UserDb()``, ``OrderService orders``), that name as ``@binds``. :func:`references` runs the file's query once and keeps one reference per name
+node, the strongest kind first (``new`` > ``call`` > ``type`` > ``use``), in source order.
+
+Broad patterns (every capitalised identifier is a use) would also catch the names a declaration
+introduces; two directives in the ``.scm`` file, comments to tree-sitter, say where a name is
+declared rather than used, so the patterns can stay broad:
+
+- ``;; declares: class_definition.name assignment.left parameters``: a name node that is that
+  field of a parent of that type (or any child of it, without a field) is not a reference;
+- ``;; inside: import_statement``: nor is a name node inside such a construct (their spans are
+  found by one query, then each name is a bisection).
+
+Signatures and doc lines need no query: :func:`details` reads a definition node the extractor
+already holds. The signature is the declaration as written up to its body (its ``body`` field, else
+its last child of a body type), white space squashed; the doc line is the first line of a Python
+docstring, else of the block of comments right above the declaration (attributes, decorators and
+annotations between them skipped; an ``export`` or ``template`` wrapper looked through).
+"""
+
+from __future__ import annotations
+
+import bisect
+import functools
+import re
+from collections.abc import Mapping
+from importlib import resources
+from typing import Final
+
+import attrs
+import tree_sitter
+
+from .._facts import DOC_CHARS_MAX, SIGNATURE_CHARS_MAX, Reference, ReferenceKind
+from . import _common, _ts  # a module reference: _common's Definitions calls details() of this one
+
+__all__ = ["details", "doc_line", "query_text", "references", "signature"]
+
+#: Languages whose patterns are another's (the TSX grammar is TypeScript's with JSX added).
+_SHARED: Final = {"tsx": "typescript"}
+
+#: The kinds of reference, strongest first: one name node used two ways keeps the first.
+_KIND_ORDER: Final = (ReferenceKind.NEW, ReferenceKind.CALL, ReferenceKind.TYPE, ReferenceKind.USE)
+_RANK: Final = {kind: rank for rank, kind in enumerate(_KIND_ORDER)}
+_CAPTURE_KIND: Final = {f"reference.{kind}": kind for kind in _KIND_ORDER}
+
+#: At most this many references are kept of one file (a generated table of calls is not code to navigate).
+REFERENCES_MAX: Final = 20_000
+#: Names longer than this, or not spelled like identifiers, are not references.
+_NAME_CHARS_MAX: Final = 120
+#: (Ruby's method names may end in ``?`` or ``!``: ``local?``, ``save!``.)
+_NAME: Final = re.compile(r"[^\W\d][\w$]*[?!]?|\$[\w$]*", re.UNICODE)
+#: A qualifier kept as written: identifiers joined by ``.``, ``::``, ``->``, ``\\`` or ``?.``.
+_DOTTED: Final = re.compile(r"[@$]{0,2}[^\W\d][\w$]*(?:\s*(?:\?\.|\.|::|->|\\)\s*[$]?[^\W\d][\w$]*)*", re.UNICODE)
+_SEPARATOR: Final = re.compile(r"\s*(?:\?\.|::|->|\\|\.)\s*")
+_QUALIFIER_CHARS_MAX: Final = 100
+#: What :attr:`Reference.qualifier` says of an expression.
+EXPRESSION: Final = "~"
+
+
+def query_text(language: str, part: str) -> str:
+    """The text of ``queries/<language>/<part>.scm`` ("" when the language has none)."""
+    return _query_text(_SHARED.get(language, language), part)
+
+
+@functools.cache
+def _query_text(language: str, part: str) -> str:
+    resource = resources.files(__package__).joinpath("queries", language, f"{part}.scm")
+    try:
+        return resource.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return ""
+
+
+@attrs.frozen
+class _Rules:
+    """The directives of a ``references.scm``."""
+
+    #: parent type -> its fields that declare a name ("" : every child)
+    declares: dict[str, frozenset[str]]
+    inside: frozenset[str]
+
+    def declared_nodes(self, language: str, root: tree_sitter.Node) -> frozenset[tuple[int, int, str]]:
+        """The nodes ``;; declares:`` names in the tree (span and type: a wrapper of the same span is
+        another node), found by one query (C-side:
+        asking each name for its parent costs the depth of the tree, so deep nesting would make
+        that quadratic)."""
+        pattern = _declares_pattern(language, self)
+        if not pattern:
+            return frozenset()
+        found = _common.captures(_common.query(language, pattern), root).get("declared", [])
+        return frozenset((node.start_byte, node.end_byte, node.type) for node in found)
+
+    def spans(self, language: str, root: tree_sitter.Node) -> _Spans | None:
+        """The spans of every ``;; inside:`` construct of the tree, found by one query (C-side)."""
+        kinds = _known_kinds(language, self.inside)
+        if not kinds:
+            return None
+        pattern = "[" + " ".join(f"({kind})" for kind in kinds) + "] @inside"
+        found = _common.captures(_common.query(language, pattern), root).get("inside", [])
+        return _Spans([(node.start_byte, node.end_byte) for node in found])
+
+
+def _declares_pattern(language: str, rules: _Rules) -> str:
+    return _declares_text(language, tuple(sorted((parent, tuple(sorted(fields))) for parent, fields in rules.declares.items())))
+
+
+@functools.cache
+def _declares_text(language: str, declares: tuple[tuple[str, tuple[str, ...]], ...]) -> str:
+    """The query capturing every node a ``;; declares:`` entry names (entries the grammar lacks left out)."""
+    grammar = _ts.language(language)
+    patterns = []
+    for parent, fields in declares:
+        if grammar.id_for_node_kind(parent, True) is None:
+            continue
+        for field in fields:
+            if not field:
+                patterns.append(f"({parent} (_) @declared)")
+            elif grammar.field_id_for_name(field) is not None:
+                patterns.append(f"({parent} {field}: (_) @declared)")
+    return "\n".join(pattern for pattern in patterns if _compiles(grammar, pattern))
+
+
+def _compiles(grammar: tree_sitter.Language, pattern: str) -> bool:
+    """Whether ``pattern`` is a query of ``grammar`` (a field the node type never has is refused):
+    one wrong directive entry costs that entry, not the language's references."""
+    try:
+        tree_sitter.Query(grammar, pattern)
+    except Exception:  # noqa: BLE001 - the binding raises QueryError (and NameError-like errors) for it
+        return False
+    return True
+
+
+@functools.cache
+def _known_kinds(language: str, kinds: frozenset[str]) -> tuple[str, ...]:
+    """The named node types of ``kinds`` the grammar has (TSX shares TypeScript's patterns, and
+    only one of them has JSX nodes)."""
+    grammar = _ts.language(language)
+    return tuple(kind for kind in sorted(kinds) if grammar.id_for_node_kind(kind, True) is not None)
+
+
+class _Spans:
+    """Byte spans, asked whether any holds an offset (a bisection on starts, ends as running maxima)."""
+
+    def __init__(self, spans: list[tuple[int, int]]) -> None:
+        spans.sort()
+        self.starts = [start for start, _ in spans]
+        self.reach: list[int] = []
+        furthest = -1
+        for _, end in spans:
+            furthest = max(furthest, end)
+            self.reach.append(furthest)
+
+    def holds(self, offset: int) -> bool:
+        index = bisect.bisect_right(self.starts, offset) - 1
+        return index >= 0 and self.reach[index] > offset
+
+
+_DIRECTIVE: Final = re.compile(r"^;;\s*(declares|inside):(.*)$", re.MULTILINE)
+
+
+@functools.cache
+def _rules(language: str) -> _Rules:
+    declares: dict[str, set[str]] = {}
+    inside: set[str] = set()
+    for directive, words in _DIRECTIVE.findall(query_text(language, "references")):
+        for word in words.split():
+            if directive == "inside":
+                inside.add(word)
+            else:
+                parent, _, field = word.partition(".")
+                declares.setdefault(parent, set()).add(field)
+    return _Rules({parent: frozenset(fields) for parent, fields in declares.items()}, frozenset(inside))
+
+
+def references(
+    language: str,
+    root: tree_sitter.Node,
+    source: bytes,
+    known_names: frozenset[str] = frozenset(),
+    aliases: Mapping[str, str] | None = None,
+) -> tuple[Reference, ...]:
+    """The references of one tree, by the language's ``references.scm``, in source order.
+
+    A match that also captures ``@known`` is kept only when the name is in ``known_names`` (the names the
+    file imports or defines): a lower-case name passed as a value is a function only when it is one
+    of those, else it is most likely a local variable.
+
+    ``aliases`` (``local -> imported``, from the file's ``import ... as``) writes a use through an
+    alias as a use of what it stands for: ``ship_cost()`` of ``from pricing import shipping as
+    ship_cost`` is a call of ``shipping``; ``sp.total()`` of ``import shop.pricing as sp`` is
+    qualified ``shop.pricing``."""
+    text = query_text(language, "references")
+    if not text:
+        return ()
+    rules = _rules(_SHARED.get(language, language))
+    inside = rules.spans(language, root)
+    declared = rules.declared_nodes(language, root)
+    best: dict[int, tuple[int, Reference]] = {}
+    for _, captured in _common.matches(_common.query(language, text), root):
+        names = captured.get("name")
+        kinds = [kind for capture, kind in _CAPTURE_KIND.items() if capture in captured]
+        if not names or not kinds:
+            continue
+        node = names[0]
+        name = _name(node, source)
+        if name is None or (node.start_byte, node.end_byte, node.type) in declared or (inside is not None and inside.holds(node.start_byte)) or ("known" in captured and name not in known_names):
+            continue
+        kind = min(kinds, key=_RANK.__getitem__)
+        rank = _RANK[kind]
+        known = best.get(node.start_byte)
+        if known is not None and known[0] < rank:
+            continue
+        qualifiers = captured.get("qualifier")
+        qualifier = _qualifier(qualifiers[0], source) if qualifiers else ""
+        if aliases:
+            name, qualifier = _unaliased(name, qualifier, aliases)
+        bound = captured.get("binds")
+        binds = _qualifier(bound[0], source) if bound else ""
+        binds = "" if binds == EXPRESSION else binds
+        if known is not None and known[0] == rank and (not binds or known[1].binds):
+            continue  # the same use met again: the first match, or the one that says what it binds, wins
+        arity = _arity(captured[f"reference.{kind}"][0]) if kind in (ReferenceKind.CALL, ReferenceKind.NEW) else -1
+        if arity < 0 and known is not None and known[0] == rank:
+            arity = known[1].arity  # a pattern that adds what is bound may capture the assignment, not the call
+        best[node.start_byte] = (rank, Reference(name, node.start_point[0] + 1, kind, qualifier, binds, arity))
+        if len(best) >= REFERENCES_MAX:
+            break
+    return tuple(best[start][1] for start in sorted(best))
+
+
+#: Node types that hold a call's arguments, and those that make their number unknowable.
+_ARGUMENT_LISTS: Final = frozenset({"argument_list", "arguments", "value_arguments"})
+_SPREADS: Final = ("splat", "spread", "unpacking", "variadic")
+
+
+def _arity(call: tree_sitter.Node) -> int:
+    """How many arguments ``call`` passes (-1: none found, or a spread): looked for one or two
+    levels down (Kotlin keeps them in ``call_suffix``), a trailing lambda or block counted."""
+    found: tree_sitter.Node | None = call.child_by_field_name("arguments")
+    if found is None or found.type not in _ARGUMENT_LISTS:
+        found = None
+        for child in call.named_children:
+            if child.type in _ARGUMENT_LISTS:
+                found = child
+                break
+            for grandchild in child.named_children if child.type in ("call_suffix",) else ():
+                if grandchild.type in _ARGUMENT_LISTS:
+                    found = grandchild
+                    break
+    if found is None:
+        return -1
+    count = 0
+    for argument in found.named_children:
+        if "comment" in argument.type:
+            continue
+        if any(spread in argument.type for spread in _SPREADS) or any(
+            spread in child.type for child in argument.named_children for spread in _SPREADS
+        ):
+            return -1
+        count += 1
+    return count
+
+
+def _unaliased(name: str, qualifier: str, aliases: Mapping[str, str]) -> tuple[str, str]:
+    """``(name, qualifier)`` with an import alias replaced by what it stands for."""
+    if not qualifier:
+        original = aliases.get(name)
+        if original is not None and "." not in original:
+            return original, qualifier
+        return name, qualifier
+    first, dot, rest = qualifier.partition(".")
+    original = aliases.get(first)
+    if original is not None:
+        return name, original + dot + rest
+    return name, qualifier
+
+
+def _name(node: tree_sitter.Node, source: bytes) -> str | None:
+    if node.end_byte - node.start_byte > _NAME_CHARS_MAX:
+        return None
+    name = source[node.start_byte : node.end_byte].decode("utf-8", "replace")
+    return name if _NAME.fullmatch(name) else None
+
+
+def _qualifier(node: tree_sitter.Node, source: bytes) -> str:
+    if node.end_byte - node.start_byte > _QUALIFIER_CHARS_MAX:
+        return EXPRESSION
+    text = source[node.start_byte : node.end_byte].decode("utf-8", "replace").strip()
+    if not _DOTTED.fullmatch(text):
+        return EXPRESSION
+    return _SEPARATOR.sub(".", text)
+
+
+# -- signature and doc line -------------------------------------------------------------------------
+
+#: Node types that hold a declaration's body when the grammar gives it no ``body`` field.
+_BODY_TYPES: Final = frozenset(
+    {
+        "block", "body_statement", "class_body", "compound_statement", "declaration_list", "enum_body",
+        "enum_class_body", "enum_member_declaration_list", "enum_variant_list", "field_declaration_list",
+        "function_body", "interface_body", "statement_block", "annotation_type_body", "record_declaration_body",
+        "template_body", "object_literal", "class_declaration_body", "ordered_field_declaration_list",
+    }
+)  # fmt: skip
+#: Node types between a comment and the declaration it documents.
+_BETWEEN: Final = frozenset(
+    {"attribute_item", "decorator", "annotation", "attribute_list", "marker_annotation", "modifiers",
+     "template_parameter_list"}
+)  # fmt: skip
+#: Nodes that wrap a declaration (its doc comment sits above the wrapper). Ruby's ``body_statement``:
+#: the comments above a class's first statement are children of the class, not of its body.
+_WRAPPERS: Final = frozenset(
+    {"export_statement", "decorated_definition", "template_declaration", "ambient_declaration", "expression_statement",
+     "body_statement"}
+)  # fmt: skip
+_SPACES: Final = re.compile(r"\s+")
+_TRAILER: Final = re.compile(r"\s*(?:\{|:|=>|=|\bdo|\bwhere)\s*$")
+#: A comment's marker, and Doxygen's ``@brief`` / ``\brief`` after it.
+_COMMENT_MARKS: Final = re.compile(r"^\s*(?:/\*\*+|/\*!?|\*+/|\*(?!/)|///?!?|#+!?|--|=begin|=end)?\s?(?:[@\\]brief\b\s*)?")
+_QUOTES: Final = re.compile(r"^[rRuUbBfF]{0,2}(\"\"\"|'''|\"|')")
+_RULE: Final = re.compile(r"^[\W_]*$")
+
+
+def details(language: str, node: tree_sitter.Node, source: bytes) -> tuple[str, str]:
+    """``(signature, doc line)`` of the definition ``node`` (either "" when there is none)."""
+    return signature(node, source), doc_line(language, node, source)
+
+
+def signature(node: tree_sitter.Node, source: bytes) -> str:
+    """The declaration ``node`` as written up to its body, on one line, bounded."""
+    body = node.child_by_field_name("body")
+    if body is None:
+        for child in reversed(node.children):
+            if child.type in _BODY_TYPES:
+                body = child
+                break
+    end = body.start_byte if body is not None else node.end_byte
+    start = _after_annotations(node)
+    raw = source[start : min(end, start + 4 * SIGNATURE_CHARS_MAX)]
+    text = raw.decode("utf-8", "replace")
+    if body is None:
+        text = _head(text)
+    text = _TRAILER.sub("", _SPACES.sub(" ", text).strip())
+    return _bounded(text, SIGNATURE_CHARS_MAX)
+
+
+#: What a declaration may start with that says nothing of its shape: annotations, attributes, decorators.
+_ANNOTATIONS: Final = frozenset(
+    {"annotation", "marker_annotation", "attribute_list", "attribute_item", "attributes", "decorator", "comment",
+     "line_comment", "block_comment"}
+)  # fmt: skip
+
+
+def _after_annotations(node: tree_sitter.Node) -> int:
+    """Where the declaration ``node`` starts once its leading annotations are skipped (a Java
+    ``@Query(...)``, a C# ``[HttpGet]``, a TypeScript ``@Injectable()``), modifiers kept."""
+    start = node.start_byte
+    for child in node.children:
+        if child.type in _ANNOTATIONS:
+            continue
+        if child.type == "modifiers":
+            for modifier in child.children:
+                if modifier.type not in _ANNOTATIONS:
+                    return modifier.start_byte
+            continue
+        return child.start_byte
+    return start
+
+
+def _head(text: str) -> str:
+    """A declaration without a body: up to its end (``;``) or its first line once brackets close."""
+    depth = 0
+    for index, char in enumerate(text):
+        if char in "([<{":
+            depth += 1
+        elif char in ")]>}":
+            depth = max(0, depth - 1)
+        elif char == ";" and depth == 0:
+            return text[:index]
+        elif char == "\n" and depth == 0:
+            return text[:index]
+    return text
+
+
+def doc_line(language: str, node: tree_sitter.Node, source: bytes) -> str:
+    """The first line of the docstring (Python) or of the comments right above ``node``."""
+    if language == "python":
+        line = _docstring(node, source)
+        if line:
+            return line
+    anchor = node
+    while True:
+        previous = anchor.prev_named_sibling
+        start_row = anchor.start_point[0]
+        while previous is not None and previous.type in _BETWEEN:
+            start_row = previous.start_point[0]
+            previous = previous.prev_named_sibling
+        if previous is None and anchor.parent is not None and anchor.parent.type in _WRAPPERS:
+            anchor = anchor.parent  # the doc sits above ``export``, ``@decorator``, ``template<...>``
+            continue
+        break
+    block: list[tree_sitter.Node] = []
+    while previous is not None and "comment" in previous.type and previous.end_point[0] >= start_row - 1:
+        if previous.end_point[0] == previous.start_point[0] and _trailing(previous, source):
+            break  # a comment ending an earlier line of code documents that line
+        block.append(previous)
+        start_row = previous.start_point[0]
+        previous = previous.prev_named_sibling
+    for comment in reversed(block):
+        line = _first_line(source[comment.start_byte : comment.end_byte].decode("utf-8", "replace"), comments=True)
+        if line:
+            return line
+    return ""
+
+
+def _trailing(comment: tree_sitter.Node, source: bytes) -> bool:
+    """Whether code precedes ``comment`` on its line."""
+    line_start = source.rfind(b"\n", 0, comment.start_byte) + 1
+    return bool(source[line_start : comment.start_byte].strip())
+
+
+def _docstring(node: tree_sitter.Node, source: bytes) -> str:
+    body = node.child_by_field_name("body")
+    if body is None or body.named_child_count == 0:
+        return ""
+    first = body.named_children[0]
+    if first.type != "expression_statement" or first.named_child_count != 1:
+        return ""
+    string = first.named_children[0]
+    if string.type != "string":
+        return ""
+    text = source[string.start_byte : string.end_byte].decode("utf-8", "replace")
+    quote = _QUOTES.match(text)
+    if quote is not None:
+        text = text[quote.end() :]
+        if text.endswith(quote.group(1)):
+            text = text[: -len(quote.group(1))]
+    return _first_line(text, comments=False)
+
+
+def _first_line(text: str, *, comments: bool) -> str:
+    for line in text.splitlines():
+        if comments:
+            line = _COMMENT_MARKS.sub("", line, count=1)
+            line = line.removesuffix("*/")
+        line = line.strip()
+        if not line or _RULE.match(line) or (comments and line.startswith("@")):
+            continue
+        return _bounded(_SPACES.sub(" ", line), DOC_CHARS_MAX)
+    return ""
+
+
+def _bounded(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"

@@ -1,0 +1,111 @@
+; C#: the uses of names that code navigation keeps (read by mesh/index/parse/_navigation.py).
+; @name is the name used, @qualifier what is written before it, @reference.<kind> the use, @binds
+; the field, property, parameter or variable the use gives its type to.
+; The grammar's supertypes tell a name's role: (type/identifier) is an identifier written where a
+; type goes, (lvalue_expression/identifier) one read as a value; a declared name or a namespace's
+; name is neither. Values count when capitalised (Order, Color.Red, MaxSize, order.Status):
+; lower-case names are locals and parameters. The target of a using alias (using Order =
+; Acme.Orders.Order;) is written as a type: mesh/index/parse/_csharp.py drops what a using
+; directive's line holds (an `inside:` directive would cost every match a walk up its ancestors).
+;; declares: class_declaration.name struct_declaration.name interface_declaration.name record_declaration.name
+;; declares: enum_declaration.name delegate_declaration.name method_declaration.name constructor_declaration.name
+;; declares: destructor_declaration.name local_function_statement.name property_declaration.name
+;; declares: event_declaration.name variable_declarator.name parameter.name enum_member_declaration.name
+;; declares: type_parameter.name catch_declaration.name declaration_pattern.name declaration_expression.name
+;; declares: recursive_pattern.name tuple_element.name tuple_pattern.name foreach_statement.left
+;; declares: argument.name attribute_argument.name assignment_expression.left labeled_statement goto_statement
+;; declares: from_clause.name let_clause query_continuation
+
+; calls: F(), F<T>(), obj.M(), Type.Static(), this.M(), base.M(), obj?.M(), await x.MAsync()
+; (nameof(X) is no call: X is a value read)
+((invocation_expression function: (identifier) @name) @reference.call (#not-eq? @name "nameof"))
+(invocation_expression function: (generic_name . (identifier) @name)) @reference.call
+(invocation_expression function: (member_access_expression expression: _ @qualifier name: [(identifier) @name (generic_name . (identifier) @name)])) @reference.call
+(invocation_expression
+  function: (conditional_access_expression condition: (_) @qualifier (member_binding_expression name: [(identifier) @name (generic_name . (identifier) @name)]))) @reference.call
+
+; instantiations: new Order(...), new List<Order> { }, new Acme.Order(), and what a target-typed
+; new() instantiates: the type it is assigned to (Order o = new(); Dictionary<K, V> Cache { get; } = new();)
+(object_creation_expression type: [(identifier) @name (generic_name . (identifier) @name)]) @reference.new
+(object_creation_expression type: (qualified_name qualifier: (_) @qualifier name: [(identifier) @name (generic_name . (identifier) @name)])) @reference.new
+(variable_declaration
+  type: [(identifier) @name (generic_name . (identifier) @name) (nullable_type type: (identifier) @name)
+         (qualified_name qualifier: (_) @qualifier name: [(identifier) @name (generic_name . (identifier) @name)])]
+  (variable_declarator name: (identifier) @binds (implicit_object_creation_expression) @reference.new))
+(property_declaration
+  type: [(identifier) @name (generic_name . (identifier) @name) (nullable_type type: (identifier) @name)
+         (qualified_name qualifier: (_) @qualifier name: [(identifier) @name (generic_name . (identifier) @name)])]
+  name: (identifier) @binds
+  value: (implicit_object_creation_expression) @reference.new)
+
+; types: wherever the grammar expects one (fields, properties, parameters, return types, locals,
+; generic arguments and constraints, base lists, casts, as / is, typeof, default, catch, foreach,
+; patterns), plain, generic or qualified (Acme.Orders.Order: the qualifier is Acme.Orders)
+((type/identifier) @name @reference.type (#not-eq? @name "dynamic"))
+(type/generic_name . (identifier) @name) @reference.type
+(type/qualified_name qualifier: (_) @qualifier name: [(identifier) @name (generic_name . (identifier) @name)]) @reference.type
+(type/alias_qualified_name alias: (_) @qualifier name: [(identifier) @name (generic_name . (identifier) @name)]) @reference.type
+; ... and where the grammar writes a type without its supertype: Order?, Order[], Order*, a record's bases
+[(nullable_type type: [(identifier) @name (generic_name . (identifier) @name)
+         (qualified_name qualifier: (_) @qualifier name: [(identifier) @name (generic_name . (identifier) @name)])])
+ (array_type type: [(identifier) @name (generic_name . (identifier) @name)
+         (qualified_name qualifier: (_) @qualifier name: [(identifier) @name (generic_name . (identifier) @name)])])
+ (pointer_type type: [(identifier) @name (generic_name . (identifier) @name)
+         (qualified_name qualifier: (_) @qualifier name: [(identifier) @name (generic_name . (identifier) @name)])])] @reference.type
+(base_list [(identifier) @name (generic_name . (identifier) @name)]) @reference.type
+(base_list (qualified_name qualifier: (_) @qualifier name: [(identifier) @name (generic_name . (identifier) @name)])) @reference.type
+; attributes are types: [HttpGet], [ApiController], [Acme.Audit(...)]
+(attribute name: [(identifier) @name (generic_name . (identifier) @name)]) @reference.type
+(attribute name: (qualified_name qualifier: (_) @qualifier name: (identifier) @name)) @reference.type
+; x is Order (a bare name after `is`), explicit interface members (void IDisposable.Dispose()), where T : ...
+(is_pattern_expression pattern: (constant_pattern (identifier) @name)) @reference.type
+(explicit_interface_specifier [(identifier) @name (generic_name . (identifier) @name)]) @reference.type
+(type_parameter_constraints_clause . (identifier) @name) @reference.type
+
+; values: a class, an enum member, a constant or a property read (Color.Red, Config.Timeout,
+; MaxSize, nameof(Order), order.Status, order?.Total), a generic method passed as a value
+((lvalue_expression/identifier) @name @reference.use (#match? @name "^[A-Z]"))
+((lvalue_expression/generic_name . (identifier) @name) @reference.use (#match? @name "^[A-Z]"))
+((member_access_expression expression: _ @qualifier name: (identifier) @name) @reference.use
+  (#match? @name "^[A-Z]"))
+((conditional_access_expression condition: (_) @qualifier (member_binding_expression name: (identifier) @name))
+  @reference.use (#match? @name "^[A-Z]"))
+
+; what a type is given to: a field, property, parameter (a primary constructor's too), local or
+; pattern or foreach variable declared with it, or one assigned an instance of it (IOrderService orders,
+; private readonly Store _store, var o = new Order(), _store = new Store(), x is Order o)
+(variable_declaration type: [(identifier) @name (generic_name . (identifier) @name) (nullable_type type: (identifier) @name)
+         (qualified_name qualifier: (_) @qualifier name: [(identifier) @name (generic_name . (identifier) @name)])]
+  (variable_declarator name: (identifier) @binds)) @reference.type
+(parameter type: [(identifier) @name (generic_name . (identifier) @name) (nullable_type type: (identifier) @name)
+         (qualified_name qualifier: (_) @qualifier name: [(identifier) @name (generic_name . (identifier) @name)])]
+  name: (identifier) @binds) @reference.type
+(property_declaration type: [(identifier) @name (generic_name . (identifier) @name) (nullable_type type: (identifier) @name)
+         (qualified_name qualifier: (_) @qualifier name: [(identifier) @name (generic_name . (identifier) @name)])]
+  name: (identifier) @binds) @reference.type
+(foreach_statement type: [(identifier) @name (generic_name . (identifier) @name)
+         (qualified_name qualifier: (_) @qualifier name: [(identifier) @name (generic_name . (identifier) @name)])]
+  left: (identifier) @binds) @reference.type
+(declaration_pattern type: [(identifier) @name (generic_name . (identifier) @name)
+         (qualified_name qualifier: (_) @qualifier name: [(identifier) @name (generic_name . (identifier) @name)])]
+  name: (identifier) @binds) @reference.type
+(variable_declarator name: (identifier) @binds (object_creation_expression type: [(identifier) @name (generic_name . (identifier) @name)
+         (qualified_name qualifier: (_) @qualifier name: [(identifier) @name (generic_name . (identifier) @name)])]) @reference.new)
+(assignment_expression left: (_) @binds right: (object_creation_expression type: [(identifier) @name (generic_name . (identifier) @name)
+         (qualified_name qualifier: (_) @qualifier name: [(identifier) @name (generic_name . (identifier) @name)])]) @reference.new)
+; ... an out variable, a catch clause's exception, a property pattern's designation, and a local
+; given its value by a cast or `as` (TryGet(out Order o), catch (IOException ex), x is Order { } o,
+; var o = (Order)x, var o = x as Order)
+(declaration_expression type: [(identifier) @name (generic_name . (identifier) @name) (nullable_type type: (identifier) @name)
+         (qualified_name qualifier: (_) @qualifier name: [(identifier) @name (generic_name . (identifier) @name)])]
+  name: (identifier) @binds) @reference.type
+(catch_declaration type: [(identifier) @name (generic_name . (identifier) @name)
+         (qualified_name qualifier: (_) @qualifier name: [(identifier) @name (generic_name . (identifier) @name)])]
+  name: (identifier) @binds) @reference.type
+(recursive_pattern type: [(identifier) @name (generic_name . (identifier) @name)
+         (qualified_name qualifier: (_) @qualifier name: [(identifier) @name (generic_name . (identifier) @name)])]
+  name: (identifier) @binds) @reference.type
+(variable_declarator name: (identifier) @binds [(cast_expression type: [(identifier) @name (generic_name . (identifier) @name)
+         (qualified_name qualifier: (_) @qualifier name: [(identifier) @name (generic_name . (identifier) @name)])])
+   (as_expression right: [(identifier) @name (generic_name . (identifier) @name)
+         (qualified_name qualifier: (_) @qualifier name: [(identifier) @name (generic_name . (identifier) @name)])])] @reference.type)

@@ -1,0 +1,76 @@
+; Ruby: the uses of names that code navigation keeps (read by mesh/index/parse/_navigation.py).
+; @name is the name used, @qualifier what is written before it, @reference.<kind> the use.
+; A bare identifier (`total`) may be a local variable as well as a call: it counts only when it is
+; called with arguments, parentheses or a block (`total(1)`, `total 1`, `total do ... end`).
+;; declares: class.name module.name assignment.left operator_assignment.left left_assignment_list
+;; declares: method.name singleton_method.name alias
+
+; instantiations: Order.new(...), Billing::Invoice.new
+((call receiver: (constant) @name method: (identifier) @_new) @reference.new (#eq? @_new "new"))
+((call receiver: (scope_resolution scope: (_) @qualifier name: (constant) @name) method: (identifier) @_new)
+  @reference.new (#eq? @_new "new"))
+
+; calls: obj.m, obj&.m(1), self.m, Mod::Klass.m, Order.where(...), Kernel-style Integer("1")
+((call receiver: (_) @qualifier method: [(identifier) (constant)] @name) @reference.call
+  (#not-eq? @name "new"))
+; bare calls with arguments or a block; require/load are imports, include/extend/prepend name a
+; mixin (a type below), attr_* and the visibility calls declare (#not-any-of? is not applied by
+; py-tree-sitter 0.26: #not-match? says it)
+((call !receiver method: [(identifier) (constant)] @name) @reference.call
+  (#not-match? @name "^(require|require_relative|load|autoload|include|extend|prepend|alias_method|attr_reader|attr_writer|attr_accessor|private|protected|public|private_constant|public_constant|module_function|private_class_method|public_class_method)$"))
+
+; types: superclasses, mixins, rescued exceptions
+(superclass (constant) @name) @reference.type
+(superclass (scope_resolution scope: (_) @qualifier name: (constant) @name)) @reference.type
+((call !receiver method: (identifier) @_mixin arguments: (argument_list (constant) @name)) @reference.type
+  (#any-of? @_mixin "include" "extend" "prepend"))
+((call !receiver method: (identifier) @_mixin
+    arguments: (argument_list (scope_resolution scope: (_) @qualifier name: (constant) @name))) @reference.type
+  (#any-of? @_mixin "include" "extend" "prepend"))
+(exceptions (constant) @name) @reference.type
+(exceptions (scope_resolution scope: (_) @qualifier name: (constant) @name)) @reference.type
+
+; values: constants, classes and modules read (LIMIT, Config::TIMEOUT, ::Top)
+(scope_resolution scope: (_) @qualifier name: (constant) @name) @reference.use
+((constant) @name @reference.use)
+
+; what an instantiation gives its type to: repo = OrderRepo.new, @client = Billing::Client.new(...)
+((assignment left: (_) @binds right: (call receiver: (constant) @name method: (identifier) @_new) @reference.new)
+  (#eq? @_new "new"))
+((assignment
+   left: (_) @binds
+   right: (call receiver: (scope_resolution scope: (_) @qualifier name: (constant) @name) method: (identifier) @_new)
+     @reference.new)
+  (#eq? @_new "new"))
+((operator_assignment left: (_) @binds right: (call receiver: (constant) @name method: (identifier) @_new) @reference.new)
+  (#eq? @_new "new"))
+((operator_assignment
+   left: (_) @binds
+   right: (call receiver: (scope_resolution scope: (_) @qualifier name: (constant) @name) method: (identifier) @_new)
+     @reference.new)
+  (#eq? @_new "new"))
+; a parameter defaulting to an instantiation: def initialize(repo = OrderRepo.new, client: Billing::Client.new)
+((optional_parameter name: (_) @binds value: (call receiver: (constant) @name method: (identifier) @_new) @reference.new)
+  (#eq? @_new "new"))
+((optional_parameter
+   name: (_) @binds
+   value: (call receiver: (scope_resolution scope: (_) @qualifier name: (constant) @name) method: (identifier) @_new)
+     @reference.new)
+  (#eq? @_new "new"))
+((keyword_parameter name: (_) @binds value: (call receiver: (constant) @name method: (identifier) @_new) @reference.new)
+  (#eq? @_new "new"))
+((keyword_parameter
+   name: (_) @binds
+   value: (call receiver: (scope_resolution scope: (_) @qualifier name: (constant) @name) method: (identifier) @_new)
+     @reference.new)
+  (#eq? @_new "new"))
+; a constant naming another class or module stands for it: Rules = Pricing, Store = Shop::Store
+(assignment left: (constant) @binds right: (constant) @name @reference.use)
+(assignment left: (constant) @binds right: (scope_resolution scope: (_) @qualifier name: (constant) @name) @reference.use)
+; a rescued exception of one class: rescue Billing::Error => e
+(rescue
+  exceptions: (exceptions . (constant) @name .) @reference.type
+  variable: (exception_variable (identifier) @binds))
+(rescue
+  exceptions: (exceptions . (scope_resolution scope: (_) @qualifier name: (constant) @name) .) @reference.type
+  variable: (exception_variable (identifier) @binds))

@@ -1,0 +1,231 @@
+; Rust: the uses of names that code navigation keeps (read by mesh/index/parse/_navigation.py).
+; @name is the name used, @qualifier what is written before it, @reference.<kind> the use.
+;; declares: struct_item.name enum_item.name union_item.name trait_item.name type_item.name
+;; declares: associated_type.name type_parameter.name const_parameter.name enum_variant.name
+;; declares: function_item.name function_signature_item.name const_item.name static_item.name
+;; declares: mod_item.name macro_definition.name let_declaration.pattern parameter.pattern
+;; declares: closure_parameters for_expression.pattern label lifetime
+;; inside: use_declaration extern_crate_declaration
+
+; calls: f(), Some(x), path::f(), T::new(), Self::new(), <T as Tr>::m(), obj.m(), self.m(),
+; generic calls f::<T>(), T::<U>::new(), obj.m::<T>(), and macros m!(), path::m!()
+(call_expression function: (identifier) @name) @reference.call
+(call_expression
+  function: (scoped_identifier
+    path: [(identifier) (scoped_identifier) (self) (super) (crate) (metavariable) (bracketed_type)] @qualifier
+    name: (identifier) @name)) @reference.call
+(call_expression
+  function: (scoped_identifier path: (generic_type type: (_) @qualifier) name: (identifier) @name)) @reference.call
+(call_expression function: (field_expression value: (_) @qualifier field: (field_identifier) @name)) @reference.call
+(call_expression function: (generic_function function: (identifier) @name)) @reference.call
+(call_expression
+  function: (generic_function
+    function: (scoped_identifier path: (_) @qualifier name: (identifier) @name))) @reference.call
+(call_expression
+  function: (generic_function
+    function: (field_expression value: (_) @qualifier field: (field_identifier) @name))) @reference.call
+(macro_invocation macro: (identifier) @name) @reference.call
+(macro_invocation macro: (scoped_identifier path: (_) @qualifier name: (identifier) @name)) @reference.call
+; a macro's arguments are tokens (println!("{}", cart.total())): there a call is a name right
+; before a parenthesised token tree, qualified by the name before a `.` or `::`
+(token_tree [(identifier) (self)] @qualifier . "." . (identifier) @name . (token_tree . "(")) @reference.call
+(token_tree (identifier) @qualifier . "::" . (identifier) @name . (token_tree . "(")) @reference.call
+(token_tree (identifier) @name . (token_tree . "(")) @reference.call
+
+; instantiations: struct expressions T { .. }, path::T { .. }, Enum::Variant { .. }, T::<U> { .. }
+((struct_expression name: (type_identifier) @name) @reference.new (#not-eq? @name "Self"))
+(struct_expression name: (scoped_type_identifier path: (_) @qualifier name: (type_identifier) @name)) @reference.new
+((struct_expression name: (generic_type_with_turbofish type: (type_identifier) @name)) @reference.new
+ (#not-eq? @name "Self"))
+(struct_expression
+  name: (generic_type_with_turbofish type: (scoped_identifier path: (_) @qualifier name: (identifier) @name))) @reference.new
+
+; types: parameters, returns, fields, lets, generic arguments, bounds, impl Trait for T, dyn/impl
+; Trait, casts, patterns of a struct; attributes (#[tokio::main], the Debug of #[derive(Debug)])
+(scoped_type_identifier path: (_) @qualifier name: (type_identifier) @name) @reference.type
+((type_identifier) @name @reference.type (#not-eq? @name "Self"))
+; (not the built-in attributes, nor the tools' own: they name no definition to navigate to)
+((attribute (identifier) @name) @reference.type
+ (#not-match? @name "^(derive|cfg|cfg_attr|test|ignore|should_panic|allow|warn|deny|forbid|expect|deprecated|must_use|inline|cold|track_caller|doc|repr|non_exhaustive|path|macro_export|macro_use|no_mangle|link|link_name|export_name|used|automatically_derived|global_allocator|proc_macro|proc_macro_derive|proc_macro_attribute|recursion_limit|no_std|no_main|feature|target_feature)$"))
+((attribute (scoped_identifier path: (_) @qualifier name: (identifier) @name)) @reference.type
+ (#not-match? @qualifier "^(rustfmt|clippy|diagnostic)$"))
+((attribute arguments: (token_tree (identifier) @name)) @reference.type (#match? @name "^[A-Z]"))
+
+; values: capitalised names read (constants, statics, unit structs and enum variants, in patterns
+; too) and capitalised members of a path (Color::Red, Self::MAX, config::TIMEOUT)
+((scoped_identifier path: (_) @qualifier name: (identifier) @name) @reference.use (#match? @name "^[A-Z]"))
+((token_tree (identifier) @qualifier . "::" . (identifier) @name) @reference.use (#match? @name "^[A-Z]"))
+((identifier) @name @reference.use (#match? @name "^[A-Z]") (#not-eq? @name "Self"))
+
+; what a declaration gives its type to (T, path::T, T<U>, &T, &mut T, &dyn T, impl T): parameters
+; (cart: &Cart, document: &dyn Priced), closure parameters, let x: T, struct fields (orders: OrderService,
+; read as self.orders), and through the holders Box, Arc and Rc, whose methods are the held type's
+((parameter
+  pattern: (identifier) @binds
+  type: [
+    (type_identifier) @name
+    (scoped_type_identifier path: (_) @qualifier name: (type_identifier) @name)
+    (generic_type type: (type_identifier) @name)
+    (generic_type type: (scoped_type_identifier path: (_) @qualifier name: (type_identifier) @name))
+    (dynamic_type trait: (type_identifier) @name)
+    (abstract_type trait: (type_identifier) @name)
+    (dynamic_type trait: (scoped_type_identifier path: (_) @qualifier name: (type_identifier) @name))
+    (abstract_type trait: (scoped_type_identifier path: (_) @qualifier name: (type_identifier) @name))
+    (reference_type type: [
+      (type_identifier) @name
+      (scoped_type_identifier path: (_) @qualifier name: (type_identifier) @name)
+      (generic_type type: (type_identifier) @name)
+      (generic_type type: (scoped_type_identifier path: (_) @qualifier name: (type_identifier) @name))
+      (dynamic_type trait: (type_identifier) @name)
+      (abstract_type trait: (type_identifier) @name)
+      (dynamic_type trait: (scoped_type_identifier path: (_) @qualifier name: (type_identifier) @name))
+      (abstract_type trait: (scoped_type_identifier path: (_) @qualifier name: (type_identifier) @name))
+    ])
+  ]) @reference.type
+ (#not-match? @name "^(Self|Box|Arc|Rc)$"))
+((let_declaration
+  pattern: (identifier) @binds
+  type: [
+    (type_identifier) @name
+    (scoped_type_identifier path: (_) @qualifier name: (type_identifier) @name)
+    (generic_type type: (type_identifier) @name)
+    (generic_type type: (scoped_type_identifier path: (_) @qualifier name: (type_identifier) @name))
+    (dynamic_type trait: (type_identifier) @name)
+    (abstract_type trait: (type_identifier) @name)
+    (dynamic_type trait: (scoped_type_identifier path: (_) @qualifier name: (type_identifier) @name))
+    (abstract_type trait: (scoped_type_identifier path: (_) @qualifier name: (type_identifier) @name))
+    (reference_type type: [
+      (type_identifier) @name
+      (scoped_type_identifier path: (_) @qualifier name: (type_identifier) @name)
+      (generic_type type: (type_identifier) @name)
+      (generic_type type: (scoped_type_identifier path: (_) @qualifier name: (type_identifier) @name))
+      (dynamic_type trait: (type_identifier) @name)
+      (abstract_type trait: (type_identifier) @name)
+      (dynamic_type trait: (scoped_type_identifier path: (_) @qualifier name: (type_identifier) @name))
+      (abstract_type trait: (scoped_type_identifier path: (_) @qualifier name: (type_identifier) @name))
+    ])
+  ]) @reference.type
+ (#not-match? @name "^(Self|Box|Arc|Rc)$"))
+((field_declaration
+  name: (field_identifier) @binds
+  type: [
+    (type_identifier) @name
+    (scoped_type_identifier path: (_) @qualifier name: (type_identifier) @name)
+    (generic_type type: (type_identifier) @name)
+    (generic_type type: (scoped_type_identifier path: (_) @qualifier name: (type_identifier) @name))
+    (dynamic_type trait: (type_identifier) @name)
+    (abstract_type trait: (type_identifier) @name)
+    (dynamic_type trait: (scoped_type_identifier path: (_) @qualifier name: (type_identifier) @name))
+    (abstract_type trait: (scoped_type_identifier path: (_) @qualifier name: (type_identifier) @name))
+    (reference_type type: [
+      (type_identifier) @name
+      (scoped_type_identifier path: (_) @qualifier name: (type_identifier) @name)
+      (generic_type type: (type_identifier) @name)
+      (generic_type type: (scoped_type_identifier path: (_) @qualifier name: (type_identifier) @name))
+      (dynamic_type trait: (type_identifier) @name)
+      (abstract_type trait: (type_identifier) @name)
+      (dynamic_type trait: (scoped_type_identifier path: (_) @qualifier name: (type_identifier) @name))
+      (abstract_type trait: (scoped_type_identifier path: (_) @qualifier name: (type_identifier) @name))
+    ])
+  ]) @reference.type
+ (#not-match? @name "^(Self|Box|Arc|Rc)$"))
+((parameter
+  pattern: (identifier) @binds
+  type: [
+    (generic_type type: (type_identifier) @_holder type_arguments: (type_arguments . [
+      (type_identifier) @name
+      (scoped_type_identifier path: (_) @qualifier name: (type_identifier) @name)
+      (dynamic_type trait: (type_identifier) @name)
+      (dynamic_type trait: (scoped_type_identifier path: (_) @qualifier name: (type_identifier) @name))
+    ] .))
+    (reference_type type: (generic_type type: (type_identifier) @_holder type_arguments: (type_arguments . [
+      (type_identifier) @name
+      (scoped_type_identifier path: (_) @qualifier name: (type_identifier) @name)
+      (dynamic_type trait: (type_identifier) @name)
+      (dynamic_type trait: (scoped_type_identifier path: (_) @qualifier name: (type_identifier) @name))
+    ] .)))
+  ]) @reference.type
+ (#match? @_holder "^(Box|Arc|Rc)$") (#not-eq? @name "Self"))
+((let_declaration
+  pattern: (identifier) @binds
+  type: [
+    (generic_type type: (type_identifier) @_holder type_arguments: (type_arguments . [
+      (type_identifier) @name
+      (scoped_type_identifier path: (_) @qualifier name: (type_identifier) @name)
+      (dynamic_type trait: (type_identifier) @name)
+      (dynamic_type trait: (scoped_type_identifier path: (_) @qualifier name: (type_identifier) @name))
+    ] .))
+    (reference_type type: (generic_type type: (type_identifier) @_holder type_arguments: (type_arguments . [
+      (type_identifier) @name
+      (scoped_type_identifier path: (_) @qualifier name: (type_identifier) @name)
+      (dynamic_type trait: (type_identifier) @name)
+      (dynamic_type trait: (scoped_type_identifier path: (_) @qualifier name: (type_identifier) @name))
+    ] .)))
+  ]) @reference.type
+ (#match? @_holder "^(Box|Arc|Rc)$") (#not-eq? @name "Self"))
+((field_declaration
+  name: (field_identifier) @binds
+  type: [
+    (generic_type type: (type_identifier) @_holder type_arguments: (type_arguments . [
+      (type_identifier) @name
+      (scoped_type_identifier path: (_) @qualifier name: (type_identifier) @name)
+      (dynamic_type trait: (type_identifier) @name)
+      (dynamic_type trait: (scoped_type_identifier path: (_) @qualifier name: (type_identifier) @name))
+    ] .))
+    (reference_type type: (generic_type type: (type_identifier) @_holder type_arguments: (type_arguments . [
+      (type_identifier) @name
+      (scoped_type_identifier path: (_) @qualifier name: (type_identifier) @name)
+      (dynamic_type trait: (type_identifier) @name)
+      (dynamic_type trait: (scoped_type_identifier path: (_) @qualifier name: (type_identifier) @name))
+    ] .)))
+  ]) @reference.type
+ (#match? @_holder "^(Box|Arc|Rc)$") (#not-eq? @name "Self"))
+; let x = T { .. }; let x = T::new(..) (and T::default(), T::from(..), T::new_*, T::with_*, T::from_*),
+; also with ? or .unwrap() / .expect(..) after it
+(let_declaration
+  pattern: (identifier) @binds
+  value: (struct_expression name: [
+    (type_identifier) @name
+    (scoped_type_identifier path: (_) @qualifier name: (type_identifier) @name)
+  ]) @reference.new
+ (#not-eq? @name "Self"))
+((let_declaration
+  pattern: (identifier) @binds
+  value: [
+    (call_expression
+    function: (scoped_identifier
+      path: [
+        (identifier) @name
+        (scoped_identifier path: (_) @qualifier name: (identifier) @name)
+        (generic_type type: (type_identifier) @name)
+        (generic_type type: (scoped_type_identifier path: (_) @qualifier name: (type_identifier) @name))
+      ]
+      name: (identifier) @_ctor))
+    (try_expression (call_expression
+    function: (scoped_identifier
+      path: [
+        (identifier) @name
+        (scoped_identifier path: (_) @qualifier name: (identifier) @name)
+        (generic_type type: (type_identifier) @name)
+        (generic_type type: (scoped_type_identifier path: (_) @qualifier name: (type_identifier) @name))
+      ]
+      name: (identifier) @_ctor)))
+  ]) @reference.use
+ (#match? @_ctor "^(new|default|from|new_[a-z0-9_]+|with_[a-z0-9_]+|from_[a-z0-9_]+)$") (#match? @name "^[A-Z]") (#not-eq? @name "Self"))
+((let_declaration
+  pattern: (identifier) @binds
+  value: (call_expression
+    function: (field_expression value: (call_expression
+    function: (scoped_identifier
+      path: [
+        (identifier) @name
+        (scoped_identifier path: (_) @qualifier name: (identifier) @name)
+        (generic_type type: (type_identifier) @name)
+        (generic_type type: (scoped_type_identifier path: (_) @qualifier name: (type_identifier) @name))
+      ]
+      name: (identifier) @_ctor)) field: (field_identifier) @_unwrap))) @reference.use
+ (#match? @_ctor "^(new|default|from|new_[a-z0-9_]+|with_[a-z0-9_]+|from_[a-z0-9_]+)$") (#match? @name "^[A-Z]") (#not-eq? @name "Self")
+ (#match? @_unwrap "^(unwrap|expect)$"))
+
+; a function or method passed as a value: items.map(Item::price), .map(String::from)
+((arguments (scoped_identifier path: (_) @qualifier name: (identifier) @name) @reference.use) (#match? @name "^[a-z_]"))

@@ -1,0 +1,465 @@
+"""The references of one definition: its call sites and uses across the workspace, each resolved
+when the code says enough, else marked as a match by name.
+
+Theory of operation: every file's references are stored by name (``refs``: one row a file and a
+name, the sites of that name in it). Finding the references of a definition ``D`` (name ``n``,
+container ``C``, file ``F``) reads the rows named ``n`` and decides each site from what its file
+``G`` can see of ``F`` and from what is written before the name (the qualifier):
+
+- ``G`` sees ``F`` when it is ``F``, when one of its imports resolves to ``F`` or to ``F``'s folder
+  (a Go package, an import of a directory), or when both sit in one folder in a language whose
+  folder is a package or namespace (Go, Java, Kotlin, C#);
+- a member of ``C`` (method, field, constant, nested type) is reached by a site qualified
+  ``self``/``this``/``cls``/``super``/``static``/``parent`` inside ``C``; qualified by ``C`` itself
+  (``OrderService.create``, ``pkg.OrderService.create``) from a file that sees ``F``; unqualified
+  inside ``C``'s span; through a receiver the file gives the type ``C`` (a use of ``C`` that binds
+  it: ``self.db = UserDb()``, ``OrderService orders``, ``def f(store: Store)``); or through a
+  receiver named after ``C`` (``orderService``, ``self._orders``) from a file that sees ``F``;
+- a top-level definition is reached unqualified from ``F``, from a file importing the name from
+  ``F``, or from the same package; qualified by the module or package alias ``G`` imports ``F``
+  under (``pricing.total``, ``store.New``);
+
+Everything else with the same name is a match ``by name``: listed after the resolved ones, never
+counted as resolved. A site resolved for a rival (another definition of the same name that ``G``
+sees better) is not a match of ``D`` at all.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+import sqlite3
+from collections.abc import Iterable
+from typing import Final
+
+import attrs
+
+from ._symbols import SymbolRow
+
+__all__ = ["BY_NAME", "RefSite", "find_references", "kind_name", "parameter_range", "with_enclosing"]
+
+#: ``refs.sites`` letters (see ``Store``'s ``REFERENCE_KIND_LETTER``).
+_KINDS: Final = {"c": "call", "n": "new", "t": "type", "u": "use"}
+#: How a site not resolved is marked.
+BY_NAME: Final = "by name"
+#: Qualifiers that name the enclosing class or instance.
+_SELF: Final = frozenset({"self", "this", "cls", "super", "static", "parent", "Self", "$this", "@", "base", "me"})
+#: Definitions a type or an instantiation can never name.
+_VALUE_KINDS: Final = frozenset({"function", "method", "constant"})
+#: Languages whose folder is a package or a namespace: its files see each other without imports.
+_FOLDER_PACKAGES: Final = frozenset({"go", "java", "kotlin", "csharp"})
+_WORD: Final = re.compile(r"[A-Za-z0-9]+")
+_LAST_PART: Final = re.compile(r"::|[./\\]")
+
+
+@attrs.frozen
+class RefSite:
+    path: str
+    service: str
+    language: str
+    file_kind: str
+    line: int
+    #: call, new, type or use
+    kind: str
+    qualifier: str
+    #: The innermost definition around the site (``Container.name``), "" at top level.
+    enclosing: str
+    #: Why it reaches the definition (``same file``, ``imported``, ``self``...), or :data:`BY_NAME`.
+    how: str
+
+    @property
+    def resolved(self) -> bool:
+        return self.how != BY_NAME
+
+
+def kind_name(letter: str) -> str:
+    return _KINDS.get(letter, "use")
+
+
+@attrs.frozen
+class _FileView:
+    """What one referring file sees of the definition's file."""
+
+    same_file: bool
+    imports_file: bool
+    same_package: bool
+    #: names the file imports from the definition's file or folder
+    names: frozenset[str]
+    #: qualifiers the file imports the definition's module or package under
+    aliases: frozenset[str]
+
+    @property
+    def sees(self) -> bool:
+        return self.same_file or self.imports_file or self.same_package
+
+
+def find_references(db: sqlite3.Connection, target: SymbolRow) -> list[RefSite]:
+    """Every site that names ``target``: resolved ones first, then those matching by name alone;
+    within each, code before tests, then by service, path and line.
+
+    A handful of queries whatever the number of sites: the rows of the name, the imports that
+    resolve to the definition's file or folder, the receivers typed with its class. ``enclosing``
+    is filled only where deciding needed it (the definition's own file); :func:`with_enclosing`
+    fills it for the sites an answer shows."""
+    rows = db.execute(
+        "SELECT r.file_id, f.path, f.service, f.language, f.kind, r.sites FROM refs r JOIN files f ON f.id = r.file_id"
+        " WHERE r.name = ? ORDER BY f.path",
+        (target.name,),
+    ).fetchall()
+    if not rows:
+        return []
+    rivals = _rivals(db, target)
+    own_range = parameter_range(target)
+    overloads = [parameter_range(rival) for rival in rivals
+                 if rival.path == target.path and rival.container == target.container]  # fmt: skip
+    rival_files = {rival.path for rival in rivals}
+    folder = posixpath.dirname(target.path)
+    member = bool(target.container)
+    owner = _owner(target.container) if member else ""
+    importers = _importers(db, target.path, folder)
+    bound = _bindings(db, owner) if member else {}
+    rival_bound = _rival_bindings(db, rivals, owner)
+    twins = member and _has_twins(db, target, owner)
+    spans: dict[int, list[tuple[int, int, str, str]]] = {}
+    out: list[RefSite] = []
+    for file_id, path, service, language, file_kind, sites in rows:
+        view = _file_view(file_id, path, language, target, folder, importers)
+        needs_spans = path == target.path or path in rival_files
+        for site in sites.split("\n"):
+            number, _, rest = site.partition(" ")
+            line = int(number)
+            if path == target.path and line == target.line:
+                continue  # the declaration's own line (a recursive call there is rare)
+            body, _, arity_text = rest[1:].partition("#")
+            kind, qualifier = kind_name(rest[:1]), body.partition(">")[0]
+            if kind in ("type", "new") and target.kind in _VALUE_KINDS:
+                continue  # a type named ``Status`` is not the property or constant named ``Status``
+            arity = int(arity_text) if arity_text.isdigit() else -1
+            around = ""
+            if needs_spans:
+                if file_id not in spans:
+                    spans[file_id] = _spans(db, file_id)
+                around = _around(spans[file_id], line)
+            if member:
+                how = _member(target, owner, qualifier, view, around, bound.get(file_id, frozenset()), twins)
+            else:
+                how = _top_level(target, qualifier, view)
+            if how and overloads:
+                fits = _fits(own_range, arity)
+                if fits is False:
+                    continue  # a call of another overload: not a reference of this one
+                if fits is None or any(_fits(other, arity) is not False for other in overloads):
+                    how = ""  # the arguments do not tell the overloads apart
+            if not how and _rival_reached(rivals, path, qualifier, around):
+                continue
+            if not how and qualifier and _rival_typed(rival_bound, file_id, qualifier):
+                continue  # a receiver the file types with another class that has the name
+            out.append(RefSite(path, service, language, file_kind, line, kind, qualifier, around, how or BY_NAME))
+    out.sort(key=lambda site: (not site.resolved, site.file_kind != "code", site.service, site.path, site.line))
+    return out
+
+
+def _owner(container: str) -> str:
+    """The class a member is reached through: the last part of its container (a Kotlin companion's
+    members through the class holding it: ``Registry.Companion`` -> ``Registry``)."""
+    parts = container.split(".")
+    if len(parts) > 1 and parts[-1] == "Companion":
+        return parts[-2]
+    return parts[-1]
+
+
+def with_enclosing(db: sqlite3.Connection, sites: list[RefSite]) -> list[RefSite]:
+    """``sites`` with the definition around each filled in (one query a file)."""
+    spans: dict[str, list[tuple[int, int, str, str]]] = {}
+    out = []
+    for site in sites:
+        if site.enclosing:
+            out.append(site)
+            continue
+        if site.path not in spans:
+            row = db.execute("SELECT id FROM files WHERE path = ?", (site.path,)).fetchone()
+            spans[site.path] = _spans(db, row[0]) if row is not None else []
+        out.append(attrs.evolve(site, enclosing=_around(spans[site.path], site.line)))
+    return out
+
+
+#: Parameters that are the receiver, not an argument.
+_RECEIVERS: Final = frozenset({"self", "cls", "&self", "&mut self", "mut self", "this"})
+_VARIADIC: Final = re.compile(r"^\*|\.\.\.|^params\s|^vararg\s|^&?\$?\w*\s*\.\.\.")
+
+
+def parameter_range(row: SymbolRow) -> tuple[int, int | None] | None:
+    """(fewest, most) arguments a call of ``row`` passes, from its signature (most None: variadic;
+    None: no parameter list in the signature)."""
+    signature = row.signature
+    named = re.search(rf"(?<![\w$]){re.escape(row.name)}\s*(?:<[^()]*>|\[[^()]*\])?\s*\(", signature)
+    if named is None:
+        return None
+    opening = named.end() - 1
+    depth, closing = 0, -1
+    for index in range(opening, len(signature)):
+        char = signature[index]
+        if char in "([{<":
+            depth += 1
+        elif char in ")]}>":
+            depth -= 1
+            if depth == 0 and char == ")":
+                closing = index
+                break
+    if closing < 0:
+        return None
+    inner = signature[opening + 1 : closing].strip()
+    if not inner:
+        return (0, 0)
+    params, depth, start = [], 0, 0
+    for index, char in enumerate(inner):
+        if char in "([{<":
+            depth += 1
+        elif char in ")]}>":
+            depth -= 1
+        elif char == "," and depth == 0:
+            params.append(inner[start:index].strip())
+            start = index + 1
+    params.append(inner[start:].strip())
+    params = [param for param in params if param and param not in _RECEIVERS and param not in ("/", "*")]
+    if params and params[0].split(":")[0].strip() in _RECEIVERS:
+        params = params[1:]
+    required = sum(1 for param in params if "=" not in param and "?" not in param.split(":")[0]
+                   and not _VARIADIC.search(param))  # fmt: skip
+    return (required, None if any(_VARIADIC.search(param) for param in params) else len(params))
+
+
+def _fits(bounds: tuple[int, int | None] | None, arity: int) -> bool | None:
+    """Whether a call passing ``arity`` arguments fits (None: either is unknown)."""
+    if bounds is None or arity < 0:
+        return None
+    low, high = bounds
+    return low <= arity and (high is None or arity <= high)
+
+
+def _rivals(db: sqlite3.Connection, target: SymbolRow) -> list[SymbolRow]:
+    """The other definitions of the same name."""
+    from ._symbols import COLUMNS, rows_of
+
+    selected = db.execute(f"SELECT {COLUMNS} FROM defs d JOIN files f ON f.id = d.file_id WHERE d.name = ?", (target.name,))
+    # Signatures are read for the overloads only (the target's file): a common name has hundreds of rivals.
+    rivals = [row for row in rows_of(db, selected, text=False) if not (row.path == target.path and row.line == target.line)]
+    if any(row.file_id == target.file_id for row in rivals):
+        same_file = db.execute(f"SELECT {COLUMNS} FROM defs d JOIN files f ON f.id = d.file_id"
+                               " WHERE d.file_id = ? AND d.name = ?", (target.file_id, target.name))  # fmt: skip
+        texts = {(row.line, row.container): row for row in rows_of(db, same_file)}
+        rivals = [texts.get((row.line, row.container), row) if row.file_id == target.file_id else row for row in rivals]
+    return rivals
+
+
+def _rival_reached(rivals: list[SymbolRow], path: str, qualifier: str, around: str) -> bool:
+    """Whether a site this definition does not reach is reached by a rival of the same file (a
+    method of the class around it, called on ``self``, or a function of that file called bare)."""
+    for rival in rivals:
+        if rival.path != path:
+            continue
+        if rival.container and qualifier in _SELF and _inside(around, rival.container):
+            return True
+        if not rival.container and not qualifier:
+            return True
+    return False
+
+
+def _member(
+    target: SymbolRow, owner: str, qualifier: str, view: _FileView, around: str, bound: frozenset[str], twins: bool
+) -> str:
+    if qualifier in _SELF:
+        return "self" if view.same_file and _inside(around, target.container) else ""
+    if not qualifier:
+        return "same class" if view.same_file and _inside(around, target.container) else ""
+    if qualifier == "~":
+        return ""
+    visible = view.sees or owner in view.names
+    last = qualifier.rsplit(".", 1)[-1]
+    if last == owner and visible:
+        return "qualified"
+    if bound and _receiver(qualifier) in bound and (visible or not twins):
+        return "typed"  # a class of the same name elsewhere: only a file that sees this one
+    if visible and _named_after(last, owner) and ("." in qualifier or _words(last) > 1):
+        return "receiver"  # a field (``self.store``) or a compound name (``orderStore``), not a bare ``data``
+    return ""
+
+
+def _words(name: str) -> int:
+    return len(_WORD.findall(re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", name).replace("_", " ")))
+
+
+def _receiver(dotted: str) -> str:
+    """A receiver as bindings are compared: without ``self.``/``this.``/``@``/``$this.``."""
+    for prefix in ("self.", "this.", "$this.", "@", "cls.", "me."):
+        if dotted.startswith(prefix):
+            return dotted[len(prefix) :]
+    return dotted
+
+
+#: Past this many classes holding a rival of the name, their receivers are not looked up.
+RIVAL_OWNERS_MAX: Final = 50
+
+
+def _rival_bindings(db: sqlite3.Connection, rivals: list[SymbolRow], owner: str) -> dict[int, frozenset[str]]:
+    """file id -> the receivers it types with a class (other than ``owner``) holding a rival of the
+    name, and those classes' own names (a site qualified by one reaches that class's member)."""
+    owners = sorted({rival.container.rsplit(".", 1)[-1] for rival in rivals if rival.container} - {owner, ""})
+    if not owners or len(owners) > RIVAL_OWNERS_MAX:
+        return {}
+    found: dict[int, set[str]] = {}
+    for other in owners:
+        for file_id, receivers in _bindings(db, other).items():
+            found.setdefault(file_id, set()).update(receivers)
+    named = frozenset(owners)
+    return {file_id: frozenset(receivers) | named for file_id, receivers in found.items()} | {-1: named}
+
+
+def _has_twins(db: sqlite3.Connection, target: SymbolRow, owner: str) -> bool:
+    """Whether a type named ``owner`` is defined in the target's language outside its file too
+    (copies of a class in two modules of a repository)."""
+    return (
+        db.execute(
+            "SELECT 1 FROM defs d JOIN files f ON f.id = d.file_id WHERE d.name = ? AND f.path != ? AND f.language = ?"
+            " AND d.kind IN ('class', 'struct', 'interface', 'enum', 'trait', 'type', 'module') LIMIT 1",
+            (owner, target.path, target.language),
+        ).fetchone()
+        is not None
+    )
+
+
+def _rival_typed(rival_bound: dict[int, frozenset[str]], file_id: int, qualifier: str) -> bool:
+    receiver = _receiver(qualifier)
+    return receiver in rival_bound.get(file_id, ()) or receiver.rsplit(".", 1)[-1] in rival_bound.get(-1, ())
+
+
+def _bindings(db: sqlite3.Connection, owner: str) -> dict[int, frozenset[str]]:
+    """file id -> the variables, fields and parameters a use of ``owner`` gives its type to there."""
+    found: dict[int, frozenset[str]] = {}
+    for file_id, sites in db.execute("SELECT file_id, sites FROM refs WHERE name = ?", (owner,)):
+        bound = frozenset(_receiver(site.partition(">")[2].partition("#")[0]) for site in sites.split("\n") if ">" in site)
+        if bound:
+            found[file_id] = bound
+    return found
+
+
+def _top_level(target: SymbolRow, qualifier: str, view: _FileView) -> str:
+    if not qualifier:
+        if view.same_file:
+            return "same file"
+        if target.name in view.names:
+            return "imported"
+        if view.same_package:
+            return "same package"
+        return ""
+    if qualifier in view.aliases or qualifier.rsplit(".", 1)[-1] in view.aliases:
+        return "qualified"
+    return ""
+
+
+def _named_after(receiver: str, owner: str) -> bool:
+    """Whether a receiver's name says it holds an ``owner`` (``orderService``, ``_orders``,
+    ``order_repo`` for ``OrderRepository``, ``store`` for ``Store``)."""
+    words = [word.lower() for word in _WORD.findall(re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", receiver))]
+    kinds = [word.lower() for word in _WORD.findall(re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", owner))]
+    if not words or not kinds:
+        return False
+    squashed, type_squashed = "".join(words), "".join(kinds)
+    if squashed == type_squashed or squashed.rstrip("s") == type_squashed.rstrip("s"):
+        return True
+    if len(squashed) >= 4 and (type_squashed.startswith(squashed) or type_squashed.endswith(squashed)):
+        return True
+    return len(kinds) > 1 and words[-1] == kinds[-1] and words[0][:3] == kinds[0][:3]
+
+
+def _inside(around: str, container: str) -> bool:
+    return around == container or around.startswith(container + ".")
+
+
+def _spans(db: sqlite3.Connection, file_id: int) -> list[tuple[int, int, str, str]]:
+    return [
+        (line, end_line, f"{container}.{name}" if container else name, kind)
+        for line, end_line, name, container, kind in db.execute(
+            "SELECT line, end_line, name, container, kind FROM defs WHERE file_id = ? ORDER BY line, end_line DESC",
+            (file_id,),
+        )
+    ]
+
+
+def _around(spans: list[tuple[int, int, str, str]], line: int) -> str:
+    """The innermost definition holding ``line`` (its qualified name), "" at top level."""
+    found = ""
+    for start, end, qualified, _ in spans:
+        if start > line:
+            break
+        if end >= line:
+            found = qualified
+    return found
+
+
+def _importers(db: sqlite3.Connection, path: str, folder: str) -> dict[int, list[tuple[str, str]]]:
+    """file id -> (module, names) of each of its imports that resolves to ``path`` or ``folder``,
+    or that takes names of them from a file importing them (a barrel re-exporting them: Python's
+    ``__init__.py``, TypeScript's ``index.ts``, Rust's ``pub use``), through up to
+    :data:`REEXPORT_DEPTH` such files."""
+    found: dict[int, list[tuple[str, str]]] = {}
+    frontier: dict[str, frozenset[str] | None] = {path: None, folder: None}  # None: every name
+    seen = set(frontier)
+    for _ in range(REEXPORT_DEPTH + 1):
+        marks = ",".join("?" * len(frontier))
+        onward: dict[str, set[str]] = {}
+        for file_id, module, names, target_path, importer in db.execute(
+            "SELECT i.file_id, i.module, i.names, i.target_path, f.path FROM imports i JOIN files f ON f.id = i.file_id"
+            f" WHERE i.target_path IN ({marks}) ORDER BY i.file_id, i.line",
+            list(frontier),
+        ):
+            listed = [name for name in names.split(",") if name]
+            allowed = frontier[target_path]
+            kept = listed if allowed is None else [name for name in listed if name in allowed]
+            if allowed is not None and not kept:
+                continue
+            entry = (module, names if allowed is None else ",".join(kept))
+            if entry not in found.setdefault(file_id, []):
+                found[file_id].append(entry)
+            if kept and importer not in seen:
+                onward.setdefault(importer, set()).update(kept)
+        frontier = {barrel: frozenset(names) for barrel, names in sorted(onward.items())}
+        seen.update(frontier)
+        if not frontier:
+            break
+    return found
+
+
+#: How many re-exporting files a name is followed through.
+REEXPORT_DEPTH: Final = 2
+
+
+def _file_view(
+    file_id: int, path: str, language: str, target: SymbolRow, folder: str,
+    importers: dict[int, list[tuple[str, str]]],
+) -> _FileView:  # fmt: skip
+    if path == target.path:
+        return _FileView(True, False, False, frozenset(), frozenset())
+    names: set[str] = set()
+    aliases: set[str] = set()
+    imports = importers.get(file_id, [])
+    for module, imported in imports:
+        listed = [name for name in imported.split(",") if name]
+        names.update(listed)
+        aliases.update(_module_aliases(module, listed))
+        # an import of the definition's file naming no names names its last part: a Java, Kotlin
+        # or C# import of a class (``com.acme.ledger.Ledger``), a Go package (``store``)
+        names.add(_LAST_PART.split(module.strip("./\\:"))[-1])
+    same_package = (
+        language == target.language and language in _FOLDER_PACKAGES and posixpath.dirname(path) == folder
+    )
+    return _FileView(False, bool(imports), same_package, frozenset(names), frozenset(aliases))
+
+
+def _module_aliases(module: str, names: Iterable[str]) -> set[str]:
+    """The qualifiers a module is used under: as written, its last part, a Go alias."""
+    spelled = module.replace("::", ".").replace("/", ".").replace("\\", ".").strip(".")
+    aliases = {spelled, spelled.rsplit(".", 1)[-1]}
+    aliases.update(names)
+    return {alias for alias in aliases if alias}
+

@@ -1,0 +1,69 @@
+"""``references``: the call sites and uses of a definition across the workspace, grouped by service,
+each with ``file:line``, the definition around it and its line of code. Sites the code ties to the
+definition (same file, imports, ``self``/``this``, qualified access) come first; sites that only
+share the name come after, marked ``by name`` (see :mod:`mesh.index.query._references`)."""
+
+from __future__ import annotations
+
+from typing import Final
+
+import attrs
+
+from ..index.query._graph import GraphError
+from ..index.query._references import find_references, with_enclosing
+from ..index.query._symbols import find_symbols
+from ..render._navigation import ReferencesResult, compose_references
+from ..render._paging import Rendered
+from ._args import describe
+from ._dependents import scope_of_text
+from ._registry import ToolError
+from ._symbol import lines_of, not_found
+from ._view import CURSOR_CHARS_MAX, View, arguments_of, cursor_offset
+
+__all__ = ["DESCRIPTION", "NAME", "TITLE", "Args", "Result", "answer", "run"]
+
+NAME: Final = "references"
+TITLE: Final = "References of a definition"
+DESCRIPTION: Final = (
+    "Call sites and uses of a function, method, class or constant across the workspace, by service; "
+    "resolved first, same-name matches marked `by name`."
+)
+Result = ReferencesResult
+#: More sites than a page can hold (a site's line is at least ~60 bytes): those are read and measured.
+WINDOW: Final = 400
+
+
+@attrs.frozen(kw_only=True)
+class Args:
+    name: str = attrs.field(metadata=describe("Name, qualified name or path:line", min_length=1, max_length=500))
+    scope: str | None = attrs.field(default=None, metadata=describe("A service or path prefix", max_length=1000))
+    by_name: bool = attrs.field(default=True, metadata=describe("Include same-name matches"))
+    cursor: str | None = attrs.field(
+        default=None, metadata=describe("Next page", max_length=CURSOR_CHARS_MAX)
+    )
+
+
+def answer(args: Args, view: View) -> str:
+    return run(args, view).text
+
+
+def run(args: Args, view: View) -> Rendered:
+    found = find_symbols(view.db, args.name)
+    if not found:
+        raise ToolError(not_found(view, args.name, NAME))
+    target = found[0]
+    try:
+        scope = scope_of_text(view, args.scope)
+    except GraphError as exc:
+        raise ToolError(str(exc)) from None
+    sites = [
+        site
+        for site in find_references(view.db, target)
+        if (args.by_name or site.resolved) and (scope is None or scope.holds(site.path, site.service))
+    ]
+    offset = cursor_offset(args.cursor, len(sites), tool=NAME, args=args, noun="references")
+    # Only the page's lines are read: the renderer measures the page with what it is given.
+    window = with_enclosing(view.db, sites[offset : offset + WINDOW])
+    sites[offset : offset + WINDOW] = window
+    codes = lines_of(view, [(site.path, site.line) for site in window])
+    return compose_references(target, sites, codes, len(found) - 1, arguments_of(args), tool=NAME, offset=offset)
