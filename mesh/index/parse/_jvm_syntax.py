@@ -837,13 +837,17 @@ def parse_bounded(language: str, source: bytes) -> tree_sitter.Node | None:
         return reports > budget
 
     try:
-        # small chunks: a query predicate reading a node's text (``#match?``) reads it through this
-        # callback too, and a large chunk per read made that cost the rest of the file each time
         tree = parser.parse(lambda offset, _: source[offset : offset + _CHUNK_BYTES], progress_callback=progress)
     except ValueError:  # cancelled
         parser.reset()
         return None
-    return tree.root_node if tree is not None else None
+    if tree is None:
+        return None
+    # Parsed again from the bytes, now known to parse within the budget (the same bytes cost the
+    # same): a tree read through a callback keeps no copy of the source, and a query predicate
+    # reading a node's text (``#match?``) on it went through that callback after it was gone and
+    # crashed the process (a segmentation fault, hypothesis found it in the links test).
+    return parser.parse(source).root_node
 
 
 def imported_members(modules: Iterable[str]) -> dict[str, str]:
