@@ -58,14 +58,15 @@ def call(server: LiveServer, request_id: int, name: str, arguments: dict, meta: 
 
 
 def ready_answer(server: LiveServer, name: str, arguments: dict) -> dict:
-    """Call until the first build is done ("still indexing" before), at most READY_S."""
+    """Call until the first build is done ("still indexing", or a search answered by scanning the
+    files, before), at most READY_S."""
     deadline = time.monotonic() + READY_S
     request_id = 100
     while True:
         request_id += 1
         result = call(server, request_id, name, arguments)
         text = result["content"][0]["text"]
-        if not text.startswith("Still indexing"):
+        if not text.startswith(("Still indexing", "_Answered by scanning")):
             return result
         assert time.monotonic() < deadline, text
         time.sleep(0.2)
