@@ -154,6 +154,15 @@ class Definitions:
         index = self.enclosing(offset)
         return self.qualnames[index] if index >= 0 else ""
 
+    def merged(self, extra: list[tuple[int, Definition]]) -> tuple[Definition, ...]:
+        """The definitions with ``extra`` ``(start byte, definition)`` among them, in source order
+        (constants kept out of the spans, which the gRPC and link passes read as scopes)."""
+        if not extra:
+            return tuple(self.facts)
+        placed = [*zip(self.starts, self.facts, strict=True), *extra]
+        placed.sort(key=lambda item: item[0])
+        return tuple(fact for _, fact in placed)
+
     def children(self, parent: int) -> list[int]:
         """Indices of the definitions directly inside ``parent``, in document order (once all are added)."""
         if self._children is None:

@@ -140,7 +140,7 @@ def extract(source: bytes) -> FileFacts:
         references = _jvm_syntax.qualify_imported(_navigation.references(_LANGUAGE, root, source), members, declared)
     return FileFacts(
         language=_LANGUAGE,
-        definitions=_in_order(definitions, constants),
+        definitions=definitions.merged(constants),
         imports=tuple(imports),
         grpc=grpc,
         http_routes=links.http_routes,
@@ -180,15 +180,6 @@ def _constants(
                               node.end_point[0] + 1, signature, doc)  # fmt: skip
             out.append((name.start_byte, fact))
     return out
-
-
-def _in_order(definitions: Definitions, constants: list[tuple[int, Definition]]) -> tuple[Definition, ...]:
-    """The definitions with the constants among them, in source order."""
-    if not constants:
-        return tuple(definitions.facts)
-    placed = [*zip(definitions.starts, definitions.facts, strict=True), *constants]
-    placed.sort(key=lambda item: item[0])
-    return tuple(fact for _, fact in placed)
 
 
 def _static(node: tree_sitter.Node) -> bool:

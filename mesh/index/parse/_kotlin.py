@@ -161,7 +161,7 @@ def extract(source: bytes) -> FileFacts:
     references = _jvm_syntax.qualify_imported(references, members, declared)
     return FileFacts(
         language=_LANGUAGE,
-        definitions=_in_order(definitions, constants),
+        definitions=definitions.merged(constants),
         imports=tuple(imports),
         grpc=grpc,
         http_routes=links.http_routes,
@@ -283,15 +283,6 @@ def _constant_property(node: tree_sitter.Node, name: tree_sitter.Node, definitio
         return False
     holder = definitions.enclosing(node.start_byte)
     return holder < 0 or definitions.nodes[holder].type in _OBJECTS
-
-
-def _in_order(definitions: Definitions, constants: list[tuple[int, Definition]]) -> tuple[Definition, ...]:
-    """The definitions with the constants among them, in source order."""
-    if not constants:
-        return tuple(definitions.facts)
-    placed = [*zip(definitions.starts, definitions.facts, strict=True), *constants]
-    placed.sort(key=lambda item: item[0])
-    return tuple(fact for _, fact in placed)
 
 
 def _first_error(root: tree_sitter.Node) -> int:

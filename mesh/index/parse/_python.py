@@ -131,9 +131,7 @@ def _with_constants(
 
     Constants are kept out of ``definitions`` itself: the gRPC and link passes read its spans as
     scopes, and an assignment is none."""
-    if not constants:
-        return tuple(definitions.facts)
-    placed = [(start, fact) for start, fact in zip(definitions.starts, definitions.facts, strict=True)]
+    placed: list[tuple[int, Definition]] = []
     for node in constants:
         name = node.child_by_field_name("left")
         if name is None:
@@ -142,8 +140,7 @@ def _with_constants(
         container = definitions.symbol(node.start_byte)
         fact = Definition(_ts.text(name, source), "constant", container, _ts.line(node), _ts.end_line(node), signature, doc)
         placed.append((node.start_byte, fact))
-    placed.sort(key=lambda item: item[0])
-    return tuple(fact for _, fact in placed)
+    return definitions.merged(placed)
 
 
 def _import(
