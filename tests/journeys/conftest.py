@@ -79,6 +79,8 @@ RUN_TIMEOUT_S: Final = 30.0
 #: been seen to need more than 5 s for its first answer.
 ANSWER_TIMEOUT_S: Final = 30.0
 _STDERR_TAIL_CHARS: Final = 2000
+#: How long ``wait`` lets the pipe readers finish once the process has exited.
+_DRAIN_AFTER_EXIT_S: Final = 5.0
 
 
 # --- frames ----------------------------------------------------------------------------------
@@ -361,12 +363,18 @@ class LiveServer:
             pass
 
     def wait(self, timeout_s: float) -> int:
-        """The exit code; fails (and kills) if the process is still running after ``timeout_s``."""
+        """The exit code; fails (and kills) if the process is still running after ``timeout_s``.
+
+        Once it has exited, its pipes are drained before this returns (within a few seconds: a child
+        it started may hold them longer), so ``stderr`` holds its last words, not a race with them."""
         try:
-            return self.process.wait(timeout=timeout_s)
+            code = self.process.wait(timeout=timeout_s)
         except subprocess.TimeoutExpired:
             self.kill()
             pytest.fail(f"server still running after {timeout_s}s; stderr:\n{self.stderr[-_STDERR_TAIL_CHARS:]}")
+        for thread in self._threads:
+            thread.join(_DRAIN_AFTER_EXIT_S)
+        return code
 
     def transcript(self, timeout_s: float = ANSWER_TIMEOUT_S) -> Transcript:
         """Once the process has exited: every line it wrote to stdout, checked."""

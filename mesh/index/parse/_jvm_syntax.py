@@ -828,6 +828,7 @@ def parse_bounded(language: str, source: bytes) -> tree_sitter.Node | None:
     parser = _bounded_parsers.get(language)
     if parser is None:
         parser = _bounded_parsers[language] = tree_sitter.Parser(_ts.language(language))
+    source = _ts.valid_utf8(source)  # what the final tree is parsed from, so what the budget measures
     budget = _PROGRESS_BASE + len(source) // _PROGRESS_BYTES
     reports = 0
 

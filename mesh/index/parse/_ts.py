@@ -7,11 +7,12 @@ Node positions are byte offsets into the source bytes; rows are 0-based, our lin
 from __future__ import annotations
 
 import importlib
+import re
 from typing import Final
 
 import tree_sitter
 
-__all__ = ["GRAMMARS", "end_line", "first_error", "line", "parse", "syntax_error", "text"]
+__all__ = ["GRAMMARS", "end_line", "first_error", "line", "parse", "syntax_error", "text", "valid_utf8"]
 
 #: language -> (module, function returning the grammar pointer)
 GRAMMARS: Final = {
@@ -42,7 +43,21 @@ def parse(name: str, source: bytes) -> tree_sitter.Tree:
     parser = _parsers.get(name)
     if parser is None:
         parser = _parsers[name] = tree_sitter.Parser(language(name))
-    return parser.parse(source)
+    return parser.parse(valid_utf8(source))
+
+
+_LONE_BYTE: Final = re.compile("[\udc80-\udcff]")
+
+
+def valid_utf8(source: bytes) -> bytes:
+    """``source`` with every byte that is not UTF-8 replaced by ``?``, one for one, so every offset
+    and line stays where it was. The tree is parsed from these bytes: a query predicate reading a
+    node's text (``#match?``, ``#eq?``) decodes it strictly and raised on a stray byte."""
+    try:
+        source.decode("utf-8")
+    except UnicodeDecodeError:
+        return _LONE_BYTE.sub("?", source.decode("utf-8", "surrogateescape")).encode("utf-8")
+    return source
 
 
 def text(node: tree_sitter.Node | None, source: bytes) -> str:
