@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import Final
+from typing import ClassVar, Final
 
 import attrs
 
@@ -25,6 +25,7 @@ __all__ = [
     "Import",
     "MessageFact",
     "MessageRole",
+    "Namespace",
     "ProtoField",
     "ProtoFile",
     "ProtoMessage",
@@ -117,6 +118,23 @@ class Import:
     line: int
     #: Names imported from the module when the syntax lists them (``from m import a, b``).
     names: tuple[str, ...] = ()
+    #: Where the import holds: "" in its own file, :data:`PROJECT` in every file of its project
+    #: (C#'s ``global using``).
+    scope: str = ""
+
+    #: The scope of an import that holds in every file of the project around it.
+    PROJECT: ClassVar[str] = "project"
+
+
+@attrs.frozen
+class Namespace:
+    """A namespace a file declares (C#'s ``namespace A.B;`` or ``namespace A.B { }``, PHP's
+    ``namespace Shop;``), as written, with the lines it spans: what the file's definitions belong
+    to, and what a ``using``/``use`` elsewhere names to see them."""
+
+    name: str
+    line: int
+    end_line: int
 
 
 class GrpcRole:
@@ -363,6 +381,8 @@ class FileFacts:
     language: str
     definitions: tuple[Definition, ...] = ()
     imports: tuple[Import, ...] = ()
+    #: The namespaces the file declares (C#, PHP), outermost first.
+    namespaces: tuple[Namespace, ...] = ()
     grpc: tuple[GrpcFact, ...] = ()
     proto: ProtoFile | None = None
     sections: tuple[Section, ...] = ()

@@ -26,8 +26,8 @@ EXPECTED: Final = tomllib.loads((FIXTURE / "EXPECTED.toml").read_text(encoding="
 #: Recall of the resolved references each language reaches on the fixture (a floor, not a target:
 #: the targets are measured on real code, docs/accuracy.md).
 RECALL_FLOOR: Final[dict[str, float]] = {
-    "cpp": 1.0, "csharp": 0.85, "go": 0.95, "java": 1.0, "javascript": 0.77, "kotlin": 0.71, "php": 0.39,
-    "python": 0.85, "ruby": 0.39, "rust": 0.96, "typescript": 0.96,
+    "cpp": 1.0, "csharp": 0.85, "go": 0.95, "java": 1.0, "javascript": 0.77, "kotlin": 0.71, "php": 0.91,
+    "python": 0.85, "ruby": 0.75, "rust": 0.96, "typescript": 0.96,
 }  # fmt: skip
 #: A definition's line may be its annotations' (Java, C#) or its ``template<>``'s (C++).
 DEFINITION_SLACK: Final = 3
@@ -59,15 +59,18 @@ def sites_of(db: Any, symbol: dict[str, Any]) -> tuple[set[str], set[str]] | Non
     return ({f"{s.path}:{s.line}" for s in sites if s.resolved}, {f"{s.path}:{s.line}" for s in sites if not s.resolved})
 
 
+#: The expected definitions the index keeps (those of ``NOT_INDEXED`` have no references to judge).
+INDEXED: Final = [symbol for symbol in EXPECTED if symbol["definition"] not in NOT_INDEXED]
+
+
 def _ids() -> list[str]:
-    return [f"{symbol['language']}-{symbol['name']}-{symbol['definition'].rsplit('/', 1)[-1]}" for symbol in EXPECTED]
+    return [f"{symbol['language']}-{symbol['name']}-{symbol['definition'].rsplit('/', 1)[-1]}" for symbol in INDEXED]
 
 
-@pytest.mark.parametrize("symbol", EXPECTED, ids=_ids())
+@pytest.mark.parametrize("symbol", INDEXED, ids=_ids())
 def test_no_site_that_means_something_else_is_resolved_INV_NAV_1(db: Any, symbol: dict[str, Any]) -> None:
     found = sites_of(db, symbol)
-    if found is None:
-        pytest.skip("no such definition: test_every_expected_definition_is_found says so")
+    assert found is not None, f"no definition {symbol['name']} at {symbol['definition']}"
     resolved, _ = found
     assert not resolved & set(symbol.get("not", [])), sorted(resolved & set(symbol.get("not", [])))
 

@@ -159,3 +159,89 @@ def test_a_changed_file_leaves_no_reference_behind(tmp_path: Path) -> None:
             ).fetchone()[0]
     finally:
         index.close()
+
+
+def test_cpp_includes_reach_through_headers_and_namespaces_INV_NAV_1(build: Any) -> None:
+    """An ``#include`` brings in every name of the file, and a header's includes come along; what
+    a namespace holds is reached bare or as ``ns::f``; a member declared in the class and defined
+    below it is one function, not two overloads."""
+    with build({
+        "src/utils.h": """
+            namespace social {
+            int load_config(const char* path);
+            }
+            """,
+        "src/pool.h": """
+            #include "utils.h"
+            template <class T> class Pool {
+             public:
+              T* Pop();
+            };
+            template <class T> T* Pool<T>::Pop() { return nullptr; }
+            """,
+        "src/svc/handler.h": """
+            #include "../pool.h"
+            class Handler {
+              Pool<int> *_pool;
+              void Serve() { _pool->Pop(); }
+            };
+            """,
+        "src/svc/main.cpp": """
+            #include "handler.h"
+            int main() {
+              social::load_config("a");
+              return load_config("b");
+            }
+            """,
+        "src/other/alone.cpp": """
+            int run() { return load_config("c"); }
+            """,
+    }) as db:  # fmt: skip
+        config = sites(db, "load_config")
+        pop = {key: how for key, how in sites(db, "Pool.Pop").items() if key != "src/pool.h:7"}
+    assert config == {"src/svc/main.cpp:4": "qualified", "src/svc/main.cpp:5": "included",
+                      "src/other/alone.cpp:2": "by name"}  # fmt: skip
+    assert pop == {"src/svc/handler.h:5": "typed"}
+
+
+def test_csharp_namespaces_usings_and_global_usings_INV_NAV_1(build: Any) -> None:
+    """A C# type is seen from its namespace and the ones inside it, through ``using``, through a
+    ``global using`` anywhere in the project (the folder of a ``.csproj``), or written whole; a
+    file of another project without any of these matches by name only."""
+    with build({
+        "Bus/Bus.csproj": "<Project />\n",
+        "Bus/IEventBus.cs": "namespace Acme.Bus;\n\npublic interface IEventBus { void Publish(); }\n",
+        "Bus/Inner/Relay.cs": "namespace Acme.Bus.Inner;\n\nclass Relay { IEventBus bus; }\n",
+        "Api/Api.csproj": "<Project />\n",
+        "Api/GlobalUsings.cs": "global using Acme.Bus;\n",
+        "Api/Service.cs": "namespace Acme.Api;\n\nclass Service { IEventBus bus; }\n",
+        "Web/Web.csproj": "<Project />\n",
+        "Web/Page.cs": "using Acme.Bus;\n\nnamespace Acme.Web;\n\nclass Page { IEventBus bus; }\n",
+        "Web/Full.cs": "namespace Acme.Web;\n\nclass Full { Acme.Bus.IEventBus bus; }\n",
+        "Jobs/Jobs.csproj": "<Project />\n",
+        "Jobs/Job.cs": "namespace Acme.Jobs;\n\nclass Job { IEventBus bus; }\n",
+    }) as db:  # fmt: skip
+        found = sites(db, "IEventBus")
+    assert found == {
+        "Bus/Inner/Relay.cs:3": "same namespace",
+        "Api/Service.cs:3": "global using",
+        "Web/Page.cs:5": "using",
+        "Web/Full.cs:3": "qualified",
+        "Jobs/Job.cs:3": "by name",
+    }
+
+
+def test_php_use_with_an_alias_and_ruby_require_chains_INV_NAV_1(build: Any) -> None:
+    with build({
+        "php/Pricing.php": "<?php\nnamespace Shop;\n\nfinal class Pricing {\n    public static function shipping($w) { return $w; }\n}\n",
+        "php/Checkout.php": "<?php\nnamespace Shop\\Checkout;\n\nuse Shop\\Pricing as Rules;\n\nfunction main() { return Rules::shipping(2.0); }\n",
+        "php/Other.php": "<?php\nnamespace Elsewhere;\n\nfunction main() { return Pricing::shipping(2.0); }\n",
+        "rb/pricing.rb": "module Shop\n  module Pricing\n    def self.shipping(w)\n      w\n    end\n  end\nend\n",
+        "rb/orders.rb": "require_relative \"pricing\"\n",
+        "rb/checkout.rb": "require_relative \"orders\"\n\nmodule Shop\n  def self.main\n    Pricing.shipping(2.0)\n  end\nend\n",
+    }) as db:  # fmt: skip
+        php = {key: how for key, how in sites(db, "Pricing.shipping").items() if key.startswith("php/")}
+        ruby_rows = [row for row in find_symbols(db, "shipping") if row.path == "rb/pricing.rb"]
+        ruby = {f"{site.path}:{site.line}": site.how for site in find_references(db, ruby_rows[0])}
+    assert php == {"php/Checkout.php:6": "qualified", "php/Other.php:4": "by name"}
+    assert ruby == {"rb/checkout.rb:5": "qualified"}

@@ -7,7 +7,9 @@ properties (kind ``method``: a property is its accessors), delegates (kind ``typ
 directives; definitions arrive in document order and a stack
 of the open ones gives each its dotted container. A block ``namespace A.B { }`` is a ``module``
 definition containing what it declares; a file-scoped ``namespace A.B;`` is a package-like
-declaration, neither a definition nor a container. A declaration's line is the first line after its
+declaration, neither a definition nor a container; both are the file's ``Namespace`` facts (what
+a ``using`` elsewhere names to see its types), and a ``global using`` holds in the whole project
+(its scope ``project``). A declaration's line is the first line after its
 attribute lists (a member's: its name's line). Members are no scope: the gRPC and links passes
 name what they find after the class or method around it, as before. Instance fields are no
 definition (no kind of ``Definition`` fits a variable).
@@ -50,7 +52,9 @@ from typing import Final
 import attrs
 import tree_sitter
 
-from .._facts import DOC_CHARS_MAX, SIGNATURE_CHARS_MAX, Definition, FileFacts, GrpcFact, GrpcRole, Import, Reference
+from .._facts import (
+    DOC_CHARS_MAX, SIGNATURE_CHARS_MAX, Definition, FileFacts, GrpcFact, GrpcRole, Import, Namespace, Reference,
+)  # fmt: skip
 from . import _csharp_links, _navigation, _ts
 from ._common import too_broken
 from ._tree import Ranges, first_error_line, safe_captures
@@ -273,6 +277,7 @@ class _Extraction:
     #: dotted class path -> (method or constructor node, index in ``definitions``) of its members
     methods: dict[str, list[tuple[tree_sitter.Node, int]]] = attrs.field(factory=dict)
     imports: list[Import] = attrs.field(factory=list)
+    namespaces: list[Namespace] = attrs.field(factory=list)
     #: the last segment of each ``using static`` (``Orders`` for ``using static Acme.Orders.Orders;``)
     static_services: set[str] = attrs.field(factory=set)
     #: ``using`` alias -> the name it stands for (``C`` -> ``Acme.Orders.OrdersClient`` node)
@@ -303,6 +308,7 @@ class _Extraction:
             language=_LANGUAGE,
             definitions=tuple(self.definitions),
             imports=tuple(self.imports),
+            namespaces=tuple(sorted(self.namespaces, key=lambda n: (n.line, -n.end_line))),
             grpc=tuple(fact for _, _, fact in self.grpc),
             http_routes=links.routes,
             http_calls=links.calls,
@@ -353,6 +359,8 @@ class _Extraction:
             container = stack[-1][1] if stack else ""
             path = f"{container}.{name}" if container else name
             stack.append((node.end_byte, path))
+            if kind == "module":
+                self.namespaces.append(Namespace(path, _ts.line(node), _ts.end_line(node)))
             if node.type in _MEMBER_TYPES:
                 # members: definitions, but not containers of what the gRPC and links passes find
                 signature, doc, line = _member_details(node, self.source)
@@ -369,10 +377,13 @@ class _Extraction:
             elif kind == "method":
                 self.methods.setdefault(container, []).append((node, len(self.definitions) - 1))
         self.def_ranges = Ranges(nodes)
+        for node in captures.get("file_namespace", ()):
+            self.namespaces.append(Namespace(self.text(node), _ts.line(node), _ts.end_line(self.root)))
         for node in captures.get("using", ()):
             target = [c for c in node.named_children if c.type != "comment" and c != node.child_by_field_name("name")]
             if target:
-                self.imports.append(Import(self.text(target[-1]), _ts.line(node)))
+                scope = Import.PROJECT if any(c.type == "global" for c in node.children) else ""
+                self.imports.append(Import(self.text(target[-1]), _ts.line(node), scope=scope))
                 if any(c.type == "static" for c in node.children):
                     self.static_services.add(self.text(_last_segment(target[-1])))
                 elif node.child_by_field_name("name") is not None:

@@ -8,7 +8,8 @@ walks statement lists only (the program, namespace/class/function bodies and the
 stack, never entering an expression. ``namespace A\\B;`` applies to the statements after it, ``namespace
 A\\B { ... }`` to its block; both are a ``module`` definition named ``A.B`` that contains what it declares.
 Each definition (constants and enum cases too) gets its signature and the first line of the PHPDoc
-or comment above it; references come from ``queries/php/references.scm`` (:mod:`._navigation`).
+or comment above it; references come from ``queries/php/references.scm`` (:mod:`._navigation`), a
+name used through a ``use ... as`` alias written as the name it stands for.
 
 gRPC: generated names are found with ``bytes.find`` (``...Client``, ``...Interface``) and looked up in the
 tree. A class name ending in ``Client`` counts when it is imported by ``use`` from a namespace, written
@@ -28,7 +29,7 @@ from typing import Final
 
 import tree_sitter
 
-from .._facts import Definition, FileFacts, GrpcFact, GrpcRole, Import, Reference
+from .._facts import Definition, FileFacts, GrpcFact, GrpcRole, Import, Namespace, Reference
 from . import _navigation, _php_links, _ts
 from . import _shared_rrp as rrp
 from ._common import too_broken
@@ -135,22 +136,23 @@ def extract(source: bytes) -> FileFacts:
         language=_LANG,
         definitions=tuple(d for _, d in sorted(statements.definitions, key=lambda pair: pair[0])),
         imports=tuple(i for _, i in sorted(statements.imports, key=lambda pair: pair[0])),
+        namespaces=tuple(sorted(statements.declared, key=lambda n: (n.line, -n.end_line))),
         grpc=grpc,
         http_routes=links.routes,
         http_calls=links.calls,
         messages=links.messages,
         constants=links.constants,
-        references=_references(source, root),
+        references=_references(source, root, statements.renamed),
         error=f"syntax error at line {line}" if line else "",
     )
 
 
-def _references(source: bytes, root: tree_sitter.Node) -> tuple[Reference, ...]:
+def _references(source: bytes, root: tree_sitter.Node, renamed: dict[str, str]) -> tuple[Reference, ...]:
     """The references of ``queries/php/references.scm``; none of a tree too broken or too deep to query
     in linear time (its other facts are kept)."""
     if too_broken(root) or rrp.deeper_than(root, REFERENCE_DEPTH_MAX):
         return ()
-    return _navigation.references(_LANG, root, source)
+    return _navigation.references(_LANG, root, source, aliases=renamed)
 
 
 def _name(node: tree_sitter.Node | None, source: bytes) -> str:
@@ -179,6 +181,10 @@ class _Statements:
         self.aliases: list[tuple[int, str, str]] = []
         #: (start byte, PHP namespace) where each namespace begins
         self.namespaces: list[tuple[int, str]] = [(0, "")]
+        #: the namespaces declared, dotted, with their lines
+        self.declared: list[Namespace] = []
+        #: local name -> the name it stands for, of each ``use ... as`` (``Rules`` -> ``Pricing``)
+        self.renamed: dict[str, str] = {}
         #: (statement list, container path, PHP namespace)
         stack: list[tuple[tree_sitter.Node, str, str]] = [(root, "", "")]
         while stack:
@@ -197,6 +203,7 @@ class _Statements:
                     if inner is not None:
                         if dotted:
                             self.define(child, dotted, "module", "", span=False)
+                            self.declared.append(Namespace(dotted, _ts.line(child), _ts.end_line(child)))
                         stack.append((inner, dotted, written))
                         self.namespaces.append((child.end_byte, ""))
                     else:
@@ -276,6 +283,7 @@ class _Statements:
         signature, doc = _navigation.details(_LANG, node, self.source)
         definition = Definition(dotted, "module", "", _ts.line(node), _ts.end_line(end), signature, doc)
         self.definitions.append((node.start_byte, definition))
+        self.declared.append(Namespace(dotted, definition.line, definition.end_line))
 
     def use(self, node: tree_sitter.Node) -> None:
         """``use A\\B\\C;`` and ``use A\\{B, C};`` (and ``use function``/``use const``)."""
@@ -311,7 +319,10 @@ class _Statements:
         alias = clause.child_by_field_name("alias")
         named = [child for child in clause.named_children if child.type in ("qualified_name", "name")]
         path = _name(named[0], self.source) if named else ""
-        local = _ts.text(alias, self.source) if alias is not None else path.rsplit("\\", 1)[-1]
+        last = path.rsplit("\\", 1)[-1]
+        local = _ts.text(alias, self.source) if alias is not None else last
+        if local != last and local and last:
+            self.renamed.setdefault(local, last)
         return path, local
 
     def require(self, node: tree_sitter.Node) -> None:

@@ -7,8 +7,8 @@ container ``C``, file ``F``) reads the rows named ``n`` and decides each site fr
 ``G`` can see of ``F`` and from what is written before the name (the qualifier):
 
 - ``G`` sees ``F`` when it is ``F``, when one of its imports resolves to ``F`` or to ``F``'s folder
-  (a Go package, an import of a directory), or when both sit in one folder in a language whose
-  folder is a package or namespace (Go, Java, Kotlin, C#);
+  (a Go package, an import of a directory) or includes a header that does (C, C++), or when both
+  sit in one folder in a language whose folder is a package or namespace (Go, Java, Kotlin, C#);
 - a member of ``C`` (method, field, constant, nested type) is reached by a site qualified
   ``self``/``this``/``cls``/``super``/``static``/``parent`` inside ``C``; qualified by ``C`` itself
   (``OrderService.create``, ``pkg.OrderService.create``) from a file that sees ``F``; unqualified
@@ -16,7 +16,7 @@ container ``C``, file ``F``) reads the rows named ``n`` and decides each site fr
   it: ``self.db = UserDb()``, ``OrderService orders``, ``def f(store: Store)``); or through a
   receiver named after ``C`` (``orderService``, ``self._orders``) from a file that sees ``F``;
 - a top-level definition is reached unqualified from ``F``, from a file importing the name from
-  ``F``, or from the same package; qualified by the module or package alias ``G`` imports ``F``
+  ``F`` or every name of it (an ``#include``, a wildcard import), or from the same package; qualified by the module or package alias ``G`` imports ``F``
   under (``pricing.total``, ``store.New``);
 
 Everything else with the same name is a match ``by name``: listed after the resolved ones, never
@@ -87,6 +87,12 @@ class _FileView:
     names: frozenset[str]
     #: qualifiers the file imports the definition's module or package under
     aliases: frozenset[str]
+    #: whether an import brings every top-level name of the definition's file into scope (a C or
+    #: C++ ``#include``, directly or through headers; a wildcard ``import a.b.*``, ``from m import *``)
+    everything: bool = False
+    #: how the file sees the definition's namespace (C#, PHP): ``same namespace``, ``using``,
+    #: ``global using``, ``imported``; "" when it does not
+    namespace: str = ""
 
     @property
     def sees(self) -> bool:
@@ -110,11 +116,17 @@ def find_references(db: sqlite3.Connection, target: SymbolRow) -> list[RefSite]:
         return []
     rivals = _rivals(db, target)
     own_range = parameter_range(target)
-    overloads = [parameter_range(rival) for rival in rivals
-                 if rival.path == target.path and rival.container == target.container]  # fmt: skip
+    # Overloads: others of the name in the same class and file taking other arguments (the same
+    # parameters again are the one function declared and defined: C++'s ``Pop();`` in the class
+    # and ``ClientPool<T>::Pop() {...}`` below it).
+    overloads = [bounds for bounds in (parameter_range(rival) for rival in rivals
+                 if rival.path == target.path and rival.container == target.container) if bounds != own_range]  # fmt: skip
     rival_files = {rival.path for rival in rivals}
     folder = posixpath.dirname(target.path)
-    member = bool(target.container)
+    namespace = _namespace(db, target)
+    declared = _declared_namespace(db, target)
+    sight = _namespace_sight(db, target, declared, rows)
+    member = bool(target.container) and not namespace
     owner = _owner(target.container) if member else ""
     importers = _importers(db, target.path, folder)
     bound = _bindings(db, owner) if member else {}
@@ -123,7 +135,7 @@ def find_references(db: sqlite3.Connection, target: SymbolRow) -> list[RefSite]:
     spans: dict[int, list[tuple[int, int, str, str]]] = {}
     out: list[RefSite] = []
     for file_id, path, service, language, file_kind, sites in rows:
-        view = _file_view(file_id, path, language, target, folder, importers)
+        view = _file_view(file_id, path, language, target, folder, importers, sight)
         needs_spans = path == target.path or path in rival_files
         for site in sites.split("\n"):
             number, _, rest = site.partition(" ")
@@ -143,13 +155,15 @@ def find_references(db: sqlite3.Connection, target: SymbolRow) -> list[RefSite]:
             if member:
                 how = _member(target, owner, qualifier, view, around, bound.get(file_id, frozenset()), twins)
             else:
-                how = _top_level(target, qualifier, view)
+                how = _top_level(target, qualifier, view, namespace, declared)
             if how and overloads:
                 fits = _fits(own_range, arity)
                 if fits is False:
                     continue  # a call of another overload: not a reference of this one
                 if fits is None or any(_fits(other, arity) is not False for other in overloads):
                     how = ""  # the arguments do not tell the overloads apart
+            if how == "receiver" and _rival_typed(rival_bound, file_id, qualifier):
+                how = ""  # named like this class, but typed with (or named) another that has the name
             if not how and _rival_reached(rivals, path, qualifier, around):
                 continue
             if not how and qualifier and _rival_typed(rival_bound, file_id, qualifier):
@@ -343,17 +357,111 @@ def _bindings(db: sqlite3.Connection, owner: str) -> dict[int, frozenset[str]]:
     return found
 
 
-def _top_level(target: SymbolRow, qualifier: str, view: _FileView) -> str:
+#: Languages whose ``module`` definitions are namespaces: what they hold is reached like top-level
+#: definitions, bare where the namespace is in scope or qualified by its name (``ns::f``).
+_NAMESPACE_LANGUAGES: Final = frozenset({"cpp", "csharp", "php", "ruby"})
+
+
+def _namespace(db: sqlite3.Connection, target: SymbolRow) -> str:
+    """The namespace a definition sits in directly (its last name), "" when its container is no
+    namespace (a C++ ``namespace a { namespace b {} }`` nests ``b`` in ``a``; C# and PHP name a
+    namespace ``A.B`` whole)."""
+    if not target.container or target.language not in _NAMESPACE_LANGUAGES:
+        return ""
+    parent, _, name = target.container.rpartition(".")
+    row = db.execute(
+        "SELECT 1 FROM defs WHERE file_id = ? AND kind = 'module'"
+        " AND ((name = ? AND container = ?) OR (name = ? AND container = '')) LIMIT 1",
+        (target.file_id, name, parent, target.container),
+    ).fetchone()
+    return name if row is not None else ""
+
+
+def _declared_namespace(db: sqlite3.Connection, target: SymbolRow) -> str | None:
+    """The innermost namespace the target's file declares around it (C#, PHP), dotted; None when none."""
+    if target.language not in ("csharp", "php"):
+        return None
+    declared = db.execute(
+        "SELECT name FROM namespaces WHERE file_id = ? AND line <= ? AND end_line >= ? ORDER BY line DESC LIMIT 1",
+        (target.file_id, target.line, target.line),
+    ).fetchone()
+    return None if declared is None else declared[0]
+
+
+def _namespace_sight(db: sqlite3.Connection, target: SymbolRow, namespace: str | None, rows: list[tuple]) -> dict[int, str] | None:
+    """file id -> how it sees the namespace ``target`` is declared in, for the C# and PHP files of
+    ``rows``; None when the target's file declares no namespace (folders decide, as before).
+
+    C#: a file in that namespace or one inside it (``A.B.C`` sees ``A.B``), one with ``using A.B;``,
+    or one of a project (the folder of a ``.csproj``) where any file says ``global using A.B;``.
+    PHP: a file in that very namespace, or one with ``use A\\B\\Cls;`` of the class (or of the
+    class holding the member)."""
+    if namespace is None:
+        return None
+    wanted = {file_id for file_id, _, _, language, *_ in rows if language == target.language}
+    sight: dict[int, str] = {}
+    inside = "name = ?" if target.language == "php" else "(name = ? OR substr(name, 1, ?) = ?)"
+    args = (namespace,) if target.language == "php" else (namespace, len(namespace) + 1, namespace + ".")
+    for (file_id,) in db.execute(f"SELECT DISTINCT file_id FROM namespaces WHERE {inside}", args):
+        if file_id in wanted:
+            sight[file_id] = "same namespace"
+    if target.language == "php":
+        cls = target.name if not target.container or _namespace(db, target) else _owner(target.container)
+        spelled = {f"{namespace}.{cls}".replace(".", "\\"), namespace.replace(".", "\\")}
+        marks = ",".join("?" * len(spelled))
+        for file_id, module, names in db.execute(
+            f"SELECT file_id, module, names FROM imports WHERE module IN ({marks})", sorted(spelled)
+        ):
+            if file_id in wanted and (module.endswith("\\" + cls) or cls in names.split(",")):
+                sight.setdefault(file_id, "imported")
+        return sight
+    roots: set[str] = set()
+    for file_id, scope, path in db.execute(
+        "SELECT i.file_id, i.scope, f.path FROM imports i JOIN files f ON f.id = i.file_id WHERE i.module = ?",
+        (namespace,),
+    ):
+        if scope == "project":
+            roots.add(path)
+        elif file_id in wanted:
+            sight.setdefault(file_id, "using")
+    if roots:
+        projects = sorted(posixpath.dirname(path) for (path,) in db.execute(
+            "SELECT path FROM files WHERE path LIKE '%.csproj'"))  # fmt: skip
+        global_roots = {_project(path, projects) for path in roots} - {None}
+        for file_id, path, *_ in rows:
+            if file_id in wanted and file_id not in sight and _project(path, projects) in global_roots:
+                sight[file_id] = "global using"
+    return sight
+
+
+def _project(path: str, projects: list[str]) -> str | None:
+    """The folder of the nearest ``.csproj`` above ``path`` (None when none)."""
+    found = None
+    for folder in projects:
+        if (not folder or path.startswith(folder + "/")) and (found is None or len(folder) > len(found)):
+            found = folder
+    return found
+
+
+def _top_level(target: SymbolRow, qualifier: str, view: _FileView, namespace: str = "", declared: str | None = None) -> str:
     if not qualifier:
         if view.same_file:
             return "same file"
         if target.name in view.names:
             return "imported"
+        if view.everything:
+            return "included"
+        if view.namespace:
+            return view.namespace
         if view.same_package:
             return "same package"
         return ""
     if qualifier in view.aliases or qualifier.rsplit(".", 1)[-1] in view.aliases:
         return "qualified"
+    if namespace and qualifier.rsplit(".", 1)[-1] == namespace and (view.sees or view.same_file):
+        return "qualified"
+    if declared and (qualifier == declared or qualifier.endswith("." + declared)):
+        return "qualified"  # by its namespace, written whole (``Pitstop.Model.Customer``, ``global::A.B.C``)
     return ""
 
 
@@ -401,59 +509,82 @@ def _importers(db: sqlite3.Connection, path: str, folder: str) -> dict[int, list
     """file id -> (module, names) of each of its imports that resolves to ``path`` or ``folder``,
     or that takes names of them from a file importing them (a barrel re-exporting them: Python's
     ``__init__.py``, TypeScript's ``index.ts``, Rust's ``pub use``), through up to
-    :data:`REEXPORT_DEPTH` such files."""
+    :data:`REEXPORT_DEPTH` such files; or that includes a header including them (C and C++),
+    through up to :data:`INCLUDE_DEPTH` headers."""
     found: dict[int, list[tuple[str, str]]] = {}
     frontier: dict[str, frozenset[str] | None] = {path: None, folder: None}  # None: every name
     seen = set(frontier)
-    for _ in range(REEXPORT_DEPTH + 1):
+    for depth in range(INCLUDE_DEPTH + 1):
         marks = ",".join("?" * len(frontier))
-        onward: dict[str, set[str]] = {}
-        for file_id, module, names, target_path, importer in db.execute(
-            "SELECT i.file_id, i.module, i.names, i.target_path, f.path FROM imports i JOIN files f ON f.id = i.file_id"
-            f" WHERE i.target_path IN ({marks}) ORDER BY i.file_id, i.line",
+        onward: dict[str, set[str] | None] = {}
+        for file_id, module, names, target_path, importer, language in db.execute(
+            "SELECT i.file_id, i.module, i.names, i.target_path, f.path, f.language FROM imports i"
+            f" JOIN files f ON f.id = i.file_id WHERE i.target_path IN ({marks}) ORDER BY i.file_id, i.line",
             list(frontier),
         ):
             listed = [name for name in names.split(",") if name]
             allowed = frontier[target_path]
             kept = listed if allowed is None else [name for name in listed if name in allowed]
-            if allowed is not None and not kept:
+            includes = language in _INCLUDE_LANGUAGES and not listed
+            if allowed is not None and not kept and not includes:
                 continue
-            entry = (module, names if allowed is None else ",".join(kept))
+            entry = (module, names if allowed is None or includes else ",".join(kept))
             if entry not in found.setdefault(file_id, []):
                 found[file_id].append(entry)
-            if kept and importer not in seen:
-                onward.setdefault(importer, set()).update(kept)
-        frontier = {barrel: frozenset(names) for barrel, names in sorted(onward.items())}
+            if importer in seen:
+                continue
+            if includes and allowed is None and (_is_header(importer) or language in _LOADING_LANGUAGES):
+                onward[importer] = None  # a header including the file: whoever includes it sees it all
+            elif kept and depth < REEXPORT_DEPTH and onward.get(importer, set()) is not None:
+                onward.setdefault(importer, set()).update(kept)  # type: ignore[union-attr]
+        frontier = {barrel: None if names is None else frozenset(names) for barrel, names in sorted(onward.items())}
         seen.update(frontier)
         if not frontier:
             break
     return found
 
 
+def _is_header(path: str) -> bool:
+    return posixpath.splitext(path)[1] in _HEADERS
+
+
 #: How many re-exporting files a name is followed through.
 REEXPORT_DEPTH: Final = 2
+#: How many headers an ``#include`` is followed through (``main.cpp`` -> ``handler.h`` -> ``pool.h``).
+INCLUDE_DEPTH: Final = 4
+#: Languages whose import (``#include``, ``require``) brings in every name the file defines.
+_INCLUDE_LANGUAGES: Final = frozenset({"c", "cpp", "ruby"})
+#: Of those, the ones where a loaded file's own loads come along, whatever the file (Ruby's
+#: ``require`` defines constants for the whole program); in C and C++ only a header's do.
+_LOADING_LANGUAGES: Final = frozenset({"ruby"})
+_HEADERS: Final = frozenset({".h", ".hh", ".hpp", ".hxx", ".h++", ".inl", ".ipp", ".tpp"})
 
 
 def _file_view(
     file_id: int, path: str, language: str, target: SymbolRow, folder: str,
-    importers: dict[int, list[tuple[str, str]]],
+    importers: dict[int, list[tuple[str, str]]], sight: dict[int, str] | None = None,
 ) -> _FileView:  # fmt: skip
     if path == target.path:
         return _FileView(True, False, False, frozenset(), frozenset())
     names: set[str] = set()
     aliases: set[str] = set()
     imports = importers.get(file_id, [])
+    everything = False
     for module, imported in imports:
         listed = [name for name in imported.split(",") if name]
+        everything = everything or "*" in listed or (language in _INCLUDE_LANGUAGES and not listed)
         names.update(listed)
         aliases.update(_module_aliases(module, listed))
         # an import of the definition's file naming no names names its last part: a Java, Kotlin
         # or C# import of a class (``com.acme.ledger.Ledger``), a Go package (``store``)
         names.add(_LAST_PART.split(module.strip("./\\:"))[-1])
+    if sight is not None:  # the namespaces say (C#, PHP)
+        how = sight.get(file_id, "")
+        return _FileView(False, bool(imports) or bool(how), False, frozenset(names), frozenset(aliases), everything, how)
     same_package = (
         language == target.language and language in _FOLDER_PACKAGES and posixpath.dirname(path) == folder
     )
-    return _FileView(False, bool(imports), same_package, frozenset(names), frozenset(aliases))
+    return _FileView(False, bool(imports), same_package, frozenset(names), frozenset(aliases), everything)
 
 
 def _module_aliases(module: str, names: Iterable[str]) -> set[str]:

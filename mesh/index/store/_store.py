@@ -81,7 +81,7 @@ log = logging.getLogger("mesh.index")
 
 #: Bump when the tables or the meaning of derived columns (import targets, gRPC keys) change:
 #: an index of another version is set aside and rebuilt.
-SCHEMA_VERSION: Final = "7"
+SCHEMA_VERSION: Final = "8"
 #: How long a writer waits for another writer of the same index before giving up.
 BUSY_TIMEOUT_MS: Final = 5000
 DB_NAME: Final = "index.db"
@@ -122,8 +122,11 @@ CREATE TABLE def_text(file_id INTEGER PRIMARY KEY, data BLOB NOT NULL);
 CREATE INDEX defs_name ON defs(name COLLATE NOCASE);
 CREATE INDEX defs_file ON defs(file_id);
 CREATE TABLE imports(file_id INTEGER NOT NULL, module TEXT NOT NULL, names TEXT NOT NULL, line INTEGER NOT NULL,
-                     target_path TEXT, target_service TEXT);
+                     target_path TEXT, target_service TEXT, scope TEXT NOT NULL DEFAULT '');
 CREATE INDEX imports_file ON imports(file_id);
+CREATE TABLE namespaces(file_id INTEGER NOT NULL, name TEXT NOT NULL, line INTEGER NOT NULL, end_line INTEGER NOT NULL);
+CREATE INDEX namespaces_file ON namespaces(file_id);
+CREATE INDEX namespaces_name ON namespaces(name);
 CREATE TABLE refs(name TEXT NOT NULL, file_id INTEGER NOT NULL, sites TEXT NOT NULL, PRIMARY KEY(name, file_id))
                   WITHOUT ROWID;
 CREATE TABLE ref_names(file_id INTEGER PRIMARY KEY, names BLOB NOT NULL);
@@ -188,7 +191,7 @@ CREATE VIRTUAL TABLE text USING fts5(body, content='', detail=none, tokenize='tr
 """
 
 #: Tables holding per-file facts, keyed by ``file_id``.
-_FACT_TABLES: Final = ("defs", "def_text", "ref_names", "imports", "grpc", "proto_services", "proto_methods", "proto_messages", "sections",
+_FACT_TABLES: Final = ("defs", "def_text", "ref_names", "imports", "namespaces", "grpc", "proto_services", "proto_methods", "proto_messages", "sections",
                        "deps", "proto_files", "proto_options", "http_routes", "http_calls", "messages", "settings",
                        "constants")  # fmt: skip
 
@@ -864,8 +867,13 @@ class Writer:
             db.execute("INSERT INTO ref_names VALUES (?, ?)", (file_id, names))
         if facts.imports:
             db.executemany(
-                "INSERT INTO imports VALUES (?, ?, ?, ?, NULL, NULL)",
-                [(file_id, i.module, ",".join(i.names), i.line) for i in facts.imports],
+                "INSERT INTO imports VALUES (?, ?, ?, ?, NULL, NULL, ?)",
+                [(file_id, i.module, ",".join(i.names), i.line, i.scope) for i in facts.imports],
+            )
+        if facts.namespaces:
+            db.executemany(
+                "INSERT INTO namespaces VALUES (?, ?, ?, ?)",
+                [(file_id, n.name, n.line, n.end_line) for n in facts.namespaces],
             )
         if facts.grpc:
             db.executemany(

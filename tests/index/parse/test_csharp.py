@@ -7,7 +7,7 @@ import textwrap
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mesh.index import Definition, FileFacts, GrpcRole, Import
+from mesh.index import Definition, FileFacts, GrpcRole, Import, Namespace
 from mesh.index.parse import _csharp, extract
 from tests.support.facts import call, client, handler, server
 
@@ -105,13 +105,23 @@ def test_definitions() -> None:
 def test_usings() -> None:
     facts = cs(SERVICE)
     assert facts.imports == (
-        I("System.Threading", 1),
+        I("System.Threading", 1, scope=I.PROJECT),  # a global using holds in the whole project
         I("Acme.Orders.Orders", 2),
         I("Acme.Orders.V1", 3),
         I("Grpc.Core", 4),
     )
     assert facts.error == ""
     assert facts.language == "csharp"
+
+
+def test_namespaces_block_nested_and_file_scoped() -> None:
+    """The namespaces a file declares, whole and dotted, with their lines: what a ``using`` elsewhere names."""
+    block = cs("namespace Acme.Orders {\n  namespace V1 {\n    class A {}\n  }\n  class B {}\n}\n")
+    assert block.namespaces == (Namespace("Acme.Orders", 1, 6), Namespace("Acme.Orders.V1", 2, 4))
+    scoped = cs("using System;\n\nnamespace Acme.Billing;\n\npublic class Invoice {}\n")
+    assert scoped.namespaces == (Namespace("Acme.Billing", 3, 6),)
+    assert [(d.name, d.container) for d in scoped.definitions] == [("Invoice", "")]
+    assert cs("class Loose {}\n").namespaces == ()
 
 
 def test_server_handlers_clients_and_calls() -> None:

@@ -77,6 +77,9 @@
    (array_declarator size: (identifier) @name) (bitfield_clause (identifier) @name)])
   @reference.use (#match? @name "^(k[A-Z]|[A-Z])"))
 ((qualified_identifier scope: (_) @qualifier name: (identifier) @name) @reference.use (#match? @name "^(k[A-Z]|[A-Z])"))
+; a static member read through its class, whatever its spelling (LuaSpanContext::description):
+; a local is never qualified
+((qualified_identifier scope: (_) @qualifier name: (identifier) @name) @reference.use (#match? @qualifier "^[A-Z]"))
 ((qualified_identifier scope: (namespace_identifier) @name) @reference.use (#match? @name "^[A-Z]"))
 ((field_expression argument: (_) @qualifier field: (field_identifier) @name) @reference.use
   (#match? @name "^(k[A-Z]|[A-Z])"))

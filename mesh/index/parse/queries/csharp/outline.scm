@@ -2,6 +2,8 @@
 ; Each capture names the kind of definition; a record is a class or, as `record struct`, a struct;
 ; a field is a definition (kind constant) only when const or static readonly.
 (namespace_declaration name: (_)) @module
+; a file-scoped namespace is no definition: the file's namespace (a Namespace fact)
+(file_scoped_namespace_declaration name: (_) @file_namespace)
 (class_declaration name: (_)) @class
 (struct_declaration name: (_)) @struct
 (interface_declaration name: (_)) @interface
