@@ -261,7 +261,8 @@ class _Rows:
 
     def imports(self, path: str, service: str, line: int, target: str, kind: str = "code") -> None:
         self.db.execute(
-            "INSERT INTO imports VALUES (?, 'm', '', ?, ?, ?)", (self.file(path, service, kind), line, target, target)
+            "INSERT INTO imports(file_id, module, names, line, target_path, target_service) VALUES (?, 'm', '', ?, ?, ?)",
+            (self.file(path, service, kind), line, target, target),
         )
 
     def grpc(

@@ -15,7 +15,7 @@ import attrs
 from ..index.query._references import find_references, with_enclosing
 from ..index.query._search import file_text
 from ..index.query._symbols import SymbolRow, find_symbols, nearest_names
-from ..render._navigation import SymbolResult, compose_symbol
+from ..render._navigation import PREVIEW_MAX, SymbolResult, compose_symbol
 from ..render._paging import Rendered, call_text, code
 from ._args import describe
 from ._registry import ToolError
@@ -51,8 +51,11 @@ def run(args: Args, view: View) -> Rendered:
     container = _container(view, best)
     siblings = _siblings(view, best)
     sites = find_references(view.db, best)
-    preview = with_enclosing(view.db, [site for site in sites if site.resolved][:5] or sites[:5])
-    sites = [*preview, *(site for site in sites if site not in preview)] if preview else sites
+    # Resolved sites come first, so the preview is a prefix of the list: it replaces that prefix
+    # (comparing sites would fail, the preview's have their enclosing definition filled in).
+    shown = sum(1 for site in sites[:PREVIEW_MAX] if site.resolved) or min(PREVIEW_MAX, len(sites))
+    preview = with_enclosing(view.db, sites[:shown])
+    sites = [*preview, *sites[shown:]]
     codes = lines_of(view, [(site.path, site.line) for site in preview])
     return compose_symbol(
         best, source, args.lines, container, siblings, sites, codes, others, arguments_of(args),

@@ -245,3 +245,19 @@ def test_php_use_with_an_alias_and_ruby_require_chains_INV_NAV_1(build: Any) -> 
         ruby = {f"{site.path}:{site.line}": site.how for site in find_references(db, ruby_rows[0])}
     assert php == {"php/Checkout.php:6": "qualified", "php/Other.php:4": "by name"}
     assert ruby == {"rb/checkout.rb:5": "qualified"}
+
+
+def test_inherited_members_and_no_reference_across_languages_INV_NAV_1(build: Any) -> None:
+    """A member of a base class is reached through a derived class that does not override it (its
+    instances, its own ``this``); a derived class that overrides it takes its receivers away; a
+    file of another language never names it, not even by name."""
+    with build({
+        "web/page.js": "export class Page {\n  visit() {\n    return 1;\n  }\n}\n",
+        "web/cart.js": "import { Page } from './page';\n\nexport class Cart extends Page {\n  open() {\n    return this.visit();\n  }\n}\n",
+        "web/home.js": "import { Page } from './page';\n\nexport class Home extends Page {\n  visit() {\n    return 2;\n  }\n}\n",
+        "web/test.js": "import { Cart } from './cart';\nimport { Home } from './home';\n\nconst cart = new Cart();\nconst home = new Home();\ncart.visit();\nhome.visit();\n",
+        "Tool.java": "class Tool {\n  void run(Page page) {\n    page.visit();\n  }\n}\n",
+    }) as db:  # fmt: skip
+        rows = [row for row in find_symbols(db, "Page.visit") if row.path == "web/page.js"]
+        found = {f"{site.path}:{site.line}": site.how for site in find_references(db, rows[0])}
+    assert found == {"web/cart.js:5": "inherited", "web/test.js:6": "inherited"}

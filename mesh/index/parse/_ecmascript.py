@@ -663,7 +663,8 @@ class _Extraction:
 
     def _module_constants(self, declaration: tree_sitter.Node, objects: set[int]) -> Iterator[_Found]:
         """The constants of a module-level ``const``: a literal value (``TAX_RATE = 0.2``, ``"x"``,
-        ``[1, 2]``), or any value under a name in capitals (``API_URL = process.env.API ?? "/"``); an
+        ``[1, 2]``), any value under a name in capitals (``API_URL = process.env.API ?? "/"``), or any
+        value exported (``export const toaster = createToaster()``: the module's API); an
         object (plain, frozen with ``Object.freeze``, or ``as const``) under a capitalised name is an
         enum-like constant whose literal properties are its constants (``Status.PAID``). Functions and
         classes held by a const are functions and classes, not constants. ``objects`` gains each
@@ -671,6 +672,7 @@ class _Extraction:
         kind = declaration.child_by_field_name("kind")
         if kind is None or kind.type != "const":
             return
+        exported = declaration.parent is not None and declaration.parent.type == "export_statement"
         for declarator in declaration.named_children:
             if declarator.type != "variable_declarator":
                 continue
@@ -683,11 +685,11 @@ class _Extraction:
                 continue  # a function, a class, a module: not constants
             if value.type == "object":
                 if not name[:1].isupper():
-                    continue
+                    continue  # a lower-case object: the container of its functions (``api.get``)
                 objects.add(declarator.id)
                 yield declarator.start_byte, -declarator.end_byte, "constant", declarator, name, "", False
                 yield from self._object_members(value, "", 0, constants=True)
-            elif value.type in _LITERALS or _CAPITALS.fullmatch(name):
+            elif value.type in _LITERALS or _CAPITALS.fullmatch(name) or exported:
                 yield declarator.start_byte, -declarator.end_byte, "constant", declarator, name, "", False
 
     def _require_call(self, node: tree_sitter.Node) -> bool:

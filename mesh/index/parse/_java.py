@@ -7,7 +7,7 @@ anonymous class, gets the dotted path of what encloses it as its container. A de
 is its name's line (annotations above it do not count). An import's module is the path as written
 without ``import``, ``static`` and ``;`` (``com.acme.*`` for a wildcard). Each definition carries
 its signature and Javadoc line, and the file its references (``queries/java/references.scm``), for
-code navigation (:mod:`._navigation`). Constants (static final fields, interface fields, enum
+code navigation (:mod:`._navigation`). Constants (static final fields, static fields named as constants, interface fields, enum
 constants: kind ``constant``) are definitions too, added once the passes that read the definitions'
 spans as scopes are done. A bare use of a member a single import takes from a class (``import
 static a.b.Pricing.shipping``, ``import a.b.Outer.Inner``) is a use qualified by that class
@@ -37,6 +37,7 @@ all (:func:`~._common.too_broken`).
 
 from __future__ import annotations
 
+import re
 from typing import Final
 
 import tree_sitter
@@ -142,6 +143,7 @@ def extract(source: bytes) -> FileFacts:
         language=_LANGUAGE,
         definitions=definitions.merged(constants),
         imports=tuple(imports),
+        namespaces=_jvm_syntax.package(root, source),
         grpc=grpc,
         http_routes=links.http_routes,
         http_calls=links.http_calls,
@@ -156,8 +158,9 @@ def extract(source: bytes) -> FileFacts:
 def _constants(
     definitions: Definitions, captured: list[dict[str, list[tree_sitter.Node]]], source: bytes
 ) -> list[tuple[int, Definition]]:
-    """(start, definition) of each constant: a static final field, an interface field, an enum
-    constant (kind ``constant``, its container the class, interface or enum around it).
+    """(start, definition) of each constant: a static final field, a static field named as a
+    constant (``ZERO``), an interface field, an enum constant (kind ``constant``, its container the
+    class, interface or enum around it).
 
     They are kept out of ``definitions`` itself: the gRPC and link passes read its spans as scopes
     (a stub held in a ``static final`` field is the class's), and a field is none."""
@@ -167,10 +170,13 @@ def _constants(
         if node.type == "enum_constant":
             names = captures["name"]
         else:
-            if node.type == "field_declaration" and not _static(node):
+            modifiers = _modifiers(node) if node.type == "field_declaration" else {"static", "final"}
+            if "static" not in modifiers:
                 continue
             names = [name for declarator in node.children_by_field_name("declarator")
                      if (name := declarator.child_by_field_name("name")) is not None]  # fmt: skip
+            if "final" not in modifiers:  # a constant by its name alone (``public static Money ZERO``)
+                names = [name for name in names if _CONSTANT_NAME.fullmatch(_ts.text(name, source))]
         if not names:
             continue
         signature, doc = _navigation.details(_LANGUAGE, node, source)
@@ -182,9 +188,13 @@ def _constants(
     return out
 
 
-def _static(node: tree_sitter.Node) -> bool:
+#: A field named as a constant (``MAX_SIZE``, ``ZERO``): one holding a value, even when not final.
+_CONSTANT_NAME: Final = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*")
+
+
+def _modifiers(node: tree_sitter.Node) -> set[str]:
     modifiers = next((child for child in node.children if child.type == "modifiers"), None)
-    return modifiers is not None and any(child.type == "static" for child in modifiers.children)
+    return {child.type for child in modifiers.children} if modifiers is not None else set()
 
 
 def _import(node: tree_sitter.Node, source: bytes, imports: list[Import], grpc_imports: JvmImports) -> None:

@@ -18,7 +18,7 @@ from typing import Final
 import attrs
 import tree_sitter
 
-from .._facts import Reference
+from .._facts import Namespace, Reference
 from . import _ts
 from ._common import squash
 
@@ -32,6 +32,7 @@ __all__ = [
     "Syntax",
     "imported_members",
     "named_nodes",
+    "package",
     "parse_bounded",
     "qualify_imported",
     "same",
@@ -819,6 +820,18 @@ def unglue_annotations(source: bytes, root: tree_sitter.Node) -> bytes | None:
                 patched[position + match.start()] = 0x20
             position = end + 1
     return bytes(patched) if patched != source else None
+
+
+def package(root: tree_sitter.Node, source: bytes) -> tuple[Namespace, ...]:
+    """The file's ``package a.b.c`` (Java's declaration, Kotlin's header) as the namespace of the
+    whole file; none in the default package."""
+    for child in root.named_children:
+        if child.type in ("package_declaration", "package_header"):
+            named = [node for node in child.named_children if node.type in ("scoped_identifier", "qualified_identifier", "identifier")]
+            if named:
+                name = "".join(_ts.text(named[0], source).split())
+                return (Namespace(name, _ts.line(child), max(_ts.end_line(root), _ts.line(child))),)
+    return ()
 
 
 def parse_bounded(language: str, source: bytes) -> tree_sitter.Node | None:

@@ -163,6 +163,7 @@ def extract(source: bytes) -> FileFacts:
         language=_LANGUAGE,
         definitions=definitions.merged(constants),
         imports=tuple(imports),
+        namespaces=_jvm_syntax.package(root, source),
         grpc=grpc,
         http_routes=links.http_routes,
         http_calls=links.http_calls,

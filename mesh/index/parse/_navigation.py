@@ -289,13 +289,42 @@ def _name(node: tree_sitter.Node, source: bytes) -> str | None:
     return name if _NAME.fullmatch(name) else None
 
 
+#: Expressions whose value is a new instance of the type they name: field holding the type.
+_CREATIONS: Final = {"new_expression": "constructor", "object_creation_expression": "type"}
+#: Mockito's ``verify(mock)`` and ``when(mock)`` (``doThrow(e).when(mock)``) return the mock itself.
+_MOCK_RETURNING: Final = frozenset({b"verify", b"when"})
+
+
 def _qualifier(node: tree_sitter.Node, source: bytes) -> str:
+    """What is written before a name, dotted; a receiver that states its own type stands for that
+    type (``new Cart().submit()`` is qualified ``Cart``; Java's ``verify(orders).create()`` is
+    qualified ``orders``)."""
+    stated = _stated(node)
+    if stated is not None:
+        node = stated
     if node.end_byte - node.start_byte > _QUALIFIER_CHARS_MAX:
         return EXPRESSION
     text = source[node.start_byte : node.end_byte].decode("utf-8", "replace").strip()
     if not _DOTTED.fullmatch(text):
         return EXPRESSION
     return _SEPARATOR.sub(".", text)
+
+
+def _stated(node: tree_sitter.Node) -> tree_sitter.Node | None:
+    """The type a ``new`` expression names (generic arguments aside), or the mock a Mockito
+    ``verify``/``when`` call returns; None for any other node."""
+    field = _CREATIONS.get(node.type)
+    if field is not None:
+        named = node.child_by_field_name(field)
+        while named is not None and named.type in ("generic_type", "generic_name"):
+            named = named.named_children[0] if named.named_children else None
+        return named
+    if node.type == "method_invocation":
+        name, arguments = node.child_by_field_name("name"), node.child_by_field_name("arguments")
+        if name is not None and name.text in _MOCK_RETURNING and arguments is not None and arguments.named_child_count == 1:
+            only = arguments.named_children[0]
+            return only if only.type == "identifier" else None
+    return None
 
 
 # -- signature and doc line -------------------------------------------------------------------------

@@ -6,18 +6,30 @@ name, the sites of that name in it). Finding the references of a definition ``D`
 container ``C``, file ``F``) reads the rows named ``n`` and decides each site from what its file
 ``G`` can see of ``F`` and from what is written before the name (the qualifier):
 
-- ``G`` sees ``F`` when it is ``F``, when one of its imports resolves to ``F`` or to ``F``'s folder
-  (a Go package, an import of a directory) or includes a header that does (C, C++), or when both
-  sit in one folder in a language whose folder is a package or namespace (Go, Java, Kotlin, C#);
+- only a file of ``F``'s language family is looked at (JavaScript and TypeScript; Java and
+  Kotlin; C and C++; each other language alone): code never names another language's definitions;
+- ``G`` sees ``F`` when it is ``F``; when one of its imports resolves to ``F`` or to ``F``'s folder
+  (a Go package, an import of a directory), or includes a header that does (C, C++: through up to
+  :data:`INCLUDE_DEPTH` headers), or requires a file that does (Ruby); when both sit in one folder
+  of a Go package; or, where ``F`` declares a namespace or package (C#, PHP, Java, Kotlin: the
+  ``namespaces`` table), when ``G`` is in it (C#: or in one inside it), imports it or its class
+  (``using``, a project's ``global using``, ``use A\\B\\Cls``, ``import a.b.*``/``a.b.Cls``), the
+  nearest of two copies of a class winning;
 - a member of ``C`` (method, field, constant, nested type) is reached by a site qualified
   ``self``/``this``/``cls``/``super``/``static``/``parent`` inside ``C``; qualified by ``C`` itself
   (``OrderService.create``, ``pkg.OrderService.create``) from a file that sees ``F``; unqualified
   inside ``C``'s span; through a receiver the file gives the type ``C`` (a use of ``C`` that binds
-  it: ``self.db = UserDb()``, ``OrderService orders``, ``def f(store: Store)``); or through a
-  receiver named after ``C`` (``orderService``, ``self._orders``) from a file that sees ``F``;
+  it: ``self.db = UserDb()``, ``OrderService orders``, ``def f(store: Store)``); through a receiver
+  named after ``C`` (``orderService``, ``self._orders``) from a file that sees ``F``; or the same
+  ways through a class deriving from ``C`` that does not override the member (``class Cart extends
+  Page``: ``cart.visit()``, ``this.visit()`` inside ``Cart``), found from the heritage references
+  that bind the derived class's name;
+- what a namespace holds (C++ ``namespace``, C#, PHP, Ruby ``module``) is reached like a top-level
+  definition, or qualified by the namespace (``social::load``, ``Pitstop.Model.Customer``);
 - a top-level definition is reached unqualified from ``F``, from a file importing the name from
-  ``F`` or every name of it (an ``#include``, a wildcard import), or from the same package; qualified by the module or package alias ``G`` imports ``F``
-  under (``pricing.total``, ``store.New``);
+  ``F`` or every name of it (an ``#include``, a wildcard import), or from the same package or
+  namespace; qualified by the module or package alias ``G`` imports ``F`` under
+  (``pricing.total``, ``store.New``);
 
 Everything else with the same name is a match ``by name``: listed after the resolved ones, never
 counted as resolved. A site resolved for a rival (another definition of the same name that ``G``
@@ -49,6 +61,7 @@ _VALUE_KINDS: Final = frozenset({"function", "method", "constant"})
 #: Languages whose folder is a package or a namespace: its files see each other without imports.
 _FOLDER_PACKAGES: Final = frozenset({"go", "java", "kotlin", "csharp"})
 _WORD: Final = re.compile(r"[A-Za-z0-9]+")
+_CONSTANT_NAME: Final = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[A-Z]{2,}[0-9]*")
 _LAST_PART: Final = re.compile(r"::|[./\\]")
 
 
@@ -130,13 +143,22 @@ def find_references(db: sqlite3.Connection, target: SymbolRow) -> list[RefSite]:
     owner = _owner(target.container) if member else ""
     importers = _importers(db, target.path, folder)
     bound = _bindings(db, owner) if member else {}
+    # a constant (``CHICKEN_PRICE``, ``Money.ZERO``'s kind) typed in one file is that type wherever
+    # it is used: its name is the workspace's, not a local's
+    shared = frozenset(receiver for receivers in bound.values() for receiver in receivers
+                       if _CONSTANT_NAME.fullmatch(receiver.rsplit(".", 1)[-1]))  # fmt: skip
     rival_bound = _rival_bindings(db, rivals, owner)
     twins = member and _has_twins(db, target, owner)
+    heirs = _heirs(db, owner, rivals, importers if twins else None, folder) if member else {}
+    heir_bound = _heir_bindings(db, heirs)
     spans: dict[int, list[tuple[int, int, str, str]]] = {}
     out: list[RefSite] = []
+    family = _family(target.language)
     for file_id, path, service, language, file_kind, sites in rows:
+        if _family(language) != family:
+            continue  # code never names another language's definitions, not even by name
         view = _file_view(file_id, path, language, target, folder, importers, sight)
-        needs_spans = path == target.path or path in rival_files
+        needs_spans = path == target.path or path in rival_files or file_id in heirs
         for site in sites.split("\n"):
             number, _, rest = site.partition(" ")
             line = int(number)
@@ -153,7 +175,9 @@ def find_references(db: sqlite3.Connection, target: SymbolRow) -> list[RefSite]:
                     spans[file_id] = _spans(db, file_id)
                 around = _around(spans[file_id], line)
             if member:
-                how = _member(target, owner, qualifier, view, around, bound.get(file_id, frozenset()), twins)
+                how = _member(target, owner, qualifier, view, around, bound.get(file_id, frozenset()) | shared, twins)
+                if not how and heirs:
+                    how = _inherited(language, qualifier, around, heirs.get(file_id, ()), heir_bound, file_id)
             else:
                 how = _top_level(target, qualifier, view, namespace, declared)
             if how and overloads:
@@ -171,6 +195,15 @@ def find_references(db: sqlite3.Connection, target: SymbolRow) -> list[RefSite]:
             out.append(RefSite(path, service, language, file_kind, line, kind, qualifier, around, how or BY_NAME))
     out.sort(key=lambda site: (not site.resolved, site.file_kind != "code", site.service, site.path, site.line))
     return out
+
+
+#: Languages whose code calls each other's definitions directly (one compiler or runtime).
+_FAMILIES: Final = {"typescript": "ecmascript", "tsx": "ecmascript", "javascript": "ecmascript",
+                    "java": "jvm", "kotlin": "jvm", "c": "cpp"}  # fmt: skip
+
+
+def _family(language: str) -> str:
+    return _FAMILIES.get(language, language)
 
 
 def _owner(container: str) -> str:
@@ -299,6 +332,81 @@ def _member(
     return ""
 
 
+#: Languages where a member of the class is called bare from its own code (implicit ``this``).
+_IMPLICIT_SELF: Final = frozenset({"java", "kotlin", "csharp", "cpp", "ruby"})
+#: How many levels of derived classes a member is followed down.
+HEIR_DEPTH: Final = 3
+_CLASS_KINDS: Final = ("class", "struct", "interface", "trait", "type", "module", "enum")
+
+
+def _heirs(
+    db: sqlite3.Connection, owner: str, rivals: list[SymbolRow], importers: dict[int, list[tuple[str, str]]] | None,
+    folder: str,
+) -> dict[int, tuple[str, ...]]:  # fmt: skip
+    """file id -> the classes it defines that derive from ``owner`` (directly or through up to
+    :data:`HEIR_DEPTH` levels) without overriding the member (a class defining its own member of
+    the name, a rival, is no heir, nor what derives from it). A derived class names its base in a
+    heritage reference that binds the derived class's name (``class Cart extends Page``). With a
+    class of the same name elsewhere (``importers`` given), only a file that imports the base's
+    file or sits in its folder derives from this one."""
+    overriding = {_owner(rival.container) for rival in rivals if rival.container}
+    found: dict[int, set[str]] = {}
+    frontier, seen = {owner}, {owner}
+    for _ in range(HEIR_DEPTH):
+        onward: set[str] = set()
+        for base in sorted(frontier):
+            for file_id, sites in db.execute("SELECT file_id, sites FROM refs WHERE name = ?", (base,)):
+                named = {site.partition(">")[2].partition("#")[0] for site in sites.split("\n") if ">" in site}
+                named = {name for name in named if name and "." not in name and name not in seen and name not in overriding}
+                if not named:
+                    continue
+                marks = ",".join("?" * len(named))
+                classes = {name for (name,) in db.execute(
+                    f"SELECT name FROM defs WHERE file_id = ? AND name IN ({marks}) AND kind IN {_CLASS_KINDS}",
+                    (file_id, *sorted(named)))}  # fmt: skip
+                if importers is not None and base == owner and classes and file_id not in importers:
+                    row = db.execute("SELECT path FROM files WHERE id = ?", (file_id,)).fetchone()
+                    if row is None or posixpath.dirname(row[0]) != folder:
+                        continue
+                for name in classes:
+                    found.setdefault(file_id, set()).add(name)
+                    onward.add(name)
+        seen |= onward
+        frontier = onward
+        if not frontier:
+            break
+    return {file_id: tuple(sorted(names)) for file_id, names in found.items()}
+
+
+def _heir_bindings(db: sqlite3.Connection, heirs: dict[int, tuple[str, ...]]) -> dict[int, frozenset[str]]:
+    """file id -> the receivers it types with a class deriving from the owner, and those classes' names."""
+    names = sorted({name for classes in heirs.values() for name in classes})
+    found: dict[int, set[str]] = {}
+    for name in names:
+        for file_id, receivers in _bindings(db, name).items():
+            found.setdefault(file_id, set()).update(receivers)
+    named = frozenset(names)
+    return {file_id: frozenset(receivers) | named for file_id, receivers in found.items()} | ({-1: named} if named else {})
+
+
+def _inherited(
+    language: str, qualifier: str, around: str, classes: tuple[str, ...], heir_bound: dict[int, frozenset[str]],
+    file_id: int,
+) -> str:  # fmt: skip
+    """How a site reaches a member through a class deriving from its owner ("" when it does not):
+    from the derived class's own code (``this.visit()``, bare in Java), through a receiver typed
+    with it, or qualified by its name."""
+    if classes and any(_inside(around, cls) or around.rsplit(".", 1)[0].endswith(cls) for cls in classes):
+        if qualifier in _SELF or (not qualifier and language in _IMPLICIT_SELF):
+            return "inherited"
+    if not qualifier or qualifier in _SELF:
+        return ""
+    receiver = _receiver(qualifier)
+    if receiver in heir_bound.get(file_id, ()) or receiver.rsplit(".", 1)[-1] in heir_bound.get(-1, ()):
+        return "inherited"
+    return ""
+
+
 def _words(name: str) -> int:
     return len(_WORD.findall(re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", name).replace("_", " ")))
 
@@ -377,9 +485,14 @@ def _namespace(db: sqlite3.Connection, target: SymbolRow) -> str:
     return name if row is not None else ""
 
 
+#: Languages whose files declare the namespace or package they belong to -> the family whose
+#: files see each other's (a Kotlin file sees the Java classes of its package).
+_NAMESPACED: Final = {"csharp": "csharp", "php": "php", "java": "jvm", "kotlin": "jvm"}
+
+
 def _declared_namespace(db: sqlite3.Connection, target: SymbolRow) -> str | None:
     """The innermost namespace the target's file declares around it (C#, PHP), dotted; None when none."""
-    if target.language not in ("csharp", "php"):
+    if target.language not in _NAMESPACED:
         return None
     declared = db.execute(
         "SELECT name FROM namespaces WHERE file_id = ? AND line <= ? AND end_line >= ? ORDER BY line DESC LIMIT 1",
@@ -389,47 +502,87 @@ def _declared_namespace(db: sqlite3.Connection, target: SymbolRow) -> str | None
 
 
 def _namespace_sight(db: sqlite3.Connection, target: SymbolRow, namespace: str | None, rows: list[tuple]) -> dict[int, str] | None:
-    """file id -> how it sees the namespace ``target`` is declared in, for the C# and PHP files of
-    ``rows``; None when the target's file declares no namespace (folders decide, as before).
+    """file id -> how it sees the namespace ``target`` is declared in, for the files of ``rows`` in
+    its language family; None when the target's file declares no namespace (folders decide).
 
     C#: a file in that namespace or one inside it (``A.B.C`` sees ``A.B``), one with ``using A.B;``,
     or one of a project (the folder of a ``.csproj``) where any file says ``global using A.B;``.
     PHP: a file in that very namespace, or one with ``use A\\B\\Cls;`` of the class (or of the
-    class holding the member)."""
+    class holding the member). Java and Kotlin: a file of the same package, or one importing the
+    class (a top-level Kotlin function) or the package's ``*``. When another file declares the same
+    class in the same namespace (a module copied into another), a file sees the copy nearest it."""
     if namespace is None:
         return None
-    wanted = {file_id for file_id, _, _, language, *_ in rows if language == target.language}
-    sight: dict[int, str] = {}
-    inside = "name = ?" if target.language == "php" else "(name = ? OR substr(name, 1, ?) = ?)"
-    args = (namespace,) if target.language == "php" else (namespace, len(namespace) + 1, namespace + ".")
-    for (file_id,) in db.execute(f"SELECT DISTINCT file_id FROM namespaces WHERE {inside}", args):
+    family = _NAMESPACED[target.language]
+    wanted = {file_id: path for file_id, path, _, language, *_ in rows if _NAMESPACED.get(language) == family}
+    cls = target.name if not target.container or _namespace(db, target) else _owner(target.container)
+    if family == "jvm":
+        sight = _jvm_sight(db, namespace, cls, wanted)
+    elif family == "php":
+        sight = _php_sight(db, namespace, cls, wanted)
+    else:
+        sight = _csharp_sight(db, namespace, wanted)
+    twins = [path for (path,) in db.execute(
+        "SELECT DISTINCT f.path FROM namespaces n JOIN defs d ON d.file_id = n.file_id JOIN files f ON f.id = n.file_id"
+        " WHERE n.name = ? AND d.name = ? AND d.container IN ('', ?) AND n.file_id != ?",
+        (namespace, cls, namespace, target.file_id))]  # fmt: skip
+    if twins:
+        nearest = {file_id for file_id in sight if _shared(wanted[file_id], target.path) > max(
+            _shared(wanted[file_id], twin) for twin in twins)}  # fmt: skip
+        sight = {file_id: how for file_id, how in sight.items() if file_id in nearest}
+    return sight
+
+
+def _shared(a: str, b: str) -> int:
+    """How many leading folders two paths share."""
+    count = 0
+    for left, right in zip(a.split("/")[:-1], b.split("/")[:-1], strict=False):
+        if left != right:
+            break
+        count += 1
+    return count
+
+
+def _in_namespace(db: sqlite3.Connection, namespace: str, wanted: dict[int, str], nested: bool, how: str) -> dict[int, str]:
+    inside = "(name = ? OR substr(name, 1, ?) = ?)" if nested else "name = ?"
+    args = (namespace, len(namespace) + 1, namespace + ".") if nested else (namespace,)
+    return {file_id: how for (file_id,) in db.execute(f"SELECT DISTINCT file_id FROM namespaces WHERE {inside}", args)
+            if file_id in wanted}  # fmt: skip
+
+
+def _jvm_sight(db: sqlite3.Connection, namespace: str, cls: str, wanted: dict[int, str]) -> dict[int, str]:
+    sight = _in_namespace(db, namespace, wanted, False, "same package")
+    for (file_id,) in db.execute("SELECT file_id FROM imports WHERE module IN (?, ?)", (f"{namespace}.*", f"{namespace}.{cls}")):
         if file_id in wanted:
-            sight[file_id] = "same namespace"
-    if target.language == "php":
-        cls = target.name if not target.container or _namespace(db, target) else _owner(target.container)
-        spelled = {f"{namespace}.{cls}".replace(".", "\\"), namespace.replace(".", "\\")}
-        marks = ",".join("?" * len(spelled))
-        for file_id, module, names in db.execute(
-            f"SELECT file_id, module, names FROM imports WHERE module IN ({marks})", sorted(spelled)
-        ):
-            if file_id in wanted and (module.endswith("\\" + cls) or cls in names.split(",")):
-                sight.setdefault(file_id, "imported")
-        return sight
+            sight.setdefault(file_id, "imported")
+    return sight
+
+
+def _php_sight(db: sqlite3.Connection, namespace: str, cls: str, wanted: dict[int, str]) -> dict[int, str]:
+    sight = _in_namespace(db, namespace, wanted, False, "same namespace")
+    spelled = sorted({f"{namespace}.{cls}".replace(".", "\\"), namespace.replace(".", "\\")})
+    marks = ",".join("?" * len(spelled))
+    for file_id, module, names in db.execute(f"SELECT file_id, module, names FROM imports WHERE module IN ({marks})", spelled):
+        if file_id in wanted and (module.endswith("\\" + cls) or cls in names.split(",")):
+            sight.setdefault(file_id, "imported")
+    return sight
+
+
+def _csharp_sight(db: sqlite3.Connection, namespace: str, wanted: dict[int, str]) -> dict[int, str]:
+    sight = _in_namespace(db, namespace, wanted, True, "same namespace")
     roots: set[str] = set()
     for file_id, scope, path in db.execute(
-        "SELECT i.file_id, i.scope, f.path FROM imports i JOIN files f ON f.id = i.file_id WHERE i.module = ?",
-        (namespace,),
+        "SELECT i.file_id, i.scope, f.path FROM imports i JOIN files f ON f.id = i.file_id WHERE i.module = ?", (namespace,)
     ):
         if scope == "project":
             roots.add(path)
         elif file_id in wanted:
             sight.setdefault(file_id, "using")
     if roots:
-        projects = sorted(posixpath.dirname(path) for (path,) in db.execute(
-            "SELECT path FROM files WHERE path LIKE '%.csproj'"))  # fmt: skip
+        projects = sorted(posixpath.dirname(path) for (path,) in db.execute("SELECT path FROM files WHERE path LIKE '%.csproj'"))
         global_roots = {_project(path, projects) for path in roots} - {None}
-        for file_id, path, *_ in rows:
-            if file_id in wanted and file_id not in sight and _project(path, projects) in global_roots:
+        for file_id, path in wanted.items():
+            if file_id not in sight and _project(path, projects) in global_roots:
                 sight[file_id] = "global using"
     return sight
 

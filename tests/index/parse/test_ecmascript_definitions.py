@@ -226,3 +226,15 @@ def test_deeply_nested_objects_stop_at_a_bound() -> None:
     assert facts.definitions == ()
     shallow = "const a = " + "{ b: " * 3 + "{ f() {} }" + " }" * 3 + ";\n"
     assert js(shallow).definitions == (D("f", "method", "a.b.b.b", 1, 1),)
+
+
+def test_an_exported_const_is_a_constant_whatever_its_value_and_name() -> None:
+    """What a module exports is its API: ``export const toaster = createToaster()`` is looked up by name."""
+    facts = ts(
+        """
+        export const toaster = createToaster({ placement: "bottom" })
+        const local = make()
+        export const handler = () => 1
+        """
+    )
+    assert [(d.name, d.kind) for d in facts.definitions] == [("toaster", "constant"), ("handler", "function")]

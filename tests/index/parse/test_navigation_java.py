@@ -304,6 +304,7 @@ def test_constants_are_definitions_of_their_class_interface_or_enum() -> None:
             static final int MIN = 1, MAX = 50;
             private final int instance = 3;
             static int counter;
+            public static Money ZERO = new Money(0);
             final static String NAME = "x";
             interface Limits { int CAP = 9; }
             enum Status {
@@ -322,10 +323,12 @@ def test_constants_are_definitions_of_their_class_interface_or_enum() -> None:
         ("TAX_RATE", "Pricing", 4, "public static final double TAX_RATE = 0.2", "The tax rate."),
         ("MIN", "Pricing", 5, "static final int MIN = 1, MAX = 50", ""),
         ("MAX", "Pricing", 5, "static final int MIN = 1, MAX = 50", ""),
-        ("NAME", "Pricing", 8, 'final static String NAME = "x"', ""),
-        ("CAP", "Pricing.Limits", 9, "int CAP = 9", ""),
-        ("PENDING", "Pricing.Status", 11, "PENDING", ""),
-        ("PAID", "Pricing.Status", 13, 'PAID("p")', "Settled."),
+        # static and named as a constant: one in all but the keyword (a static ``counter`` is not)
+        ("ZERO", "Pricing", 8, "public static Money ZERO = new Money(0)", ""),
+        ("NAME", "Pricing", 9, 'final static String NAME = "x"', ""),
+        ("CAP", "Pricing.Limits", 10, "int CAP = 9", ""),
+        ("PENDING", "Pricing.Status", 12, "PENDING", ""),
+        ("PAID", "Pricing.Status", 14, 'PAID("p")', "Settled."),
     ]
     # in source order among the other definitions, and no scope of their own: f of PAID's body is the enum's
     names = [(d.name, d.kind, d.container) for d in facts.definitions]

@@ -162,3 +162,10 @@
    (qualified_identifier name: (template_function name: (identifier) @make
      arguments: (template_argument_list . (type_descriptor type: [(type_identifier) @name (qualified_identifier scope: (_) @qualifier name: (type_identifier) @name)]))))]) @reference.new)
   (#match? @make "^make_(unique|shared)$"))
+
+; heritage: a base class or interface gives the class deriving from it (@binds): a member of the
+; base reached through the derived class, its instances or its own code is the base's
+([(class_specifier name: (_) @binds (base_class_clause [(type_identifier) @name (template_type name: (type_identifier) @name)
+                                                       (qualified_identifier scope: (_) @qualifier name: [(type_identifier) @name (template_type name: (type_identifier) @name)])]))
+  (struct_specifier name: (_) @binds (base_class_clause [(type_identifier) @name (template_type name: (type_identifier) @name)
+                                                        (qualified_identifier scope: (_) @qualifier name: [(type_identifier) @name (template_type name: (type_identifier) @name)])]))]) @reference.type

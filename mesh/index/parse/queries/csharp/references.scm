@@ -109,3 +109,10 @@
          (qualified_name qualifier: (_) @qualifier name: [(identifier) @name (generic_name . (identifier) @name)])])
    (as_expression right: [(identifier) @name (generic_name . (identifier) @name)
          (qualified_name qualifier: (_) @qualifier name: [(identifier) @name (generic_name . (identifier) @name)])])] @reference.type)
+
+; heritage: a base class or interface gives the class deriving from it (@binds): a member of the
+; base reached through the derived class, its instances or its own code is the base's
+([(class_declaration name: (_) @binds (base_list [(identifier) @name (generic_name . (identifier) @name)]))
+  (struct_declaration name: (_) @binds (base_list [(identifier) @name (generic_name . (identifier) @name)]))
+  (record_declaration name: (_) @binds (base_list [(identifier) @name (generic_name . (identifier) @name)]))
+  (interface_declaration name: (_) @binds (base_list [(identifier) @name (generic_name . (identifier) @name)]))]) @reference.type

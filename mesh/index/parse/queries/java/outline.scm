@@ -10,7 +10,8 @@
 (compact_constructor_declaration name: (identifier) @name) @def
 (import_declaration) @import
 ; constants (kind "constant"; the extractor adds them once the passes reading definitions as
-; scopes are done): interface fields, enum constants, and final fields (kept when also static)
+; scopes are done): interface fields, enum constants, and fields with modifiers (kept when static
+; and final, or static and named as a constant: public static Money ZERO)
 (constant_declaration) @constant
 (enum_constant name: (identifier) @name) @constant
-(field_declaration (modifiers "final")) @constant
+(field_declaration (modifiers)) @constant

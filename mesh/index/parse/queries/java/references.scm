@@ -120,3 +120,11 @@
 ; values: a class, an enum constant or a constant read (Status, Status.NEW, MAX_SIZE, Config.TIMEOUT)
 ((identifier) @name @reference.use (#match? @name "^[A-Z]"))
 ((field_access object: (_) @qualifier field: (identifier) @name) @reference.use (#match? @name "^[A-Z]"))
+
+; heritage: a base class or interface gives the class deriving from it (@binds): a member of the
+; base reached through the derived class, its instances or its own code is the base's
+([(class_declaration name: (_) @binds superclass: (superclass [(type_identifier) @name (generic_type . (type_identifier) @name)]))
+  (class_declaration name: (_) @binds interfaces: (super_interfaces (type_list [(type_identifier) @name (generic_type . (type_identifier) @name)])))
+  (enum_declaration name: (_) @binds interfaces: (super_interfaces (type_list [(type_identifier) @name (generic_type . (type_identifier) @name)])))
+  (record_declaration name: (_) @binds interfaces: (super_interfaces (type_list [(type_identifier) @name (generic_type . (type_identifier) @name)])))
+  (interface_declaration name: (_) @binds (extends_interfaces (type_list [(type_identifier) @name (generic_type . (type_identifier) @name)])))]) @reference.type

@@ -60,3 +60,8 @@
 ; lower-case name only when the file imports or defines it: else it is most likely a variable)
 (arguments (member_expression object: (_) @qualifier property: (property_identifier) @name) @reference.use)
 (arguments (identifier) @name @known @reference.use)
+
+; heritage: a base class or interface gives the class deriving from it (@binds): a member of the
+; base reached through the derived class, its instances or its own code is the base's
+(class_declaration name: (_) @binds (class_heritage (identifier) @name)) @reference.type
+(class_declaration name: (_) @binds (class_heritage (member_expression object: (_) @qualifier property: (property_identifier) @name))) @reference.type

@@ -77,3 +77,18 @@
 ; values: an object, an enum entry or a constant read (Status, Color.RED, MAX, Order.Companion)
 ((identifier) @name @reference.use (#match? @name "^[A-Z]"))
 ((navigation_expression . (_) @qualifier . (identifier) @name .) @reference.use (#match? @name "^[A-Z]"))
+
+; heritage: a base class or interface gives the class deriving from it (@binds): a member of the
+; base reached through the derived class, its instances or its own code is the base's
+([(class_declaration name: (_) @binds (delegation_specifiers (delegation_specifier [
+      (user_type . (identifier) @name .) (user_type . (identifier) @name . (type_arguments))
+      (user_type (identifier) @qualifier . (identifier) @name .) (user_type (identifier) @qualifier . (identifier) @name . (type_arguments))
+      (constructor_invocation [(user_type . (identifier) @name .) (user_type . (identifier) @name . (type_arguments))
+                               (user_type (identifier) @qualifier . (identifier) @name .)
+                               (user_type (identifier) @qualifier . (identifier) @name . (type_arguments))])])))
+  (object_declaration name: (_) @binds (delegation_specifiers (delegation_specifier [
+      (user_type . (identifier) @name .) (user_type . (identifier) @name . (type_arguments))
+      (user_type (identifier) @qualifier . (identifier) @name .) (user_type (identifier) @qualifier . (identifier) @name . (type_arguments))
+      (constructor_invocation [(user_type . (identifier) @name .) (user_type . (identifier) @name . (type_arguments))
+                               (user_type (identifier) @qualifier . (identifier) @name .)
+                               (user_type (identifier) @qualifier . (identifier) @name . (type_arguments))])])))]) @reference.type

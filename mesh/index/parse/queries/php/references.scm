@@ -65,3 +65,8 @@
 ((catch_clause
    type: (type_list . (named_type [(name) @name (qualified_name prefix: (_)? @qualifier (name) @name)]) .)
    name: (_) @binds) @reference.type)
+
+; heritage: a base class or interface gives the class deriving from it (@binds): a member of the
+; base reached through the derived class, its instances or its own code is the base's
+(class_declaration name: (_) @binds [(base_clause [(name) @name (qualified_name prefix: (_)? @qualifier (name) @name)])
+                                      (class_interface_clause [(name) @name (qualified_name prefix: (_)? @qualifier (name) @name)])]) @reference.type

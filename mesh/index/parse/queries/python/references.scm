@@ -45,3 +45,8 @@
 (argument_list (attribute object: (_) @qualifier attribute: (identifier) @name) @reference.use)
 (argument_list (identifier) @name @known @reference.use)
 (keyword_argument value: (identifier) @name @known @reference.use)
+
+; heritage: a base class or interface gives the class deriving from it (@binds): a member of the
+; base reached through the derived class, its instances or its own code is the base's
+(class_definition name: (_) @binds superclasses: (argument_list (identifier) @name)) @reference.type
+(class_definition name: (_) @binds superclasses: (argument_list (attribute object: (_) @qualifier attribute: (identifier) @name))) @reference.type

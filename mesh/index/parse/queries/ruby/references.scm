@@ -74,3 +74,8 @@
 (rescue
   exceptions: (exceptions . (scope_resolution scope: (_) @qualifier name: (constant) @name) .) @reference.type
   variable: (exception_variable (identifier) @binds))
+
+; heritage: a base class or interface gives the class deriving from it (@binds): a member of the
+; base reached through the derived class, its instances or its own code is the base's
+(class name: (constant) @binds superclass: (superclass (constant) @name)) @reference.type
+(class name: (constant) @binds superclass: (superclass (scope_resolution scope: (_) @qualifier name: (constant) @name))) @reference.type

@@ -120,3 +120,13 @@
 ; lower-case name only when the file imports or defines it: else it is most likely a variable)
 (arguments (member_expression object: (_) @qualifier property: (property_identifier) @name) @reference.use)
 (arguments (identifier) @name @known @reference.use)
+
+; heritage: a base class or interface gives the class deriving from it (@binds): a member of the
+; base reached through the derived class, its instances or its own code is the base's
+([(class_declaration name: (_) @binds (class_heritage [(extends_clause value: (identifier) @name)
+                                                      (implements_clause (type_identifier) @name)]))
+  (abstract_class_declaration name: (_) @binds (class_heritage [(extends_clause value: (identifier) @name)
+                                                               (implements_clause (type_identifier) @name)]))
+  (interface_declaration name: (_) @binds (extends_type_clause type: (type_identifier) @name))]) @reference.type
+([(class_declaration name: (_) @binds (class_heritage (extends_clause value: (member_expression object: (_) @qualifier property: (property_identifier) @name))))
+  (abstract_class_declaration name: (_) @binds (class_heritage (extends_clause value: (member_expression object: (_) @qualifier property: (property_identifier) @name))))]) @reference.type
