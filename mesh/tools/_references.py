@@ -48,7 +48,7 @@ def answer(args: Args, view: View) -> str:
 
 
 def run(args: Args, view: View) -> Rendered:
-    found = find_symbols(view.db, args.name)
+    found = find_symbols(view.db, args.name, texts=1)
     if not found:
         raise ToolError(not_found(view, args.name, NAME))
     target = found[0]

@@ -15,7 +15,7 @@ import attrs
 from ..index.query._references import find_references, with_enclosing
 from ..index.query._search import file_text
 from ..index.query._symbols import SymbolRow, find_symbols, nearest_names
-from ..render._navigation import PREVIEW_MAX, SymbolResult, compose_symbol
+from ..render._navigation import OTHERS_MAX, PREVIEW_MAX, SymbolResult, compose_symbol
 from ..render._paging import Rendered, call_text, code
 from ._args import describe
 from ._registry import ToolError
@@ -43,7 +43,7 @@ def answer(args: Args, view: View) -> str:
 
 
 def run(args: Args, view: View) -> Rendered:
-    found = find_symbols(view.db, args.name)
+    found = find_symbols(view.db, args.name, texts=1 + OTHERS_MAX)
     if not found:
         raise ToolError(not_found(view, args.name, NAME))
     best, others = found[0], found[1:]

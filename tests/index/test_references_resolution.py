@@ -247,10 +247,10 @@ def test_php_use_with_an_alias_and_ruby_require_chains_INV_NAV_1(build: Any) -> 
     assert ruby == {"rb/checkout.rb:5": "qualified"}
 
 
-def test_inherited_members_and_no_reference_across_languages_INV_NAV_1(build: Any) -> None:
-    """A member of a base class is reached through a derived class that does not override it (its
-    instances, its own ``this``); a derived class that overrides it takes its receivers away; a
-    file of another language never names it, not even by name."""
+def test_inherited_members_and_no_reference_across_languages_INV_NAV_1_INV_NAV_5(build: Any) -> None:
+    """INV-NAV-1, INV-NAV-5: a member of a base class is reached through a derived class that does not
+    override it (its instances, its own ``this``); a derived class that overrides it takes its
+    receivers away; a file of another language never names it, not even by name."""
     with build({
         "web/page.js": "export class Page {\n  visit() {\n    return 1;\n  }\n}\n",
         "web/cart.js": "import { Page } from './page';\n\nexport class Cart extends Page {\n  open() {\n    return this.visit();\n  }\n}\n",
@@ -261,3 +261,29 @@ def test_inherited_members_and_no_reference_across_languages_INV_NAV_1(build: An
         rows = [row for row in find_symbols(db, "Page.visit") if row.path == "web/page.js"]
         found = {f"{site.path}:{site.line}": site.how for site in find_references(db, rows[0])}
     assert found == {"web/cart.js:5": "inherited", "web/test.js:6": "inherited"}
+
+
+def test_extension_methods_and_java_enum_case_labels_INV_NAV_1(build: Any) -> None:
+    """A C# extension method (``this`` on its first parameter) is called on any receiver where its
+    namespace is in scope; a Kotlin extension function on any receiver where it is imported; a
+    Java enum constant is named bare in a switch on it."""
+    with build({
+        "Defaults/Defaults.csproj": "<Project />\n",
+        "Defaults/Extensions.cs": "namespace Acme.Defaults;\n\npublic static class Extensions\n{\n"
+                                  "    public static App MapDefaults(this App app) { return app; }\n}\n",
+        "Api/Api.csproj": "<Project />\n",
+        "Api/Program.cs": "using Acme.Defaults;\n\nclass Program { void Main(App app) { app.MapDefaults(); } }\n",
+        "Jobs/Jobs.csproj": "<Project />\n",
+        "Jobs/Job.cs": "namespace Acme.Jobs;\n\nclass Job { void Run(App app) { app.MapDefaults(); } }\n",
+        "kt/Text.kt": "package acme.text\n\nfun String.slug(): String = lowercase()\n",
+        "kt/Use.kt": "package acme.app\n\nimport acme.text.slug\n\nfun title(t: String) = t.slug()\n",
+        "java/State.java": "package acme;\n\npublic enum State { OPEN, DONE }\n",
+        "java/Ticket.java": "package acme;\n\nclass Ticket {\n  State state;\n  int f() {\n    switch (state) {\n"
+                            "      case OPEN: return 1;\n      default: return 0;\n    }\n  }\n}\n",
+    }) as db:  # fmt: skip
+        extension = sites(db, "MapDefaults")
+        slug = sites(db, "slug")
+        opened = sites(db, "State.OPEN")
+    assert extension == {"Api/Program.cs:3": "extension", "Jobs/Job.cs:3": "by name"}
+    assert slug == {"kt/Use.kt:5": "extension"}
+    assert opened == {"java/Ticket.java:7": "case label"}

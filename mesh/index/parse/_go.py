@@ -202,7 +202,8 @@ def _references(root: tree_sitter.Node, source: bytes, definitions: Definitions)
     given two types in the file binds neither: bindings are compared per file at query time, and a
     receiver ``s`` of two types, or a parameter ``req`` of several, says nothing sure of its calls.
     """
-    found = _navigation.references(_LANGUAGE, root, source)
+    known = frozenset(d.name for d in definitions.facts if not d.container and d.kind in ("constant", "function"))
+    found = _navigation.references(_LANGUAGE, root, source, known)
     if not any(reference.binds for reference in found):
         return found
     fields = _field_binds(definitions, source)

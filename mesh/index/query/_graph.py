@@ -305,11 +305,13 @@ class Scope:
 
 
 def _batched(db: sqlite3.Connection, sql: str, values: Iterable[str], *extra: Any) -> Iterator[tuple]:
-    """Rows of ``sql`` (holding ``{marks}`` for the ``IN`` list, bound first) over ``values`` in batches."""
+    """Rows of ``sql`` (holding ``{marks}`` for the ``IN`` list, bound first, as many times as it is
+    written) over ``values`` in batches."""
     ordered = sorted(set(values))
+    times = sql.count("{marks}")
     for start in range(0, len(ordered), BATCH):
         chunk = ordered[start : start + BATCH]
-        yield from db.execute(sql.format(marks=", ".join("?" * len(chunk))), (*chunk, *extra))
+        yield from db.execute(sql.format(marks=", ".join("?" * len(chunk))), (*(chunk * times), *extra))
 
 
 def _under(column: str, folder: str) -> tuple[str, tuple[str, ...]]:
@@ -737,7 +739,8 @@ def _naming_hits(db: sqlite3.Connection, wanted: set[str], defining: Sequence[st
     local: dict[tuple[str, str], set[str]] = defaultdict(set)
     for path, language, name in _batched(
         db,
-        "SELECT f.path, f.language, d.name FROM defs d JOIN files f ON f.id = d.file_id WHERE d.name IN ({marks})"
+        "SELECT f.path, f.language, d.name FROM defs d JOIN files f ON f.id = d.file_id"
+        " WHERE d.name COLLATE NOCASE IN ({marks}) AND d.name IN ({marks})"
         f" AND d.kind IN ({', '.join(repr(kind) for kind in _TYPE_KINDS)}) AND f.kind IN ('code', 'test')",
         {item.top for item in every.values()},
     ):

@@ -38,6 +38,7 @@ sees better) is not a match of ``D`` at all.
 
 from __future__ import annotations
 
+import functools
 import posixpath
 import re
 import sqlite3
@@ -127,21 +128,30 @@ def find_references(db: sqlite3.Connection, target: SymbolRow) -> list[RefSite]:
     ).fetchall()
     if not rows:
         return []
+    target = _with_text(db, target)
     rivals = _rivals(db, target)
     own_range = parameter_range(target)
+    extension = _extension(target)
+    enum_constant = (
+        target.language == "java" and target.kind == "constant" and bool(target.container)
+        and _kind_of(db, target.file_id, target.container) == "enum"
+    )  # fmt: skip
     # Overloads: others of the name in the same class and file taking other arguments (the same
     # parameters again are the one function declared and defined: C++'s ``Pop();`` in the class
     # and ``ClientPool<T>::Pop() {...}`` below it).
     overloads = [bounds for bounds in (parameter_range(rival) for rival in rivals
                  if rival.path == target.path and rival.container == target.container) if bounds != own_range]  # fmt: skip
-    rival_files = {rival.path for rival in rivals}
+    rivals_by_path: dict[str, list[SymbolRow]] = {}
+    for rival in rivals:
+        rivals_by_path.setdefault(rival.path, []).append(rival)
+    rival_files = set(rivals_by_path)
     folder = posixpath.dirname(target.path)
     namespace = _namespace(db, target)
     declared = _declared_namespace(db, target)
     sight = _namespace_sight(db, target, declared, rows)
     member = bool(target.container) and not namespace
     owner = _owner(target.container) if member else ""
-    importers = _importers(db, target.path, folder)
+    importers = _importers(db, target.path, folder, frozenset({target.name, target.container.split(".")[0]} - {""}))
     bound = _bindings(db, owner) if member else {}
     # a constant (``CHICKEN_PRICE``, ``Money.ZERO``'s kind) typed in one file is that type wherever
     # it is used: its name is the workspace's, not a local's
@@ -170,7 +180,9 @@ def find_references(db: sqlite3.Connection, target: SymbolRow) -> list[RefSite]:
                 continue  # a type named ``Status`` is not the property or constant named ``Status``
             arity = int(arity_text) if arity_text.isdigit() else -1
             around = ""
-            if needs_spans:
+            # the definition around the site decides only bare and self-qualified sites, and those
+            # of files defining the target, a rival or an heir (thousands of files for ``__init__``)
+            if needs_spans and (not qualifier or qualifier in _SELF or file_id in heirs):
                 if file_id not in spans:
                     spans[file_id] = _spans(db, file_id)
                 around = _around(spans[file_id], line)
@@ -178,8 +190,12 @@ def find_references(db: sqlite3.Connection, target: SymbolRow) -> list[RefSite]:
                 how = _member(target, owner, qualifier, view, around, bound.get(file_id, frozenset()) | shared, twins)
                 if not how and heirs:
                     how = _inherited(language, qualifier, around, heirs.get(file_id, ()), heir_bound, file_id)
+                if not how and enum_constant and not qualifier and kind == "use" and view.sees and path not in rival_files:
+                    how = "case label"  # Java names an enum's constant bare only in a switch on it
             else:
                 how = _top_level(target, qualifier, view, namespace, declared)
+            if not how and extension and qualifier and qualifier not in _SELF and view.sees and kind == "call":
+                how = "extension"  # an extension method is called on any receiver where it is in scope
             if how and overloads:
                 fits = _fits(own_range, arity)
                 if fits is False:
@@ -188,7 +204,7 @@ def find_references(db: sqlite3.Connection, target: SymbolRow) -> list[RefSite]:
                     how = ""  # the arguments do not tell the overloads apart
             if how == "receiver" and _rival_typed(rival_bound, file_id, qualifier):
                 how = ""  # named like this class, but typed with (or named) another that has the name
-            if not how and _rival_reached(rivals, path, qualifier, around):
+            if not how and _rival_reached(rivals_by_path.get(path, ()), qualifier, around):
                 continue
             if not how and qualifier and _rival_typed(rival_bound, file_id, qualifier):
                 continue  # a receiver the file types with another class that has the name
@@ -204,6 +220,40 @@ _FAMILIES: Final = {"typescript": "ecmascript", "tsx": "ecmascript", "javascript
 
 def _family(language: str) -> str:
     return _FAMILIES.get(language, language)
+
+
+def _with_text(db: sqlite3.Connection, target: SymbolRow) -> SymbolRow:
+    """``target`` with its signature and doc line (a row read without them gets them here)."""
+    if target.signature:
+        return target
+    from ._symbols import COLUMNS, rows_of
+
+    found = rows_of(db, db.execute(f"SELECT {COLUMNS} FROM defs d JOIN files f ON f.id = d.file_id"
+                                   " WHERE d.file_id = ? AND d.name = ? AND d.line = ?", (target.file_id, target.name, target.line)))  # fmt: skip
+    return next((row for row in found if row.container == target.container and row.kind == target.kind), target)
+
+
+#: A Kotlin extension function's declaration: ``fun <T> List<T>.second()``, ``fun String?.slug()``.
+_KOTLIN_EXTENSION: Final = re.compile(r"\bfun\s+(?:<[^>]*>\s*)?[\w.<>?, ]+\.(\w+)\s*\(")
+
+
+def _extension(target: SymbolRow) -> bool:
+    """Whether ``target`` is called as a method of a type it does not belong to: a C# extension
+    method (``static X Name(this Type t)``), a Kotlin extension function (``fun Type.name()``)."""
+    if target.language == "csharp":
+        return target.kind == "method" and "(this " in target.signature.replace("( this", "(this")
+    if target.language == "kotlin":
+        named = _KOTLIN_EXTENSION.search(target.signature)
+        return named is not None and named.group(1) == target.name
+    return False
+
+
+def _kind_of(db: sqlite3.Connection, file_id: int, qualified: str) -> str:
+    """The kind of the definition of the file named ``qualified`` (``Outer.Inner``), "" when none."""
+    container, _, name = qualified.rpartition(".")
+    row = db.execute("SELECT kind FROM defs WHERE file_id = ? AND name = ? AND container = ? LIMIT 1",
+                     (file_id, name, container)).fetchone()  # fmt: skip
+    return row[0] if row is not None else ""
 
 
 def _owner(container: str) -> str:
@@ -288,7 +338,10 @@ def _rivals(db: sqlite3.Connection, target: SymbolRow) -> list[SymbolRow]:
     """The other definitions of the same name."""
     from ._symbols import COLUMNS, rows_of
 
-    selected = db.execute(f"SELECT {COLUMNS} FROM defs d JOIN files f ON f.id = d.file_id WHERE d.name = ?", (target.name,))
+    selected = db.execute(
+        f"SELECT {COLUMNS} FROM defs d JOIN files f ON f.id = d.file_id WHERE d.name = ? COLLATE NOCASE AND d.name = ?",
+        (target.name, target.name),
+    )  # the index on names is case-blind: the first term lets the query use it
     # Signatures are read for the overloads only (the target's file): a common name has hundreds of rivals.
     rivals = [row for row in rows_of(db, selected, text=False) if not (row.path == target.path and row.line == target.line)]
     if any(row.file_id == target.file_id for row in rivals):
@@ -299,12 +352,11 @@ def _rivals(db: sqlite3.Connection, target: SymbolRow) -> list[SymbolRow]:
     return rivals
 
 
-def _rival_reached(rivals: list[SymbolRow], path: str, qualifier: str, around: str) -> bool:
-    """Whether a site this definition does not reach is reached by a rival of the same file (a
-    method of the class around it, called on ``self``, or a function of that file called bare)."""
+def _rival_reached(rivals: Iterable[SymbolRow], qualifier: str, around: str) -> bool:
+    """Whether a site this definition does not reach is reached by a rival of its file (``rivals``:
+    those of the site's file): a method of the class around it, called on ``self``, or a function
+    of that file called bare."""
     for rival in rivals:
-        if rival.path != path:
-            continue
         if rival.container and qualifier in _SELF and _inside(around, rival.container):
             return True
         if not rival.container and not qualifier:
@@ -411,6 +463,7 @@ def _words(name: str) -> int:
     return len(_WORD.findall(re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", name).replace("_", " ")))
 
 
+@functools.lru_cache(maxsize=4096)
 def _receiver(dotted: str) -> str:
     """A receiver as bindings are compared: without ``self.``/``this.``/``@``/``$this.``."""
     for prefix in ("self.", "this.", "$this.", "@", "cls.", "me."):
@@ -442,9 +495,10 @@ def _has_twins(db: sqlite3.Connection, target: SymbolRow, owner: str) -> bool:
     (copies of a class in two modules of a repository)."""
     return (
         db.execute(
-            "SELECT 1 FROM defs d JOIN files f ON f.id = d.file_id WHERE d.name = ? AND f.path != ? AND f.language = ?"
-            " AND d.kind IN ('class', 'struct', 'interface', 'enum', 'trait', 'type', 'module') LIMIT 1",
-            (owner, target.path, target.language),
+            "SELECT 1 FROM defs d JOIN files f ON f.id = d.file_id WHERE d.name = ? COLLATE NOCASE AND d.name = ?"
+            " AND f.path != ? AND f.language = ? AND d.kind IN ('class', 'struct', 'interface', 'enum', 'trait', 'type',"
+            " 'module') LIMIT 1",
+            (owner, owner, target.path, target.language),
         ).fetchone()
         is not None
     )
@@ -526,6 +580,8 @@ def _namespace_sight(db: sqlite3.Connection, target: SymbolRow, namespace: str |
         "SELECT DISTINCT f.path FROM namespaces n JOIN defs d ON d.file_id = n.file_id JOIN files f ON f.id = n.file_id"
         " WHERE n.name = ? AND d.name = ? AND d.container IN ('', ?) AND n.file_id != ?",
         (namespace, cls, namespace, target.file_id))]  # fmt: skip
+    # a class in two files of one folder is one class in parts (C#'s ``partial``), not two copies
+    twins = [twin for twin in twins if posixpath.dirname(twin) != posixpath.dirname(target.path)]
     if twins:
         nearest = {file_id for file_id in sight if _shared(wanted[file_id], target.path) > max(
             _shared(wanted[file_id], twin) for twin in twins)}  # fmt: skip
@@ -658,12 +714,16 @@ def _around(spans: list[tuple[int, int, str, str]], line: int) -> str:
     return found
 
 
-def _importers(db: sqlite3.Connection, path: str, folder: str) -> dict[int, list[tuple[str, str]]]:
+def _importers(
+    db: sqlite3.Connection, path: str, folder: str, followed: frozenset[str] | None = None
+) -> dict[int, list[tuple[str, str]]]:
     """file id -> (module, names) of each of its imports that resolves to ``path`` or ``folder``,
     or that takes names of them from a file importing them (a barrel re-exporting them: Python's
     ``__init__.py``, TypeScript's ``index.ts``, Rust's ``pub use``), through up to
     :data:`REEXPORT_DEPTH` such files; or that includes a header including them (C and C++),
-    through up to :data:`INCLUDE_DEPTH` headers."""
+    through up to :data:`INCLUDE_DEPTH` headers. With ``followed``, only those names are followed
+    through barrels (the definition's and its class's: ``from __future__ import annotations`` in
+    thousands of files makes none of them a barrel of anything else)."""
     found: dict[int, list[tuple[str, str]]] = {}
     frontier: dict[str, frozenset[str] | None] = {path: None, folder: None}  # None: every name
     seen = set(frontier)
@@ -688,8 +748,10 @@ def _importers(db: sqlite3.Connection, path: str, folder: str) -> dict[int, list
                 continue
             if includes and allowed is None and (_is_header(importer) or language in _LOADING_LANGUAGES):
                 onward[importer] = None  # a header including the file: whoever includes it sees it all
-            elif kept and depth < REEXPORT_DEPTH and onward.get(importer, set()) is not None:
-                onward.setdefault(importer, set()).update(kept)  # type: ignore[union-attr]
+                continue
+            passed = kept if followed is None else [name for name in kept if name in followed]
+            if passed and depth < REEXPORT_DEPTH and onward.get(importer, set()) is not None:
+                onward.setdefault(importer, set()).update(passed)  # type: ignore[union-attr]
         frontier = {barrel: None if names is None else frozenset(names) for barrel, names in sorted(onward.items())}
         seen.update(frontier)
         if not frontier:

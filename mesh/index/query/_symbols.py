@@ -97,8 +97,12 @@ def split_symbol(text: str) -> tuple[str, tuple[str, ...]]:
     return parts[-1], tuple(parts[:-1])
 
 
-def find_symbols(db: sqlite3.Connection, text: str, *, scope_sql: str = "", scope_params: tuple = ()) -> list[SymbolRow]:
-    """Every definition ``text`` may name, best first (empty: nothing is named so)."""
+def find_symbols(
+    db: sqlite3.Connection, text: str, *, scope_sql: str = "", scope_params: tuple = (), texts: int | None = None
+) -> list[SymbolRow]:
+    """Every definition ``text`` may name, best first (empty: nothing is named so); with ``texts``,
+    only the first that many carry their signature and doc line (a common name has thousands of
+    definitions, and an answer shows a few)."""
     text = text.strip()
     located = _PATH_LINE.match(text)
     if located is not None:
@@ -107,16 +111,15 @@ def find_symbols(db: sqlite3.Connection, text: str, *, scope_sql: str = "", scop
     name, qualifiers = split_symbol(text)
     if not name:
         return []
-    rows = rows_of(
-        db,
-        db.execute(
-            f"SELECT {COLUMNS} FROM defs d JOIN files f ON f.id = d.file_id WHERE d.name = ? COLLATE NOCASE{scope_sql}",
-            (name, *scope_params),
-        ),
-    )
-    if qualifiers:
-        rows = [row for row in rows if _qualified_by(row, qualifiers)]
-    return sorted(rows, key=lambda row: _rank(row, name, qualifiers))
+    selected = db.execute(
+        f"SELECT {COLUMNS} FROM defs d JOIN files f ON f.id = d.file_id WHERE d.name = ? COLLATE NOCASE{scope_sql}",
+        (name, *scope_params),
+    ).fetchall()
+    rows = rows_of(db, selected, text=False)
+    order = [index for index in range(len(rows)) if not qualifiers or _qualified_by(rows[index], qualifiers)]
+    order.sort(key=lambda index: _rank(rows[index], name, qualifiers))
+    shown = order if texts is None else order[:texts]
+    return [*rows_of(db, [selected[index] for index in shown]), *(rows[index] for index in order[len(shown) :])]
 
 
 def _qualified_by(row: SymbolRow, qualifiers: tuple[str, ...]) -> bool:

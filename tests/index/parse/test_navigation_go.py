@@ -469,3 +469,26 @@ def test_methods_and_functions_passed_as_values() -> None:
         ("Handler", 6, "use", "pb"),
         ("timeout", 6, "use", "s.cfg"),
     }
+
+
+def test_lower_case_package_names_read_as_values_when_the_file_defines_them() -> None:
+    """A package constant or function of the file passed as a value is a use; a local is not."""
+    refs = _refs(
+        """
+        package store
+
+        const componentName = "statestore"
+
+        func helper() int { return 1 }
+
+        func run(client Client, local string) {
+            client.Save(componentName, local)
+            register(helper)
+            name := componentName
+            _ = name
+        }
+        """
+    )
+    uses = {(name, line) for name, line, kind, _ in refs if kind == "use"}
+    assert {("componentName", 8), ("helper", 9), ("componentName", 10)} <= uses
+    assert not {name for name, _ in uses} & {"local", "name", "client"}

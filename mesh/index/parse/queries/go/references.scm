@@ -86,6 +86,21 @@
   (expression_statement (identifier) @name)
 ] @reference.use
  (#match? @name "^[A-Z]"))
+; a lower-case name read where a value goes, when the file defines it at top level (@known: a
+; package constant, variable or function passed as a value, not a local)
+([
+  (argument_list (identifier) @name)
+  (binary_expression (identifier) @name)
+  (unary_expression operand: (identifier) @name)
+  (keyed_element value: (literal_element (identifier) @name))
+  (literal_value (literal_element (identifier) @name))
+  (return_statement (expression_list (identifier) @name))
+  (assignment_statement right: (expression_list (identifier) @name))
+  (short_var_declaration right: (expression_list (identifier) @name))
+  (var_spec value: (expression_list (identifier) @name))
+  (expression_case value: (expression_list (identifier) @name))
+] @reference.use @known
+ (#match? @name "^[a-z_]"))
 
 ; what a declaration gives its type to (T, *T, T[X], pkg.T, *pkg.T): receivers and parameters
 ; (c *Cart, doc store.Priced), var v T, struct fields (rewritten by _go.py to the receiver's field,
