@@ -204,6 +204,8 @@ def _references(root: tree_sitter.Node, source: bytes, definitions: Definitions)
     """
     known = frozenset(d.name for d in definitions.facts if not d.container and d.kind in ("constant", "function"))
     found = _navigation.references(_LANGUAGE, root, source, known)
+    if known:
+        found = _unshadowed(found, _locals(root, source, known))
     if not any(reference.binds for reference in found):
         return found
     fields = _field_binds(definitions, source)
@@ -223,6 +225,45 @@ def _references(root: tree_sitter.Node, source: bytes, definitions: Definitions)
         attrs.evolve(reference, binds="") if reference.binds and len(types[reference.binds]) > 1 else reference
         for reference in rebound
     )
+
+
+#: Names a function declares for itself: parameters, results, ``:=``, ``var``, ``const``, ``range``.
+_LOCALS: Final = """
+(parameter_declaration name: (identifier) @local)
+(variadic_parameter_declaration name: (identifier) @local)
+(short_var_declaration left: (expression_list (identifier) @local))
+(range_clause left: (expression_list (identifier) @local))
+(var_spec name: (identifier) @local)
+(const_spec name: (identifier) @local)
+"""
+_FUNCTIONS: Final = frozenset({"function_declaration", "method_declaration", "func_literal"})
+
+
+def _locals(root: tree_sitter.Node, source: bytes, known: frozenset[str]) -> dict[str, list[tuple[int, int]]]:
+    """name -> the line spans of the functions that declare a local of a top-level name of the file
+    (a parameter ``discount`` shadows the function ``discount`` in its function)."""
+    spans: dict[str, list[tuple[int, int]]] = {}
+    for node in captures(query(_LANGUAGE, _LOCALS), root).get("local", ()):
+        name = _ts.text(node, source)
+        if name not in known:
+            continue
+        scope = node.parent
+        while scope is not None and scope.type not in _FUNCTIONS:
+            scope = scope.parent
+        if scope is not None:  # a top-level var or const is the definition itself
+            spans.setdefault(name, []).append((_ts.line(scope), _ts.end_line(scope)))
+    return spans
+
+
+def _unshadowed(found: tuple[Reference, ...], shadowed: dict[str, list[tuple[int, int]]]) -> tuple[Reference, ...]:
+    """``found`` without the bare uses of a lower-case name inside a function declaring it locally."""
+    if not shadowed:
+        return found
+    return tuple(
+        reference for reference in found
+        if not (reference.kind == "use" and not reference.qualifier and reference.name in shadowed
+                and any(start <= reference.line <= end for start, end in shadowed[reference.name]))
+    )  # fmt: skip
 
 
 def _field_binds(definitions: Definitions, source: bytes) -> dict[tuple[int, str], str]:

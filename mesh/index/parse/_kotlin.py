@@ -127,7 +127,10 @@ _PASSES_MAX: Final = 6
 
 def extract(source: bytes) -> FileFacts:
     """Definitions, imports and gRPC facts of a Kotlin file (a bug raises; ``parse.extract`` records it as the file's error)."""
-    root, parsed = _parse(source)
+    parsed_root = _parse(source)
+    if parsed_root is None:  # no bug: the grammar's runaway parse was cut, and the file says why
+        return FileFacts(language=_LANGUAGE, error=GAVE_UP)
+    root, parsed = parsed_root
     if too_broken(root):
         return FileFacts(language=_LANGUAGE, error=syntax_error(root))
     definitions = Definitions(_LANGUAGE, source)
@@ -175,15 +178,19 @@ def extract(source: bytes) -> FileFacts:
     )
 
 
-def _parse(source: bytes) -> tuple[tree_sitter.Node, bytes]:
+#: The error of a file whose parse cost more than any sound file of its size.
+GAVE_UP: Final = "the Kotlin grammar gave up on this file: parsing it costs more than any sound file"
+
+
+def _parse(source: bytes) -> tuple[tree_sitter.Node, bytes] | None:
     """The root of the best tree and the bytes it was parsed from: the source's (its top-level
     annotations unglued), or the one-line-body retry's when that gets further. A parse that costs
     more than a sound file of its size is given up (:func:`~._jvm_syntax.parse_bounded`): the first
-    raises (the file keeps its text, not its facts), a retry is dropped."""
+    gives None (the file keeps its text, not its facts), a retry is dropped."""
     root = _jvm_syntax.parse_bounded(_LANGUAGE, source)
     if root is None:
         # the grammar has pathological inputs (gigabytes, then a crash, on some malformed files)
-        raise ValueError("the Kotlin grammar gave up on this file: parsing it costs more than any sound file")
+        return None
     unglued = _jvm_syntax.unglue_annotations(source, root)
     retry = _jvm_syntax.parse_bounded(_LANGUAGE, unglued) if unglued is not None else None
     if retry is not None and _first_error(retry) >= _first_error(root):

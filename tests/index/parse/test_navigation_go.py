@@ -487,8 +487,13 @@ def test_lower_case_package_names_read_as_values_when_the_file_defines_them() ->
             name := componentName
             _ = name
         }
+
+        func shadow(helper int) int {
+            return use(helper)
+        }
         """
     )
     uses = {(name, line) for name, line, kind, _ in refs if kind == "use"}
     assert {("componentName", 8), ("helper", 9), ("componentName", 10)} <= uses
     assert not {name for name, _ in uses} & {"local", "name", "client"}
+    assert ("helper", 15) not in uses  # the parameter shadows the function
