@@ -384,6 +384,10 @@ def _cut(line: str) -> str:
     return line if len(line) <= LINE_CHARS_MAX else line[: LINE_CHARS_MAX - 1] + "…"
 
 
+#: The fewest bytes a reference's line takes (its path, line and kind): how many a page may hold.
+_ITEM_BYTES_MIN: Final = 40
+
+
 def compose_references(
     target: SymbolRow, sites: Sequence[RefSite], codes: Mapping[tuple[str, int], str], others: int,
     arguments: Mapping[str, object], *, tool: str, offset: int = 0, page_bytes: int | None = None,
@@ -400,19 +404,22 @@ def compose_references(
     if others:
         head += f"{others} other definitions share the name: `symbol` lists them.\n"
     head += "\n"
-    items = [_reference_line(site, codes.get((site.path, site.line), "")) for site in sites]
-    count, _ = _fits(items[offset:], len(head.encode()) + 200, page_bytes or PAGE_BYTES)
+    budget = page_bytes or PAGE_BYTES
+    # no more items than a page can hold are written: thousands of sites are counted, not rendered
+    window = sites[offset : offset + budget // _ITEM_BYTES_MIN + 1]
+    items = [_reference_line(site, codes.get((site.path, site.line), "")) for site in window]
+    count, _ = _fits(items, len(head.encode()) + 200, budget)
     end = offset + count
     lines: list[str] = []
     group: tuple[bool, str] | None = None
-    for site, item in zip(sites[offset:end], items[offset:end], strict=True):
+    for site, item in zip(sites[offset:end], items[:count], strict=True):
         key = (site.resolved, site.service or "(no service)")
         if key != group:
             title = key[1] if key[0] else f"{key[1]}, by name"
             lines.append(("\n" if lines else "") + f"### {title}\n\n")
             group = key
         lines.append(item)
-    paging = Paging(shown=count, total=len(items), noun="references", next_cursor=str(end) if end < len(items) else None,
+    paging = Paging(shown=count, total=len(sites), noun="references", next_cursor=str(end) if end < len(sites) else None,
                     first=offset)  # fmt: skip
     page = page_of(paging, tool=tool, arguments=arguments, paths=[site.path for site in sites])
     result = ReferencesResult(

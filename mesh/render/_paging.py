@@ -69,7 +69,9 @@ def scope_of(path: str) -> str:
 
 def busiest_scopes(paths: Iterable[str], top: int = BUSIEST) -> list[tuple[str, int]]:
     """The ``top`` sub-scopes holding the most of ``paths``, busiest first, ties by name."""
-    counts = Counter(scope_of(path) for path in paths)
+    counts: Counter[str] = Counter()
+    for path, times in Counter(paths).items():  # thousands of sites sit in far fewer files
+        counts[scope_of(path)] += times
     return sorted(counts.items(), key=lambda item: (-item[1], item[0]))[:top]
 
 

@@ -11,7 +11,7 @@ import attrs
 
 from ..index.query._graph import GraphError
 from ..index.query._references import find_references, with_enclosing
-from ..index.query._symbols import find_symbols
+from ..index.query._symbols import find_symbols, split_symbol
 from ..render._navigation import ReferencesResult, compose_references
 from ..render._paging import Rendered
 from ._args import describe
@@ -43,6 +43,11 @@ class Args:
     )
 
 
+def _bare(name: str) -> bool:
+    """Whether ``name`` is a bare name: ``find_symbols`` then gives every definition of it."""
+    return ":" not in name and not split_symbol(name)[1]
+
+
 def answer(args: Args, view: View) -> str:
     return run(args, view).text
 
@@ -58,7 +63,7 @@ def run(args: Args, view: View) -> Rendered:
         raise ToolError(str(exc)) from None
     sites = [
         site
-        for site in find_references(view.db, target)
+        for site in find_references(view.db, target, found if _bare(args.name) else None)
         if (args.by_name or site.resolved) and (scope is None or scope.holds(site.path, site.service))
     ]
     offset = cursor_offset(args.cursor, len(sites), tool=NAME, args=args, noun="references")

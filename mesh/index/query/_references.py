@@ -43,7 +43,7 @@ import posixpath
 import re
 import sqlite3
 from collections.abc import Iterable
-from typing import Final
+from typing import Final, NamedTuple
 
 import attrs
 
@@ -66,8 +66,9 @@ _CONSTANT_NAME: Final = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[A-Z]{2,}[0-9
 _LAST_PART: Final = re.compile(r"::|[./\\]")
 
 
-@attrs.frozen
-class RefSite:
+class RefSite(NamedTuple):
+    """One site (a tuple: a common name has tens of thousands, made in one pass)."""
+
     path: str
     service: str
     language: str
@@ -113,14 +114,15 @@ class _FileView:
         return self.same_file or self.imports_file or self.same_package
 
 
-def find_references(db: sqlite3.Connection, target: SymbolRow) -> list[RefSite]:
+def find_references(db: sqlite3.Connection, target: SymbolRow, named: list[SymbolRow] | None = None) -> list[RefSite]:
     """Every site that names ``target``: resolved ones first, then those matching by name alone;
     within each, code before tests, then by service, path and line.
 
     A handful of queries whatever the number of sites: the rows of the name, the imports that
     resolve to the definition's file or folder, the receivers typed with its class. ``enclosing``
     is filled only where deciding needed it (the definition's own file); :func:`with_enclosing`
-    fills it for the sites an answer shows."""
+    fills it for the sites an answer shows. ``named``: every definition of the name, when the
+    caller read them (they are the rivals)."""
     rows = db.execute(
         "SELECT r.file_id, f.path, f.service, f.language, f.kind, r.sites FROM refs r JOIN files f ON f.id = r.file_id"
         " WHERE r.name = ? ORDER BY f.path",
@@ -129,7 +131,7 @@ def find_references(db: sqlite3.Connection, target: SymbolRow) -> list[RefSite]:
     if not rows:
         return []
     target = _with_text(db, target)
-    rivals = _rivals(db, target)
+    rivals = _rivals(db, target, named)
     own_range = parameter_range(target)
     extension = _extension(target)
     enum_constant = (
@@ -169,6 +171,10 @@ def find_references(db: sqlite3.Connection, target: SymbolRow) -> list[RefSite]:
             continue  # code never names another language's definitions, not even by name
         view = _file_view(file_id, path, language, target, folder, importers, sight)
         needs_spans = path == target.path or path in rival_files or file_id in heirs
+        if not needs_spans and not _may_resolve(view, member, file_id, sites, bound, shared, heir_bound, declared):
+            out.extend(_by_name(sites, path, service, language, file_kind, target.kind in _VALUE_KINDS,
+                                rival_bound if (file_id in rival_bound or -1 in rival_bound) else None, file_id))  # fmt: skip
+            continue  # nothing ties this file to the definition: every site is a match by name
         for site in sites.split("\n"):
             number, _, rest = site.partition(" ")
             line = int(number)
@@ -209,8 +215,11 @@ def find_references(db: sqlite3.Connection, target: SymbolRow) -> list[RefSite]:
             if not how and qualifier and _rival_typed(rival_bound, file_id, qualifier):
                 continue  # a receiver the file types with another class that has the name
             out.append(RefSite(path, service, language, file_kind, line, kind, qualifier, around, how or BY_NAME))
-    out.sort(key=lambda site: (not site.resolved, site.file_kind != "code", site.service, site.path, site.line))
-    return out
+    # ``rows`` come by path and each file's sites by line: grouping keeps that order within a group
+    groups: dict[tuple[bool, bool, str], list[RefSite]] = {}
+    for site in out:
+        groups.setdefault((site.how == BY_NAME, site.file_kind != "code", site.service), []).append(site)
+    return [site for key in sorted(groups) for site in groups[key]]
 
 
 #: Languages whose code calls each other's definitions directly (one compiler or runtime).
@@ -220,6 +229,50 @@ _FAMILIES: Final = {"typescript": "ecmascript", "tsx": "ecmascript", "javascript
 
 def _family(language: str) -> str:
     return _FAMILIES.get(language, language)
+
+
+def _may_resolve(
+    view: _FileView, member: bool, file_id: int, sites: str, bound: dict[int, frozenset[str]], shared: frozenset[str],
+    heir_bound: dict[int, frozenset[str]], declared: str | None,
+) -> bool:  # fmt: skip
+    """Whether any rule may resolve a site of a file (else all its sites match by name alone): the
+    file sees the definition's, or gives a receiver its class's type (or a derived class's), or one
+    of its sites names what is known anywhere (a constant typed with the class, a derived class, a
+    namespace written whole)."""
+    if view.sees or view.names or view.everything or view.namespace:
+        return True
+    if not member:
+        return bool(declared)
+    if file_id in bound or file_id in heir_bound:
+        return True
+    anywhere = heir_bound.get(-1, frozenset())
+    if not shared and not anywhere:
+        return False
+    for site in sites.split("\n"):
+        qualifier = site.partition(" ")[2][1:].partition("#")[0].partition(">")[0]
+        if qualifier and (_receiver(qualifier) in shared or qualifier.rsplit(".", 1)[-1] in anywhere):
+            return True
+    return False
+
+
+def _by_name(
+    sites: str, path: str, service: str, language: str, file_kind: str, value: bool,
+    rival_bound: dict[int, frozenset[str]] | None, file_id: int,
+) -> list[RefSite]:  # fmt: skip
+    """The sites of a file nothing ties to the definition, as matches by name: bar a type or an
+    instantiation of a value's name, and a receiver typed with a rival's class."""
+    out: list[RefSite] = []
+    append, kinds = out.append, _KINDS
+    for site in sites.split("\n"):
+        number, _, rest = site.partition(" ")
+        kind = kinds.get(rest[:1], "use")
+        if value and (kind == "type" or kind == "new"):
+            continue
+        qualifier = rest[1:].partition("#")[0].partition(">")[0]
+        if qualifier and rival_bound is not None and _rival_typed(rival_bound, file_id, qualifier):
+            continue
+        append(RefSite(path, service, language, file_kind, int(number), kind, qualifier, "", BY_NAME))
+    return out
 
 
 def _with_text(db: sqlite3.Connection, target: SymbolRow) -> SymbolRow:
@@ -266,17 +319,23 @@ def _owner(container: str) -> str:
 
 
 def with_enclosing(db: sqlite3.Connection, sites: list[RefSite]) -> list[RefSite]:
-    """``sites`` with the definition around each filled in (one query a file)."""
-    spans: dict[str, list[tuple[int, int, str, str]]] = {}
+    """``sites`` with the definition around each filled in (one indexed lookup a site: a file of
+    thousands of definitions is not read whole for the few sites a page shows)."""
+    file_ids: dict[str, int | None] = {}
     out = []
     for site in sites:
         if site.enclosing:
             out.append(site)
             continue
-        if site.path not in spans:
+        if site.path not in file_ids:
             row = db.execute("SELECT id FROM files WHERE path = ?", (site.path,)).fetchone()
-            spans[site.path] = _spans(db, row[0]) if row is not None else []
-        out.append(attrs.evolve(site, enclosing=_around(spans[site.path], site.line)))
+            file_ids[site.path] = row[0] if row is not None else None
+        file_id = file_ids[site.path]
+        found = None if file_id is None else db.execute(
+            "SELECT name, container FROM defs WHERE file_id = ? AND line <= ? AND end_line >= ?"
+            " ORDER BY line DESC, end_line ASC LIMIT 1", (file_id, site.line, site.line)).fetchone()  # fmt: skip
+        around = "" if found is None else f"{found[1]}.{found[0]}" if found[1] else found[0]
+        out.append(site._replace(enclosing=around))
     return out
 
 
@@ -334,16 +393,19 @@ def _fits(bounds: tuple[int, int | None] | None, arity: int) -> bool | None:
     return low <= arity and (high is None or arity <= high)
 
 
-def _rivals(db: sqlite3.Connection, target: SymbolRow) -> list[SymbolRow]:
-    """The other definitions of the same name."""
+def _rivals(db: sqlite3.Connection, target: SymbolRow, named: list[SymbolRow] | None = None) -> list[SymbolRow]:
+    """The other definitions of the same name (``named``: every definition of the name, when the
+    caller has them already: ``find_symbols`` of a bare name)."""
     from ._symbols import COLUMNS, rows_of
 
-    selected = db.execute(
-        f"SELECT {COLUMNS} FROM defs d JOIN files f ON f.id = d.file_id WHERE d.name = ? COLLATE NOCASE AND d.name = ?",
-        (target.name, target.name),
-    )  # the index on names is case-blind: the first term lets the query use it
+    if named is None:
+        selected = db.execute(
+            f"SELECT {COLUMNS} FROM defs d JOIN files f ON f.id = d.file_id WHERE d.name = ? COLLATE NOCASE AND d.name = ?",
+            (target.name, target.name),
+        )  # the index on names is case-blind: the first term lets the query use it
+        named = rows_of(db, selected, text=False)
     # Signatures are read for the overloads only (the target's file): a common name has hundreds of rivals.
-    rivals = [row for row in rows_of(db, selected, text=False) if not (row.path == target.path and row.line == target.line)]
+    rivals = [row for row in named if row.name == target.name and not (row.path == target.path and row.line == target.line)]
     if any(row.file_id == target.file_id for row in rivals):
         same_file = db.execute(f"SELECT {COLUMNS} FROM defs d JOIN files f ON f.id = d.file_id"
                                " WHERE d.file_id = ? AND d.name = ?", (target.file_id, target.name))  # fmt: skip
@@ -775,12 +837,20 @@ _LOADING_LANGUAGES: Final = frozenset({"ruby"})
 _HEADERS: Final = frozenset({".h", ".hh", ".hpp", ".hxx", ".h++", ".inl", ".ipp", ".tpp"})
 
 
+#: The view of a file that neither imports the definition's file nor shares its package.
+_UNSEEING: Final = _FileView(False, False, False, frozenset(), frozenset())
+
+
 def _file_view(
     file_id: int, path: str, language: str, target: SymbolRow, folder: str,
     importers: dict[int, list[tuple[str, str]]], sight: dict[int, str] | None = None,
 ) -> _FileView:  # fmt: skip
     if path == target.path:
         return _FileView(True, False, False, frozenset(), frozenset())
+    if file_id not in importers and (sight is None or file_id not in sight) and (
+        sight is not None or language not in _FOLDER_PACKAGES or posixpath.dirname(path) != folder
+    ):
+        return _UNSEEING  # most files of a common name: nothing ties them to the definition
     names: set[str] = set()
     aliases: set[str] = set()
     imports = importers.get(file_id, [])
