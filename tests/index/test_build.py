@@ -75,6 +75,20 @@ def test_a_second_refresh_reads_nothing_and_an_edit_parses_one_file(ws: Path, tm
     ]
 
 
+def test_facts_of_other_extractors_are_parsed_again_INV_INDEX_3(ws: Path, tmp_path: Path, monkeypatch) -> None:
+    """INV-INDEX-3: an index whose facts other extractors wrote (mesh-mcp upgraded) parses every
+    file again at its next full refresh, once; unchanged bytes do not keep stale facts."""
+    from mesh.index.build import _build
+
+    index, _ = build(ws, tmp_path / "cache")
+    assert rows(index, "SELECT value FROM meta WHERE key = 'extractors'") == [(_build.fingerprint(),)]
+    monkeypatch.setattr(_build, "fingerprint", lambda: "another-version")
+    upgraded = index.refresh()
+    assert (upgraded.parsed, upgraded.unchanged) == (5, 0)
+    assert rows(index, "SELECT value FROM meta WHERE key = 'extractors'") == [("another-version",)]
+    assert (index.refresh().parsed, index.refresh().unchanged) == (0, 5)
+
+
 def test_a_touched_file_with_the_same_content_is_not_parsed_again(ws: Path, tmp_path: Path) -> None:
     """INV-INDEX-3."""
     index, _ = build(ws, tmp_path / "cache")

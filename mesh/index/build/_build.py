@@ -40,7 +40,7 @@ from ..store._store import DiskFull, FileRecord, IndexUnavailable, Store, Writer
 from ._work import Outcome, Task
 from ._services import structural
 from ._workspace import Config, Workspace, discover_workspace, load_config, order_services
-from ..parse import language_of, manifest_kind
+from ..parse import fingerprint, language_of, manifest_kind
 
 __all__ = ["Index", "Progress", "Summary"]
 
@@ -206,6 +206,9 @@ class Index:
             rule = (f"{GENERATED_RULE}:{'skip' if skip_generated else 'keep'}"
                     f" secrets {SECRET_RULE}:{'skip' if skip_secrets else 'keep'}")  # fmt: skip
             recheck = writer.db.execute("SELECT value FROM meta WHERE key = 'generated_rule'").fetchone() != (rule,)
+            # facts of extractors other than these (an upgrade): every file is parsed again
+            extractors = fingerprint()
+            stale = writer.db.execute("SELECT value FROM meta WHERE key = 'extractors'").fetchone() != (extractors,)
             generated = {}  # path -> (size, mtime_ns, marker, reason) of files left out for their content
             for reason, skipping in (("generated", skip_generated), (SECRET_CONTENT_REASON, skip_secrets)):
                 if skipping and not recheck:
@@ -231,10 +234,10 @@ class Index:
                 elif path in generated and generated[path][:2] == (entry.size, entry.mtime_ns):
                     read_skipped.append(Skipped(path, generated[path][3], size=entry.size, mtime_ns=entry.mtime_ns,
                                                 marker=generated[path][2]))  # fmt: skip
-                elif not recheck and old is not None and (old[1], old[2]) == (entry.size, entry.mtime_ns):
+                elif not recheck and not stale and old is not None and (old[1], old[2]) == (entry.size, entry.mtime_ns):
                     counts["unchanged"] += 1
                 else:
-                    tasks.append(Task(path, old[3] if old is not None else None, skip_generated, skip_secrets))
+                    tasks.append(Task(path, old[3] if old is not None and not stale else None, skip_generated, skip_secrets))
             total = len(tasks)
             report(Progress("parsing", 0, total))
             written: list[int] = []
@@ -290,6 +293,8 @@ class Index:
                 )
                 writer.put_skipped(skipped_rows, only=only)
             writer.set_meta(root=str(self.root), updated_at=f"{time.time():.3f}", generated_rule=rule)
+            if only is None:  # every file was looked at: the facts are all of these extractors
+                writer.set_meta(extractors=extractors)
         self._workspace = workspace
         summary = self._summary(
             self.store.writer_connection(),

@@ -6,14 +6,18 @@ any worker process. Each language has its own module with ``extract(source) -> F
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import importlib
+import importlib.metadata
+from pathlib import Path
 from typing import Final
 
 import attrs
 
 from .._facts import FileFacts
 
-__all__ = ["LANGUAGE_OF_SUFFIX", "extract", "language_of", "manifest_kind", "preload"]
+__all__ = ["LANGUAGE_OF_SUFFIX", "extract", "fingerprint", "language_of", "manifest_kind", "preload"]
 
 LANGUAGE_OF_SUFFIX: Final = {
     ".py": "python", ".pyi": "python",
@@ -158,3 +162,22 @@ def _contracts(path: str, source: bytes, facts: FileFacts) -> FileFacts:
     except Exception as exc:  # noqa: BLE001 - a bug costs this file its contract facts, not the run
         error = f"extractor failed: {type(exc).__name__}: {exc}"[:300]
     return attrs.evolve(facts, error=facts.error or error) if error else facts
+
+
+@functools.cache
+def fingerprint() -> str:
+    """What a file's facts depend on besides its bytes: the extractors' code and queries, the shape
+    of the facts and the grammars' versions. An index built under another fingerprint parses every
+    file again at its next full refresh (an upgrade of mesh-mcp must not keep the old facts)."""
+    digest = hashlib.sha256()
+    here = Path(__file__).resolve().parent
+    for path in sorted([*here.rglob("*.py"), *here.rglob("*.scm"), here.parent / "_facts.py"]):
+        digest.update(path.relative_to(here.parent).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    from ._ts import GRAMMARS
+
+    for module in sorted({module for module, _ in GRAMMARS.values()} | {"tree_sitter"}):
+        try:
+            digest.update(f"{module}={importlib.metadata.version(module.replace('_', '-'))}".encode())
+        except importlib.metadata.PackageNotFoundError:
+            digest.update(module.encode())
+    return digest.hexdigest()[:16]
