@@ -40,7 +40,7 @@ from ..store._store import DiskFull, FileRecord, IndexUnavailable, Store, Writer
 from ._work import Outcome, Task
 from ._services import structural
 from ._workspace import Config, Workspace, discover_workspace, load_config, order_services
-from ..parse import fingerprint, language_of, manifest_kind
+from ..parse import fingerprint, language_of
 
 __all__ = ["Index", "Progress", "Summary"]
 

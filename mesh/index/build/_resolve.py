@@ -43,7 +43,8 @@ import attrs
 
 from .._facts import WELL_KNOWN_SERVICES, method_spelling, method_variants, well_known_package
 from ..parse._ecmascript import ImportedHandler, imported_handlers
-from ..parse._heritage import LANGUAGE_FAMILY, Heritage, heritage
+from ..parse import LANGUAGE_FAMILY
+from ..parse._heritage import Heritage, heritage
 from ..store._trigrams import indexed, trigrams
 from ._links import resolve_links
 

@@ -17,7 +17,23 @@ import attrs
 
 from .._facts import FileFacts
 
-__all__ = ["LANGUAGE_OF_SUFFIX", "extract", "fingerprint", "language_of", "manifest_kind", "preload"]
+__all__ = ["LANGUAGE_FAMILY", "LANGUAGE_OF_SUFFIX", "extract", "fingerprint", "language_of", "manifest_kind", "preload"]
+
+#: Languages whose code uses one another's definitions: a Kotlin class derives from a Java one, a
+#: TypeScript file calls a JavaScript function (one compiler or runtime).
+LANGUAGE_FAMILY: Final = {
+    "python": "python",
+    "go": "go",
+    "java": "jvm",
+    "kotlin": "jvm",
+    "csharp": "csharp",
+    "javascript": "ecmascript",
+    "typescript": "ecmascript",
+    "tsx": "ecmascript",
+    "cpp": "cpp",
+    "ruby": "ruby",
+    "php": "php",
+}
 
 LANGUAGE_OF_SUFFIX: Final = {
     ".py": "python", ".pyi": "python",

@@ -22,25 +22,10 @@ from typing import Final
 import attrs
 import tree_sitter
 
-from . import _ts
+from . import LANGUAGE_FAMILY, _ts
 from ._common import captures, query, too_broken
 
-__all__ = ["Heritage", "LANGUAGE_FAMILY", "heritage"]
-
-#: Languages whose classes may derive from one another's (a Kotlin class from a Java one...).
-LANGUAGE_FAMILY: Final = {
-    "python": "python",
-    "go": "go",
-    "java": "jvm",
-    "kotlin": "jvm",
-    "csharp": "csharp",
-    "javascript": "ecmascript",
-    "typescript": "ecmascript",
-    "tsx": "ecmascript",
-    "cpp": "cpp",
-    "ruby": "ruby",
-    "php": "php",
-}
+__all__ = ["Heritage", "heritage"]
 
 _CLASSES: Final = {
     "python": "(class_definition) @class",

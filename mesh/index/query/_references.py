@@ -47,6 +47,7 @@ from typing import Final, NamedTuple
 
 import attrs
 
+from ..parse import LANGUAGE_FAMILY
 from ._symbols import SymbolRow
 
 __all__ = ["BY_NAME", "RefSite", "find_references", "kind_name", "parameter_range", "with_enclosing"]
@@ -222,13 +223,9 @@ def find_references(db: sqlite3.Connection, target: SymbolRow, named: list[Symbo
     return [site for key in sorted(groups) for site in groups[key]]
 
 
-#: Languages whose code calls each other's definitions directly (one compiler or runtime).
-_FAMILIES: Final = {"typescript": "ecmascript", "tsx": "ecmascript", "javascript": "ecmascript",
-                    "java": "jvm", "kotlin": "jvm", "c": "cpp"}  # fmt: skip
-
-
 def _family(language: str) -> str:
-    return _FAMILIES.get(language, language)
+    """The languages whose code names each other's definitions (one compiler or runtime)."""
+    return LANGUAGE_FAMILY.get(language, language)
 
 
 def _may_resolve(
