@@ -10,6 +10,7 @@ then its signature as written and the first line of its doc.
 from __future__ import annotations
 
 from collections import Counter
+from itertools import islice
 from collections.abc import Mapping, Sequence
 from typing import Final
 
@@ -20,6 +21,7 @@ from ..index.query._symbols import FileOutline, SymbolRow
 from ._paging import Page, Paging, Rendered, ScopeCount, call_text, code, footer_of, page_of
 
 __all__ = [
+    "PAGE_BYTES",
     "DefinitionFacts",
     "FileRow",
     "FilesResult",
@@ -33,6 +35,7 @@ __all__ = [
     "compose_references",
     "compose_symbol",
     "definition_facts",
+    "reference_line",
 ]
 
 PAGE_BYTES: Final = 12 * 1024
@@ -331,7 +334,7 @@ def compose_symbol(
     refs += f", {by_name} more by name only" if by_name else ""
     refs += ".\n"
     preview = (resolved or list(sites))[:PREVIEW_MAX]
-    refs += "".join(_reference_line(site, codes.get((site.path, site.line), "")) for site in preview)
+    refs += "".join(reference_line(site, codes.get((site.path, site.line), "")) for site in preview)
     if len(sites) > len(preview):
         refs += f"All of them: {call_text(references_tool, {'name': f'{best.path}:{best.line}'})}\n"
     tail = ""
@@ -371,7 +374,7 @@ def reference_facts(site: RefSite, line: str) -> ReferenceFacts:
     return ReferenceFacts(site.path, site.line, site.service, site.kind, site.enclosing, site.how, site.resolved, line)
 
 
-def _reference_line(site: RefSite, line: str) -> str:
+def reference_line(site: RefSite, line: str) -> str:
     where = code(f"{site.path}:{site.line}")
     inside = f" in {code(site.enclosing)}" if site.enclosing else ""
     how = "" if site.resolved else " (by name)"
@@ -382,10 +385,6 @@ def _reference_line(site: RefSite, line: str) -> str:
 def _cut(line: str) -> str:
     line = line.strip()
     return line if len(line) <= LINE_CHARS_MAX else line[: LINE_CHARS_MAX - 1] + "…"
-
-
-#: The fewest bytes a reference's line takes (its path, line and kind): how many a page may hold.
-_ITEM_BYTES_MIN: Final = 40
 
 
 def compose_references(
@@ -405,10 +404,16 @@ def compose_references(
         head += f"{others} other definitions share the name: `symbol` lists them.\n"
     head += "\n"
     budget = page_bytes or PAGE_BYTES
-    # no more items than a page can hold are written: thousands of sites are counted, not rendered
-    window = sites[offset : offset + budget // _ITEM_BYTES_MIN + 1]
-    items = [_reference_line(site, codes.get((site.path, site.line), "")) for site in window]
-    count, _ = _fits(items, len(head.encode()) + 200, budget)
+    # items are written only until the page is full: thousands of sites are counted, not rendered
+    items: list[str] = []
+    used = len(head.encode()) + 200
+    for site in islice(sites, offset, None):
+        item = reference_line(site, codes.get((site.path, site.line), ""))
+        used += len(item.encode())
+        if items and used > budget:
+            break
+        items.append(item)
+    count = len(items)
     end = offset + count
     lines: list[str] = []
     group: tuple[bool, str] | None = None

@@ -10,9 +10,9 @@ from typing import Final
 import attrs
 
 from ..index.query._graph import GraphError
-from ..index.query._references import find_references, with_enclosing
+from ..index.query._references import RefSite, find_references, with_enclosing
 from ..index.query._symbols import find_symbols, split_symbol
-from ..render._navigation import ReferencesResult, compose_references
+from ..render._navigation import PAGE_BYTES, ReferencesResult, compose_references, reference_line
 from ..render._paging import Rendered
 from ._args import describe
 from ._dependents import scope_of_text
@@ -29,8 +29,9 @@ DESCRIPTION: Final = (
     "resolved first, same-name matches marked `by name`."
 )
 Result = ReferencesResult
-#: More sites than a page can hold (a site's line is at least ~60 bytes): those are read and measured.
-WINDOW: Final = 400
+#: Sites read at a time (the definition around each, its line of code) until a page is full: a
+#: page shows a few dozen of thousands, and only what it shows is read.
+CHUNK: Final = 32
 
 
 @attrs.frozen(kw_only=True)
@@ -67,8 +68,20 @@ def run(args: Args, view: View) -> Rendered:
         if (args.by_name or site.resolved) and (scope is None or scope.holds(site.path, site.service))
     ]
     offset = cursor_offset(args.cursor, len(sites), tool=NAME, args=args, noun="references")
-    # Only the page's lines are read: the renderer measures the page with what it is given.
-    window = with_enclosing(view.db, sites[offset : offset + WINDOW])
-    sites[offset : offset + WINDOW] = window
-    codes = lines_of(view, [(site.path, site.line) for site in window])
+    codes = _fill_page(view, sites, offset)
     return compose_references(target, sites, codes, len(found) - 1, arguments_of(args), tool=NAME, offset=offset)
+
+
+def _fill_page(view: View, sites: list[RefSite], offset: int) -> dict[tuple[str, int], str]:
+    """Fill in the enclosing definition of the sites from ``offset`` on, a chunk at a time, and
+    read their lines of code, until they fill more than a page (the renderer then measures the
+    page with what it is given; no site past a full page is read)."""
+    codes: dict[tuple[str, int], str] = {}
+    end, taken = offset, 0
+    while end < len(sites) and taken <= PAGE_BYTES:
+        chunk = with_enclosing(view.db, sites[end : end + CHUNK])
+        sites[end : end + len(chunk)] = chunk
+        codes.update(lines_of(view, [(site.path, site.line) for site in chunk]))
+        taken += sum(len(reference_line(site, codes.get((site.path, site.line), "")).encode()) for site in chunk)
+        end += len(chunk)
+    return codes

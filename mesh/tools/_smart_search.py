@@ -31,7 +31,7 @@ import attrs
 
 from ..index.query._scan import Scanned, scan_left_out
 from ..index.query._scan import scan as scan_files
-from ..index.query._search import SearchError, file_text, left_out_under, not_searched, search, symbols
+from ..index.query._search import SearchError, file_text, left_out_under, not_searched, search, symbols, text_lines
 from ..render._paging import Rendered
 from ..render._search import ScopeReading, SearchResult, compose_search
 from ._args import describe
@@ -135,7 +135,7 @@ def _lines(view: View, path: str) -> list[str] | None:
     if row is None:
         return None
     text = file_text(view.db, view.root, row[0], path, row[1], row[2])
-    return None if text is None else text.splitlines()
+    return None if text is None else text_lines(text)
 
 
 def _scope(view: View, scope: str | None) -> tuple[tuple[str, ...], str, str, ScopeReading | None]:
@@ -192,7 +192,7 @@ def scan(args: Args, root: Path, cancelled: threading.Event, *, time_s: float = 
     if args.mode == "symbol":
         return None
     from ..index.build._enumerate import generated_marker, secret_signature, walk
-    from ..index.build._workspace import Config, ConfigError, load_config
+    from ..index.build._workspace import Config, ConfigError, ignore_patterns, load_config
 
     started = time.monotonic()
     query, regex = args.query, args.mode == "regex"
@@ -215,7 +215,7 @@ def scan(args: Args, root: Path, cancelled: threading.Event, *, time_s: float = 
         max_file_bytes=config.max_file_bytes,
         include_vendored=config.include_vendored,
         include_secrets=config.include_secrets,
-        extra_ignores=config.ignore,
+        extra_ignores=ignore_patterns(config.ignore, config.services or ()),
     )
 
     def skip_content(path: str, head: bytes) -> str | None:

@@ -13,7 +13,7 @@ from typing import Final
 import attrs
 
 from ..index.query._references import find_references, with_enclosing
-from ..index.query._search import file_text
+from ..index.query._search import file_text, text_lines
 from ..index.query._symbols import SymbolRow, find_symbols, nearest_names
 from ..render._navigation import OTHERS_MAX, PREVIEW_MAX, SymbolResult, compose_symbol
 from ..render._paging import Rendered, call_text, code
@@ -83,7 +83,7 @@ def source_lines(view: View, row: SymbolRow) -> list[str] | None:
     if found is None:
         return None
     text = file_text(view.db, view.root, found[0], row.path, found[1], found[2])
-    return None if text is None else text.splitlines()
+    return None if text is None else text_lines(text)
 
 
 def lines_of(view: View, places: list[tuple[str, int]]) -> dict[tuple[str, int], str]:
@@ -99,7 +99,7 @@ def lines_of(view: View, places: list[tuple[str, int]]) -> dict[tuple[str, int],
         text = file_text(view.db, view.root, found[0], path, found[1], found[2])
         if text is None:
             continue
-        split = text.splitlines()
+        split = text_lines(text, max(lines))
         for line in lines:
             if 0 < line <= len(split):
                 out[(path, line)] = split[line - 1]

@@ -179,3 +179,28 @@ def test_tools_list_stays_small_for_a_model_INV_NAV_4() -> None:
         total += len(json.dumps(entry, separators=(",", ":"), ensure_ascii=False).encode())
     assert len(registry) == 10
     assert total < 8 * 1024, total
+
+
+def test_lines_are_numbered_as_the_index_numbers_them(tmp_path) -> None:
+    """A form feed (common in old Python and C files), a lone carriage return and a CRLF file:
+    ``str.splitlines`` counts a line at each, the parser does not, so every line shown after one
+    was the wrong line. Source, references and search context show the line the index names."""
+    (tmp_path / "svc").mkdir()
+    (tmp_path / "svc" / "paged.py").write_text(
+        "import os\n\x0c\ndef ship(order):\n    return order\n\r\ndef caller():\n    return ship(1)\n", newline=""
+    )
+    (tmp_path / "svc" / "crlf.py").write_bytes(b"from paged import ship\r\n\r\ndef again():\r\n    return ship(2)\r\n")
+    index = Index(tmp_path, tmp_path / ".cache-mesh", workers=1)
+    try:
+        index.refresh()
+        with index.store.snapshot() as db:
+            view = View(db, index.root)
+            source = call(view, "symbol", name="ship")
+            references = call(view, "references", name="ship")
+            context = call(view, "smart_search", query="ship(1)", context=1)
+    finally:
+        index.close()
+    assert "def ship(order):\n    return order\n" in source
+    assert "`svc/paged.py:7` call in `caller`: `return ship(1)`" in references
+    assert "`svc/crlf.py:4` call in `again`: `return ship(2)`" in references
+    assert "def caller():" in context and "return ship(1)" in context
