@@ -81,7 +81,7 @@ log = logging.getLogger("mesh.index")
 
 #: Bump when the tables or the meaning of derived columns (import targets, gRPC keys) change:
 #: an index of another version is set aside and rebuilt.
-SCHEMA_VERSION: Final = "8"
+SCHEMA_VERSION: Final = "9"
 #: How long a writer waits for another writer of the same index before giving up.
 BUSY_TIMEOUT_MS: Final = 5000
 DB_NAME: Final = "index.db"
@@ -120,7 +120,7 @@ CREATE TABLE defs(file_id INTEGER NOT NULL, name TEXT NOT NULL, kind TEXT NOT NU
                   line INTEGER NOT NULL, end_line INTEGER NOT NULL, ordinal INTEGER NOT NULL DEFAULT 0);
 CREATE TABLE def_text(file_id INTEGER PRIMARY KEY, data BLOB NOT NULL);
 CREATE INDEX defs_name ON defs(name COLLATE NOCASE);
-CREATE INDEX defs_file ON defs(file_id);
+CREATE INDEX defs_file ON defs(file_id, line);
 CREATE TABLE imports(file_id INTEGER NOT NULL, module TEXT NOT NULL, names TEXT NOT NULL, line INTEGER NOT NULL,
                      target_path TEXT, target_service TEXT, scope TEXT NOT NULL DEFAULT '');
 CREATE INDEX imports_file ON imports(file_id);
@@ -1039,7 +1039,7 @@ def read_definition_text(data: bytes) -> list[list[str]]:
 
 
 #: How a reference's kind is written in ``refs.sites`` (one letter).
-REFERENCE_KIND_LETTER: Final = {"call": "c", "new": "n", "type": "t", "use": "u"}
+REFERENCE_KIND_LETTER: Final = {"call": "c", "new": "n", "type": "t", "use": "u", "bind": "b"}
 
 
 def reference_rows(facts: FileFacts) -> list[tuple[str, str]]:
