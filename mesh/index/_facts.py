@@ -85,6 +85,10 @@ class ReferenceKind:
     TYPE = "type"
     #: Read as a value: a constant, a class or enum member, a function passed as a value.
     USE = "use"
+    #: Not written, only given: a variable takes the class's type from what it is set to, without
+    #: naming the class (``auto client = pool->Pop()`` where ``pool`` is a
+    #: ``ClientPool<Client>``). It types a receiver (its ``binds``) and is never listed as a use.
+    BIND = "bind"
 
 
 @attrs.frozen

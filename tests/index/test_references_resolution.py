@@ -287,3 +287,57 @@ def test_extension_methods_and_java_enum_case_labels_INV_NAV_1(build: Any) -> No
     assert extension == {"Api/Program.cs:3": "extension", "Jobs/Job.cs:3": "by name"}
     assert slug == {"kt/Use.kt:5": "extension"}
     assert opened == {"java/Ticket.java:7": "case label"}
+
+
+def test_cpp_elements_of_a_container_take_its_class_INV_NAV_1(build: Any) -> None:
+    """A variable of deduced type set to an element of a container typed with a class (a pool's
+    ``Pop()``, ``orders[0]``, a range-for) takes that class; the element is no use of the class
+    itself; a variable the file gives two such classes says nothing."""
+    with build({
+        "src/thrift.h": """
+            template <class TClient> class ThriftClient {
+             public:
+              TClient *GetClient();
+            };
+            class Order {
+             public:
+              void Ship();
+            };
+            """,
+        "src/redis.h": """
+            class RedisClient {
+             public:
+              void *GetClient();
+            };
+            """,
+        "src/handler.h": """
+            #include "thrift.h"
+            #include "redis.h"
+            class Handler {
+              ClientPool<ThriftClient<TextClient>> *_text_pool;
+              ClientPool<RedisClient> *_redis_pool;
+              std::vector<Order> orders_;
+              void Compose() {
+                auto wrapper = _text_pool->Pop();
+                auto client = wrapper->GetClient();
+                for (auto& order : orders_) { order.Ship(); }
+                auto first = this->orders_[0];
+                first.Ship();
+              }
+              void Either() {
+                auto pooled = _text_pool->Pop();
+                pooled->GetClient();
+              }
+              void Mixed() {
+                auto pooled = _redis_pool->Pop();
+                pooled->GetClient();
+              }
+            };
+            """,
+    }) as db:  # fmt: skip
+        thrift = sites(db, "ThriftClient.GetClient")
+        ship = sites(db, "Order.Ship")
+        order = sites(db, "Order")
+    assert thrift == {"src/handler.h:10": "typed", "src/handler.h:17": "by name", "src/handler.h:21": "by name"}
+    assert ship == {"src/handler.h:11": "typed", "src/handler.h:13": "typed"}
+    assert set(order) == {"src/handler.h:7"}  # the vector's argument; no element is a use of it

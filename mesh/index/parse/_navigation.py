@@ -203,7 +203,18 @@ def references(
     inside = rules.spans(language, root)
     declared = rules.declared_nodes(language, root)
     best: dict[int, tuple[int, Reference]] = {}
+    holders: dict[str, set[str]] = {}
+    elements: list[tuple[str, str, int]] = []
     for _, captured in _common.matches(_common.query(language, text), root):
+        if "element" in captured and "container" in captured:
+            element, container = captured["element"][0], captured["container"][0]
+            elements.append((_qualifier(element, source), _qualifier(container, source), element.start_point[0] + 1))
+            continue
+        if "holds" in captured and "name" in captured:
+            held = _name(captured["name"][0], source)
+            if held is not None:
+                holders.setdefault(_qualifier(captured["holds"][0], source), set()).add(held)
+            continue
         names = captured.get("name")
         kinds = [kind for capture, kind in _CAPTURE_KIND.items() if capture in captured]
         if not names or not kinds:
@@ -232,7 +243,32 @@ def references(
         best[node.start_byte] = (rank, Reference(name, node.start_point[0] + 1, kind, qualifier, binds, arity))
         if len(best) >= REFERENCES_MAX:
             break
-    return tuple(best[start][1] for start in sorted(best))
+    found = [best[start][1] for start in sorted(best)]
+    if elements and holders:
+        found = sorted(found + _elements_bound(holders, elements), key=lambda reference: reference.line)
+    return tuple(found)
+
+
+def _elements_bound(holders: Mapping[str, set[str]], elements: list[tuple[str, str, int]]) -> list[Reference]:
+    """A variable set to an element of a container the file types with one class (``auto c =
+    pool->Pop()``, ``for (auto& o : orders)`` of a ``ClientPool<Client> *pool``, a
+    ``std::vector<Order> orders``) takes that class: a ``bind`` reference of it (not a use)."""
+    out = []
+    for element, container, line in elements:
+        held = holders.get(container) or holders.get(_self_less(container))
+        if held is not None and len(held) == 1 and element not in (EXPRESSION, "") and "." not in element:
+            out.append(Reference(next(iter(held)), line, ReferenceKind.BIND, "", element))
+    classes: dict[str, set[str]] = {}
+    for reference in out:
+        classes.setdefault(reference.binds, set()).add(reference.name)
+    # ``auto pooled`` in two functions, of two pools: nothing sure of ``pooled->GetClient()``
+    return [reference for reference in out if len(classes[reference.binds]) == 1]
+
+
+def _self_less(dotted: str) -> str:
+    """A member written through the instance (``this.pool``, ``self.pool``) as its bare name."""
+    head, _, rest = dotted.partition(".")
+    return rest if head in ("this", "self") and rest else dotted
 
 
 #: Node types that hold a call's arguments, and those that make their number unknowable.

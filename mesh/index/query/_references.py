@@ -53,7 +53,9 @@ from ._symbols import SymbolRow
 __all__ = ["BY_NAME", "RefSite", "find_references", "kind_name", "parameter_range", "with_enclosing"]
 
 #: ``refs.sites`` letters (see ``Store``'s ``REFERENCE_KIND_LETTER``).
-_KINDS: Final = {"c": "call", "n": "new", "t": "type", "u": "use"}
+_KINDS: Final = {"c": "call", "n": "new", "t": "type", "u": "use", "b": "bind"}
+#: The kind letter of a site that only gives a receiver its type (never listed).
+_BIND: Final = "b"
 #: How a site not resolved is marked.
 BY_NAME: Final = "by name"
 #: Qualifiers that name the enclosing class or instance.
@@ -181,6 +183,8 @@ def find_references(db: sqlite3.Connection, target: SymbolRow, named: list[Symbo
             line = int(number)
             if path == target.path and line == target.line:
                 continue  # the declaration's own line (a recursive call there is rare)
+            if rest[:1] == _BIND:
+                continue  # a receiver typed without the name written: no use of it
             body, _, arity_text = rest[1:].partition("#")
             kind, qualifier = kind_name(rest[:1]), body.partition(">")[0]
             if kind in ("type", "new") and target.kind in _VALUE_KINDS:
@@ -263,7 +267,7 @@ def _by_name(
     for site in sites.split("\n"):
         number, _, rest = site.partition(" ")
         kind = kinds.get(rest[:1], "use")
-        if value and (kind == "type" or kind == "new"):
+        if (value and (kind == "type" or kind == "new")) or kind == "bind":
             continue
         qualifier = rest[1:].partition("#")[0].partition(">")[0]
         if qualifier and rival_bound is not None and _rival_typed(rival_bound, file_id, qualifier):

@@ -169,3 +169,29 @@
                                                        (qualified_identifier scope: (_) @qualifier name: [(type_identifier) @name (template_type name: (type_identifier) @name)])]))
   (struct_specifier name: (_) @binds (base_class_clause [(type_identifier) @name (template_type name: (type_identifier) @name)
                                                         (qualified_identifier scope: (_) @qualifier name: [(type_identifier) @name (template_type name: (type_identifier) @name)])]))]) @reference.type
+
+; what a container holds and what takes one of its elements: the variables, members and
+; parameters declared with a template type whose first argument is a class (@holds: its elements
+; are @name; ClientPool<ThriftClient<T>> *pool_, std::vector<Order> orders), and a variable of
+; deduced type set to one of them (@element of @container: auto c = pool_->Pop(),
+; auto& o = orders[0], auto o = orders.front(), for (auto& o : orders)); a smart pointer holds
+; one instance, and binds above
+((_ type: [(template_type name: (type_identifier) @holder
+             arguments: (template_argument_list . (type_descriptor type: [(type_identifier) @name (template_type name: (type_identifier) @name)
+                                                                         (qualified_identifier name: [(type_identifier) @name (template_type name: (type_identifier) @name)])])))
+           (qualified_identifier name: (template_type name: (type_identifier) @holder
+             arguments: (template_argument_list . (type_descriptor type: [(type_identifier) @name (template_type name: (type_identifier) @name)
+                                                                         (qualified_identifier name: [(type_identifier) @name (template_type name: (type_identifier) @name)])]))))]
+   declarator: [(identifier) @holds (field_identifier) @holds
+                (pointer_declarator declarator: [(identifier) (field_identifier)] @holds)
+                (reference_declarator [(identifier) (field_identifier)] @holds)
+                (init_declarator declarator: [(identifier) @holds (pointer_declarator declarator: (identifier) @holds)])])
+  (#not-match? @holder "^(unique_ptr|shared_ptr|weak_ptr|optional|function|atomic)$"))
+(declaration type: (placeholder_type_specifier)
+  declarator: (init_declarator
+    declarator: [(identifier) @element (pointer_declarator declarator: (identifier) @element) (reference_declarator (identifier) @element)]
+    value: [(call_expression function: (field_expression argument: [(identifier) (field_expression)] @container))
+            (subscript_expression argument: [(identifier) (field_expression)] @container)]))
+(for_range_loop type: (placeholder_type_specifier)
+  declarator: [(identifier) @element (pointer_declarator declarator: (identifier) @element) (reference_declarator (identifier) @element)]
+  right: [(identifier) (field_expression)] @container)
