@@ -69,6 +69,15 @@ def test_inv_scan_2_the_walk_rules_hold_and_the_answer_says_it_scanned(workspace
         assert hidden not in text.split("\n\n", 1)[1].split("Not searched")[0], hidden
 
 
+def test_inv_scan_2_a_service_exclude_in_mesh_toml_holds_too(workspace: Path) -> None:
+    """INV-SCAN-2: a ``[[services]]`` exclude leaves its files out of the scan as out of the index."""
+    (workspace / "mesh.toml").write_text(
+        '[[services]]\nname = "orders"\npath = "orders"\nexclude = ["test_*.py"]\n'
+        '[[services]]\nname = "billing"\npath = "billing"\n'
+    )
+    assert paths_in(run_scan(workspace, query="needle")) == {"orders/app.py", "orders/README.md", "billing/main.go"}
+
+
 def test_ranking_is_the_index_ranking_less_definitions(workspace: Path) -> None:
     text = run_scan(workspace, query="needle")
     order = [line.split("`")[1] for line in text.splitlines() if line.startswith("`")]

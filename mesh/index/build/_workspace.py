@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 import tomllib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Final
 
@@ -38,6 +38,7 @@ __all__ = [
     "Workspace",
     "discover_services",
     "discover_workspace",
+    "ignore_patterns",
     "load_config",
 ]
 
@@ -125,12 +126,18 @@ class Workspace:
 
     def ignore_patterns(self) -> tuple[str, ...]:
         """The configured ignores plus every service's excludes, as root-relative patterns."""
-        patterns = list(self.config.ignore)
-        for service in self.services:
-            for pattern in service.excludes:
-                anchored = pattern.lstrip("/")
-                patterns.append(f"/{service.path}/{anchored}" if service.path else f"/{anchored}")
-        return tuple(patterns)
+        return ignore_patterns(self.config.ignore, self.services)
+
+
+def ignore_patterns(ignore: Iterable[str], services: Iterable[Service]) -> tuple[str, ...]:
+    """``ignore`` plus the excludes of ``services``, as root-relative patterns: what the walk
+    leaves out (the index's and, before it exists, the scan's)."""
+    patterns = list(ignore)
+    for service in services:
+        for pattern in service.excludes:
+            anchored = pattern.lstrip("/")
+            patterns.append(f"/{service.path}/{anchored}" if service.path else f"/{anchored}")
+    return tuple(patterns)
 
 
 def load_config(root: Path) -> Config:
