@@ -29,6 +29,8 @@ argument filled by its kind:
   digits, ``._+-``, components of at most 80 characters joined by ``/``), holds a ``/`` or a
   ``.``, has no ``.`` or ``..`` component, is not absolute and does not look secret by its name
   (the walk's own policy): as is;
+* a :class:`ServerWord`, a name the server itself defines (a registered tool's): as is, when it
+  is only name characters;
 * anything else (free text, values read from a file, an exception's message, absolute paths, a
   word that is no path): ``<redacted>``.
 
@@ -54,7 +56,7 @@ import orjson
 
 from ..index.build._enumerate import secret_name
 
-__all__ = ["REDACTED", "ClientLogEntry", "ClientLogHandler", "client_entry", "install"]
+__all__ = ["REDACTED", "ClientLogEntry", "ClientLogHandler", "ServerWord", "client_entry", "install"]
 
 #: What stands in the message for an argument that is not the server's own words.
 REDACTED: Final = "<redacted>"
@@ -71,6 +73,16 @@ _SPEC: Final = re.compile(
     r"%(?:\((?P<key>[^)]*)\))?[#0 +-]*(?:\*|\d+)?(?:\.(?:\*|\d+))?[hlL]?(?P<conversion>[diouxXeEfFgGcrsa%])"
 )
 _LEFT_OUT: Final = object()
+#: What a :class:`ServerWord` may be made of.
+_SERVER_WORD: Final = re.compile(r"[A-Za-z][A-Za-z0-9_.-]{0,63}")
+
+
+class ServerWord(str):
+    """A word the server defines, not one a client or a file gave it (a registered tool's name):
+    a client log message names it (``tool impact_matrix crashed``) instead of ``<redacted>``. The
+    caller vouches for the origin; the client log still keeps it only when it is name characters."""
+
+    __slots__ = ()
 
 
 @attrs.frozen
@@ -115,6 +127,8 @@ def _kept(value: Any) -> Any:
         return value if math.isfinite(value) else _LEFT_OUT
     if isinstance(value, BaseException):
         return type(value).__name__
+    if kind is ServerWord:
+        return str(value) if _SERVER_WORD.fullmatch(value) else _LEFT_OUT
     if isinstance(value, PurePath):
         value = value.as_posix()
     if isinstance(value, str) and _workspace_path(value):

@@ -74,7 +74,7 @@ from ..protocol import (
     Wait,
 )
 from ..tools import Registry, trace_id_of
-from ._client_log import ClientLogEntry, ClientLogHandler
+from ._client_log import ClientLogEntry, ClientLogHandler, ServerWord
 from ._wake import drain_pipe, wake_pipe
 from ._workers import WorkerPool
 
@@ -474,7 +474,9 @@ def call_tool(
             event.name, event.arguments, event.meta, workspace=workspace, cancelled=cancelled, progress=progress
         )
     except Exception as exc:  # a crashed tool must not take the server down
-        log.exception("tool %s crashed (request %r)", event.name, event.request_id)
+        # a tool that ran is registered: its name is the server's own word, which the client hears
+        log.exception("tool %s crashed (request %r)", ServerWord(event.name) if event.name in registry else event.name,
+                      event.request_id)  # fmt: skip
         return ToolCrashed(f"{type(exc).__name__}: {exc}"), False
     return ToolResult(output.text, output.is_error, output.structured), output.truncated
 

@@ -129,3 +129,28 @@ def test_both_drivers_install_the_handler_on_the_mesh_logger_INV_LOG_4(tmp_path:
     finally:
         daemon.close()
         listener.close()
+
+
+def test_a_crashed_tool_is_named_to_the_client_INV_LOG_4() -> None:
+    """INV-LOG-4: a tool's crash reaches its session naming the tool (a registered name is the
+    server's own word), with the exception's class and never its message."""
+    from mesh.drivers import _pump
+
+    handler = ClientLogHandler()
+    _pump.log.addHandler(handler)
+    pipe = Pipe()
+    pump, workers = pump_with(handler, pipe)
+    thread, result = run_pump(pump)
+    try:
+        pipe.put(initialize() + request(1, "logging/setLevel", {"level": "error"})
+                 + request(2, "tools/call", {"name": "fail"}))  # fmt: skip
+        wait_until(lambda: any(answer.get("id") == 2 for answer in pipe.answers()) and logged(pipe))
+        crashed = [item for item in logged(pipe) if "crashed" in item["data"]["message"]]
+        assert crashed and crashed[0]["data"]["message"] == "tool fail crashed (request 2)"
+        assert crashed[0]["data"]["exception"] == "RuntimeError" and "simulated" not in str(crashed[0])
+    finally:
+        _pump.log.removeHandler(handler)
+        pipe.put(b"")
+        finish(thread, workers, pipe)
+        pump.close()
+    assert result == [0]

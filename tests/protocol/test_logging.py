@@ -16,7 +16,15 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from mesh.drivers._client_log import REDACTED, ClientLogEntry, ClientLogHandler, client_entry, install, mcp_level
+from mesh.drivers._client_log import (
+    REDACTED,
+    ClientLogEntry,
+    ClientLogHandler,
+    ServerWord,
+    client_entry,
+    install,
+    mcp_level,
+)
 from mesh.protocol import LOG_LEVELS, Era, ServerSession, SessionConfig, ToolResult
 from mesh.protocol._versions import (
     HANDSHAKE_VERSIONS,
@@ -656,6 +664,16 @@ def test_only_the_servers_own_words_reach_a_client_INV_LOG_4(argument: Any, show
     entry = client_entry(record("parsing %s: failed", argument))
     assert entry.data["message"] == f"parsing {shown}: failed"
     assert entry.data["args"] == [kept_as(argument, shown)]
+
+
+def test_a_name_the_server_defines_is_named_INV_LOG_4() -> None:
+    """INV-LOG-4: a registered tool's name (a ServerWord) is the server's own word and is shown;
+    the same text as a plain string, or a ServerWord that is no name, is not."""
+    assert client_entry(record("tool %s crashed", ServerWord("impact_matrix"))).data == {
+        "message": "tool impact_matrix crashed", "args": ["impact_matrix"]}  # fmt: skip
+    assert client_entry(record("tool %s crashed", "impact_matrix")).data["message"] == "tool <redacted> crashed"
+    for odd in ("a b", "x" * 65, "/etc/passwd", "", "tool\nforged"):
+        assert client_entry(record("tool %s crashed", ServerWord(odd))).data["message"] == "tool <redacted> crashed"
 
 
 def test_formats_are_honoured_and_misfits_redacted_INV_LOG_4() -> None:
