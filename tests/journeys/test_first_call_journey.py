@@ -9,8 +9,10 @@ index had always been there. INV-FIRST-1, INV-PROGRESS-1, INV-PROGRESS-2, INV-SC
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -51,7 +53,10 @@ def tool_call(request_id: Any, name: str, arguments: dict[str, Any], meta: dict[
     return line({"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params})
 
 
-def serve(workspace: Path, cache: Path, script: bytes, wait_s: float) -> tuple[list[dict[str, Any]], float]:
+def serve(
+    workspace: Path, cache: Path, script: bytes, wait_s: float, daemon_runtime: Path | None = None
+) -> tuple[list[dict[str, Any]], float]:
+    """Run one session on stdin; standalone, or through the daemon with its socket in ``daemon_runtime``."""
     env = {
         **os.environ,
         "MESH_CACHE_DIR": str(cache),
@@ -59,9 +64,14 @@ def serve(workspace: Path, cache: Path, script: bytes, wait_s: float) -> tuple[l
         "PYTHONPATH": str(REPO_ROOT),
     }
     env.pop("MESH_TOOL_PLUGINS", None)
+    argv = ARGV
+    if daemon_runtime is not None:
+        argv = ARGV[:-1]  # without --standalone
+        env.update(XDG_RUNTIME_DIR=str(daemon_runtime), MESH_DAEMON_IDLE_S="60")
+        env.pop("MESH_SOCKET_PATH", None)
     started = time.monotonic()
     done = subprocess.run(
-        [*ARGV, "--workspace", str(workspace)],
+        [*argv, "--workspace", str(workspace)],
         input=script,
         capture_output=True,
         env=env,
@@ -161,3 +171,55 @@ def test_a_small_workspace_answers_its_first_call_normally(tmp_path: Path) -> No
     # The index's own answer: the definition is known (the scan could not know it).
     assert answer["structuredContent"]["matches"][0]["definition"] == "function"
     assert elapsed < 10
+
+
+def test_through_the_daemon_the_first_call_waits_scans_and_hears_progress(tmp_path: Path) -> None:
+    """The same first call through ``mesh-mcp mcp`` (the proxy starting the daemon, whose index is
+    still being built): progress relayed, the scan's answer, "still indexing" for the rest."""
+    workspace = large_workspace(tmp_path / "ws", services=40)
+    runtime = tmp_path / "rt"
+    runtime.mkdir(mode=0o700)
+    script = (
+        handshake()
+        + tool_call(1, "smart_search", {"query": "journey_unique_token"}, {"progressToken": "daemon"})
+        + tool_call(2, "dependents", {"target": "svc01"})
+    )
+    try:
+        frames, _ = serve(workspace, tmp_path / "cache", script, wait_s=1.5, daemon_runtime=runtime)
+    finally:
+        for lock in runtime.glob("**/*.lock"):  # the daemon outlives the proxy's session
+            with contextlib.suppress(OSError, ValueError):
+                os.kill(int(lock.read_text()), signal.SIGKILL)
+    assert list(runtime.glob("**/*.lock")), "no daemon was started: the proxy served standalone"
+    searched = frames[answer_at(frames, 1)]["result"]
+    assert searched["content"][0]["text"].startswith("_Answered by scanning ")
+    assert "svc00/src/special.py" in searched["content"][0]["text"]
+    check_progress(frames, "daemon", 1)
+    waited = frames[answer_at(frames, 2)]["result"]
+    assert waited["isError"] is True and waited["content"][0]["text"].startswith("Still indexing the workspace: ")
+
+
+def test_over_http_the_first_call_waits_scans_and_streams_progress(tmp_path: Path) -> None:
+    """The same first call over Streamable HTTP (stateless revision): the progress and the scan's
+    answer come on the call's own event stream."""
+    from .test_http_journey import FAST, STATELESS_VERSION, Server
+
+    workspace = large_workspace(tmp_path / "ws", services=40)
+    env = {**FAST, "MESH_CACHE_DIR": str(tmp_path / "cache"), "MESH_FIRST_CALL_WAIT_S": "1.5"}
+    server = Server(env=env, workspace=workspace)
+    try:
+        params = {"name": "smart_search", "arguments": {"query": "journey_unique_token"},
+                  "_meta": {**ENVELOPE, "progressToken": "http"}}  # fmt: skip
+        body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}
+        answer = server.post(body, mcp_protocol_version=STATELESS_VERSION, mcp_method="tools/call", mcp_name="smart_search")
+    finally:
+        server.close()
+    assert answer.status == 200
+    events = answer.events  # held past the keep-alive: a stream, progress first
+    progress = [event["params"] for event in events if event.get("method") == "notifications/progress"]
+    assert progress and all(event["progressToken"] == "http" for event in progress)
+    values = [event["progress"] for event in progress]
+    assert all(later > earlier for earlier, later in pairwise(values)), values
+    result = events[-1]["result"]
+    assert result["content"][0]["text"].startswith("_Answered by scanning ")
+    assert "svc00/src/special.py" in result["content"][0]["text"]
