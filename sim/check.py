@@ -56,6 +56,8 @@ def _check_frame(frame: bytes, expect: Expect, stateless: bool) -> list[str]:
 def _check_answer(answer: Any, expect: Expect, stateless: bool) -> list[str]:
     if not isinstance(answer, dict) or answer.get("jsonrpc") != "2.0":
         return [f"not a JSON-RPC answer: {_short(answer)}"]
+    if expect.outcome == "progress":
+        return _check_progress(answer, expect)
     if answer.get("id") != expect.id or type(answer.get("id")) is not type(expect.id):
         return [f"id {answer.get('id')!r}, expected {expect.id!r}"]
     if ("result" in answer) == ("error" in answer):
@@ -76,6 +78,19 @@ def _check_answer(answer: Any, expect: Expect, stateless: bool) -> list[str]:
     if expect.outcome == "result" and result.get("isError") is True:
         problems.append(f"unexpected isError result: {_short(answer)}")
     return problems
+
+
+def _check_progress(message: dict[str, Any], expect: Expect) -> list[str]:
+    """INV-PROGRESS-1: a progress notification for the token the call gave, before its answer."""
+    params = message.get("params")
+    if message.get("method") != "notifications/progress" or "id" in message or not isinstance(params, dict):
+        return [f"expected progress for token {expect.id!r}, got {_short(message)}"]
+    token = params.get("progressToken")
+    if token != expect.id or type(token) is not type(expect.id):
+        return [f"progress for token {token!r}, expected {expect.id!r}"]
+    if type(params.get("progress")) not in (int, float):
+        return [f"progress without a number: {_short(message)}"]
+    return []
 
 
 def _short(value: Any) -> str:

@@ -65,7 +65,7 @@ import orjson
 
 from mesh.drivers._http_endpoint import Endpoint, EndpointConfig, HttpRequest
 from mesh.drivers._http_rules import METHOD_HEADER, NAME_HEADER, SESSION_HEADER, VERSION_HEADER
-from mesh.drivers._pump import run_tool
+from mesh.drivers._pump import run_tool, simulated_progress
 from mesh.drivers.stdio import catalogue
 from mesh.protocol import CallCancelled, ServerSession, SessionClosed, ToolCallRequested
 from mesh.tools import Registry
@@ -149,7 +149,8 @@ class _Session:
                 if event.name == "sim_wait":
                     self.held[event.request_id] = (event, flag)
                 else:
-                    self.session.complete(event.request_id, run_tool(self.registry, event, FIXTURE, flag))
+                    progress = simulated_progress(event.request_id, self.session.progress)
+                    self.session.complete(event.request_id, run_tool(self.registry, event, FIXTURE, flag, progress))
             elif isinstance(event, CallCancelled):
                 if event.request_id in self.held:
                     waiting, flag = self.held.pop(event.request_id)

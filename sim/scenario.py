@@ -41,8 +41,8 @@ from .draws import below, between, choice
 __all__ = ["FAULTS", "GENERATOR_VERSION", "Expect", "Scenario", "Step", "generate"]
 
 #: Bump when the same seed starts giving another scenario; recorded seeds must then be re-recorded.
-#: (4: every draw built on ``prng.random()``, so no Python version is pinned.)
-GENERATOR_VERSION: Final = 4
+#: (4: every draw built on ``prng.random()``, so no Python version is pinned; 5: the ``progress`` kind.)
+GENERATOR_VERSION: Final = 5
 
 #: Calls of the real tools over the fixture workspace (``sim/fixture.py``): (tool, arguments, what comes back).
 REAL_CALLS: Final[tuple[tuple[str, dict[str, Any], str], ...]] = (
@@ -78,9 +78,10 @@ FAULTS: Final = (
     "eof",  # the session ends with EOF in the middle of a frame
     "kill",  # kill -9 at a random point, then a new server
     "stall",  # the client stops reading its output for a while (a late kind: see LATE_FAULTS)
+    "progress",  # calls that report progress, with a progressToken or without (a late kind)
 )
 #: Kinds that draw from a generator of their own (``_late_prng``), never from the seed's ``prng``.
-LATE_FAULTS: Final = ("stall",)
+LATE_FAULTS: Final = ("stall", "progress")
 #: The kinds drawn from the seed's ``prng``, in this order (changing it changes every scenario).
 _PRNG_FAULTS: Final = tuple(kind for kind in FAULTS if kind not in LATE_FAULTS)
 
@@ -111,6 +112,8 @@ class Step:
     #: The ``stall`` fault: the client reads nothing of its output while it writes this step and
     #: for this long after (the target shrinks the output pipe to a page so that it fills).
     stall_ms: int = 0
+    #: Whether the step calls a tool (the ``progress`` kind adds its call only to steps that do not).
+    calls_tool: bool = False
 
 
 @attrs.frozen
@@ -142,6 +145,8 @@ def generate(seed: int, *, steps: int | None = None, off: Iterable[str] = ()) ->
         count = min(count, steps)
     builder = _Builder(prng, faults, era, version)
     built = builder.build(count)
+    if "progress" in faults:
+        built = _with_progress(built, late["progress"], faults, builder)
     if "stall" in faults:
         built = _stalled(built, late["stall"])
     return Scenario(seed, faults, era, version, built)
@@ -158,6 +163,44 @@ def _stalled(steps: tuple[Step, ...], stall_prng: random.Random) -> tuple[Step, 
         attrs.evolve(step, stall_ms=1 + below(stall_prng, 20)) if stall_prng.random() < 0.3 else step
         for step in steps
     )
+
+
+def _with_progress(
+    steps: tuple[Step, ...], prng: random.Random, faults: tuple[str, ...], builder: _Builder
+) -> tuple[Step, ...]:
+    """A call of ``sim_progress`` appended to about a quarter of the send steps that call no tool
+    (one call in flight at a time: two would answer in either order over a pipe), drawn step by
+    step from the kind's own generator (a prefix keeps its calls). Most carry a ``progressToken``
+    (a number or a string): the one progress offer comes before the answer; without a token, the
+    answer alone. Ids are ``p<n>``, which the builder never draws."""
+    out = []
+    for number, step in enumerate(steps):
+        if step.kind != "send" or step.calls_tool or not step.data.endswith(b"\n") or prng.random() >= 0.25:
+            out.append(step)
+            continue
+        request_id = f"p{number}"
+        arguments: dict[str, Any] = {"done": between(prng, 0, 100) if prng.random() < 0.7 else below(prng, 400) / 4}
+        if prng.random() < 0.5:
+            arguments["total"] = 100
+        if prng.random() < 0.5:
+            arguments["message"] = f"step {number}"
+        shape = prng.random()
+        token: Any = None if shape < 0.2 else number * 7 if shape < 0.6 else f"tok-{number}"
+        params: dict[str, Any] = {"name": "sim_progress", "arguments": arguments}
+        if token is not None:
+            params["_meta"] = {"progressToken": token}
+        frame = builder.request(request_id, "tools/call", params)
+        expect = (Expect(request_id, "result"),) if token is None else (Expect(token, "progress"), Expect(request_id, "result"))
+        writes = (len(frame),)
+        if "chunking" in faults and prng.random() < 0.7:
+            pieces, left = [], len(frame)
+            while left:
+                pieces.append(min(left, choice(prng, (1, 2, 7, 64, 4096))))
+                left -= pieces[-1]
+            writes = tuple(pieces)
+        out.append(attrs.evolve(step, data=step.data + frame, writes=step.writes + writes,
+                                expect=step.expect + expect, label=f"{step.label} + progress"))  # fmt: skip
+    return tuple(out)
 
 
 # --- building ----------------------------------------------------------------------------------
@@ -196,6 +239,7 @@ class _Builder:
         if self.era == "stateless":
             params = dict(params or {})
             params["_meta"] = {
+                **params.get("_meta", {}),
                 "io.modelcontextprotocol/protocolVersion": STATELESS_VERSION,
                 "io.modelcontextprotocol/clientCapabilities": {},
             }
@@ -262,7 +306,7 @@ class _Builder:
         for item in expect:
             if item.id is not None:
                 self.answered.append(item.id)
-        return self.step("send", data, expect, label)
+        return attrs.evolve(self.step("send", data, expect, label), calls_tool=last < 0.35)
 
     def immediate(self) -> tuple[bytes, tuple[Expect, ...], str]:
         """A frame the core answers (or ignores) at once, without a tool."""

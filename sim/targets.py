@@ -55,7 +55,7 @@ from typing import Final, Protocol, Self
 import attrs
 
 from mesh import __version__
-from mesh.drivers._pump import run_tool
+from mesh.drivers._pump import run_tool, simulated_progress
 from mesh.drivers.stdio import catalogue
 from mesh.protocol import (
     CallCancelled,
@@ -161,7 +161,8 @@ class MemoryTarget:
                     if event.name == "sim_wait":
                         held[event.request_id] = (event, flag)  # completes at the end of the step
                     else:
-                        session.complete(event.request_id, run_tool(registry, event, FIXTURE, flag))
+                        progress = simulated_progress(event.request_id, session.progress)
+                        session.complete(event.request_id, run_tool(registry, event, FIXTURE, flag, progress))
                 elif isinstance(event, CallCancelled):
                     if event.request_id in held:
                         waiting, flag = held.pop(event.request_id)

@@ -35,6 +35,13 @@ class WaitArgs:
     ms: int = attrs.field(metadata=describe("How long to wait unless cancelled", minimum=0, maximum=WAIT_MS_MAX))
 
 
+@attrs.frozen(kw_only=True)
+class ProgressArgs:
+    done: float = attrs.field(metadata=describe("How far the call got", minimum=0))
+    total: float | None = attrs.field(default=None, metadata=describe("Out of how much", minimum=0))
+    message: str = attrs.field(default="", metadata=describe("What it is doing", max_length=200))
+
+
 def _echo(args: EchoArgs, ctx: CallContext) -> ToolOutput:
     text = args.text * args.repeat
     if os.environ.get(INJECT_ENV) == "set-order":
@@ -49,6 +56,13 @@ def _fail(args: FailArgs, ctx: CallContext) -> str:
     raise RuntimeError("sim_fail crashed on purpose")
 
 
+def _progress(args: ProgressArgs, ctx: CallContext) -> str:
+    """One progress offer, then the answer: the one offer passes the driver's rate limit whatever
+    the timing, so the transcript is the same in simulated time and over a real pipe."""
+    ctx.progress(args.done, args.total, args.message)
+    return "reported"
+
+
 def _wait(args: WaitArgs, ctx: CallContext) -> str:
     return "cancelled" if ctx.cancelled.wait(args.ms / 1000) else "done"
 
@@ -57,6 +71,7 @@ TOOLS = (
     Tool("sim_echo", "Send the text back, repeated (large repeats exercise the 48 KB bound).", EchoArgs, _echo),
     Tool("sim_fail", "Fail on purpose.", FailArgs, _fail),
     Tool("sim_wait", "Wait, unless cancelled first.", WaitArgs, _wait, annotations={"readOnlyHint": True}),
+    Tool("sim_progress", "Report progress once, then answer.", ProgressArgs, _progress),
 )
 
 

@@ -78,7 +78,7 @@ from ._client_log import ClientLogEntry, ClientLogHandler, ServerWord
 from ._wake import drain_pipe, wake_pipe
 from ._workers import WorkerPool
 
-__all__ = ["ConnectionPump", "audit_row", "call_tool", "run_tool"]
+__all__ = ["ConnectionPump", "audit_row", "call_tool", "run_tool", "simulated_progress"]
 
 log = logging.getLogger("mesh.server")
 
@@ -276,7 +276,7 @@ class ConnectionPump:
                 while self._done:
                     request_id, outcome = self._done.popleft()
                     if isinstance(outcome, _Progress):
-                        session.progress(request_id, outcome.done, outcome.total, outcome.message)
+                        session.progress(request_id, outcome.done, outcome.total, outcome.message or None)
                         continue
                     self._cancel_flags.pop(request_id, None)
                     session.complete(request_id, outcome)
@@ -422,12 +422,17 @@ class _Progress:
 
 
 class _Reporter:
-    """``CallContext.progress`` of one call: offers at most one per ``PROGRESS_INTERVAL_S``, none
-    once the call returned (:meth:`close`), none that is not a finite number."""
+    """``CallContext.progress`` of one call: offers at most one per ``PROGRESS_INTERVAL_S`` of
+    ``clock`` (the simulator's stands still: the first offer of a call alone passes), none once the
+    call returned (:meth:`close`), none that is not a finite number."""
 
-    def __init__(self, request_id: RequestId, post: Callable[[RequestId, _Progress], None]) -> None:
+    def __init__(
+        self, request_id: RequestId, post: Callable[[RequestId, _Progress], None],
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:  # fmt: skip
         self._request_id = request_id
         self._post = post
+        self._clock = clock
         self._last_at: float | None = None
         self._lock = threading.Lock()
         self._closed = False
@@ -443,11 +448,20 @@ class _Reporter:
         if not math.isfinite(done) or (total is not None and not (math.isfinite(total) and total >= 0)):
             return
         with self._lock:
-            now = time.monotonic()
+            now = self._clock()
             if self._closed or (self._last_at is not None and now - self._last_at < PROGRESS_INTERVAL_S):
                 return
             self._last_at = now
             self._post(self._request_id, _Progress(done, total, message))
+
+
+def simulated_progress(
+    request_id: RequestId, offer: Callable[[RequestId, float, float | None, str], None]
+) -> Callable[[float, float | None, str], None]:
+    """``CallContext.progress`` for a driver in simulated time (the simulator's in-process
+    targets): the pump's own rules on a clock that stands still, so that of a call's offers the
+    first alone reaches ``offer``, as it does over a pipe when they come together."""
+    return _Reporter(request_id, lambda rid, p: offer(rid, p.done, p.total, p.message or None), clock=lambda: 0.0)
 
 
 def run_tool(

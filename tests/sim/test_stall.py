@@ -30,7 +30,7 @@ def _without_stalls(seed: int, **options: object) -> tuple[object, ...]:
 def test_the_late_stall_kind_changes_no_draw_of_a_recorded_seed() -> None:
     """A recorded seed gives the same scenario with the stall fault on or off (every tenth seed,
     for time): the recorded digests stay valid (the memory target never looks at ``stall_ms``)."""
-    assert LATE_FAULTS == ("stall",) and FAULTS[-1] == "stall"
+    assert LATE_FAULTS == ("stall", "progress") and FAULTS[-2:] == LATE_FAULTS
     stalled = 0
     sample = RECORDED[::10]
     for entry in sample:
