@@ -332,6 +332,15 @@ def test_cpp_elements_of_a_container_take_its_class_INV_NAV_1(build: Any) -> Non
                 auto pooled = _redis_pool->Pop();
                 pooled->GetClient();
               }
+              std::map<std::string, Order> by_id_;
+              std::map<Order, Parcel> routes_;
+              void Maps() {
+                auto found = by_id_.at("a");
+                found.Ship();
+                for (auto& [key, value] : by_id_) { value.Ship(); }
+                auto route = routes_[key];
+                route.Ship();
+              }
             };
             """,
     }) as db:  # fmt: skip
@@ -339,5 +348,7 @@ def test_cpp_elements_of_a_container_take_its_class_INV_NAV_1(build: Any) -> Non
         ship = sites(db, "Order.Ship")
         order = sites(db, "Order")
     assert thrift == {"src/handler.h:10": "typed", "src/handler.h:17": "by name", "src/handler.h:21": "by name"}
-    assert ship == {"src/handler.h:11": "typed", "src/handler.h:13": "typed"}
-    assert set(order) == {"src/handler.h:7"}  # the vector's argument; no element is a use of it
+    # a map's values take its second argument; the key's class is no value (route is a Parcel)
+    assert ship == {"src/handler.h:11": "typed", "src/handler.h:13": "typed", "src/handler.h:27": "typed",
+                    "src/handler.h:28": "typed", "src/handler.h:30": "by name"}  # fmt: skip
+    assert set(order) == {"src/handler.h:7", "src/handler.h:23", "src/handler.h:24"}  # type arguments only

@@ -206,14 +206,18 @@ def references(
     holders: dict[str, set[str]] = {}
     elements: list[tuple[str, str, int]] = []
     for _, captured in _common.matches(_common.query(language, text), root):
-        if "element" in captured and "container" in captured:
-            element, container = captured["element"][0], captured["container"][0]
-            elements.append((_qualifier(element, source), _qualifier(container, source), element.start_point[0] + 1))
+        if "element" in captured and ("container" in captured or "values_of" in captured):
+            element = captured["element"][0]
+            of = captured.get("container") or captured["values_of"]
+            key = _qualifier(of[0], source) + ("" if "container" in captured else _VALUES)
+            elements.append((_qualifier(element, source), key, element.start_point[0] + 1))
             continue
-        if "holds" in captured and "name" in captured:
+        if ("holds" in captured or "holds_values" in captured) and "name" in captured:
             held = _name(captured["name"][0], source)
             if held is not None:
-                holders.setdefault(_qualifier(captured["holds"][0], source), set()).add(held)
+                holder = captured.get("holds") or captured["holds_values"]
+                key = _qualifier(holder[0], source) + ("" if "holds" in captured else _VALUES)
+                holders.setdefault(key, set()).add(held)
             continue
         names = captured.get("name")
         kinds = [kind for capture, kind in _CAPTURE_KIND.items() if capture in captured]
@@ -249,10 +253,19 @@ def references(
     return tuple(found)
 
 
+#: Marks a map's values: a map holder (``@holds_values``: ``std::map<K, Order> byId``) is keyed
+#: ``byId{}``, and only a read of its values (``@values_of``: ``byId[k]``, ``for (k, v) in byId``)
+#: looks it up so; an element read the list way (``for e in byId``: a key or a pair) finds nothing.
+_VALUES: Final = "{}"
+
+
 def _elements_bound(holders: Mapping[str, set[str]], elements: list[tuple[str, str, int]]) -> list[Reference]:
     """A variable set to an element of a container the file types with one class (``auto c =
     pool->Pop()``, ``for (auto& o : orders)`` of a ``ClientPool<Client> *pool``, a
-    ``std::vector<Order> orders``) takes that class: a ``bind`` reference of it (not a use)."""
+    ``std::vector<Order> orders``), or to one of the values of a map typed so, takes that class: a
+    ``bind`` reference of it (not a use). The captures, in a language's ``references.scm``:
+    ``@holds`` (a list-like container) or ``@holds_values`` (a map) with ``@name`` (the class),
+    and ``@element`` with ``@container`` (an element read) or ``@values_of`` (a value read)."""
     out = []
     for element, container, line in elements:
         held = holders.get(container) or holders.get(_self_less(container))

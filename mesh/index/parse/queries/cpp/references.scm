@@ -186,7 +186,30 @@
                 (pointer_declarator declarator: [(identifier) (field_identifier)] @holds)
                 (reference_declarator [(identifier) (field_identifier)] @holds)
                 (init_declarator declarator: [(identifier) @holds (pointer_declarator declarator: (identifier) @holds)])])
-  (#not-match? @holder "^(unique_ptr|shared_ptr|weak_ptr|optional|function|atomic)$"))
+  (#not-match? @holder "^(unique_ptr|shared_ptr|weak_ptr|optional|function|atomic|pair|tuple|variant|(unordered_|flat_)?(multi)?map)$"))
+; a map's values (@holds_values: the second argument of std::map<K, Order>, unordered_map...) and
+; what reads one (@values_of: auto o = by_id[k], auto o = by_id.at(k), for (auto& [k, o] : by_id))
+((_ type: [(template_type name: (type_identifier) @holder
+             arguments: (template_argument_list (_) . (type_descriptor type: [(type_identifier) @name (template_type name: (type_identifier) @name)
+                                                                             (qualified_identifier name: [(type_identifier) @name (template_type name: (type_identifier) @name)])])))
+           (qualified_identifier name: (template_type name: (type_identifier) @holder
+             arguments: (template_argument_list (_) . (type_descriptor type: [(type_identifier) @name (template_type name: (type_identifier) @name)
+                                                                             (qualified_identifier name: [(type_identifier) @name (template_type name: (type_identifier) @name)])]))))]
+   declarator: [(identifier) @holds_values (field_identifier) @holds_values
+                (pointer_declarator declarator: [(identifier) (field_identifier)] @holds_values)
+                (reference_declarator [(identifier) (field_identifier)] @holds_values)
+                (init_declarator declarator: [(identifier) @holds_values (pointer_declarator declarator: (identifier) @holds_values)])])
+  (#match? @holder "^(unordered_|flat_)?(multi)?map$"))
+(declaration type: (placeholder_type_specifier)
+  declarator: (init_declarator
+    declarator: [(identifier) @element (pointer_declarator declarator: (identifier) @element) (reference_declarator (identifier) @element)]
+    value: [(subscript_expression argument: [(identifier) (field_expression)] @values_of)
+            ((call_expression function: (field_expression argument: [(identifier) (field_expression)] @values_of field: (field_identifier) @_at))
+             (#eq? @_at "at"))]))
+(for_range_loop type: (placeholder_type_specifier)
+  declarator: [(structured_binding_declarator (identifier) . (identifier) @element .)
+               (reference_declarator (structured_binding_declarator (identifier) . (identifier) @element .))]
+  right: [(identifier) (field_expression)] @values_of)
 (declaration type: (placeholder_type_specifier)
   declarator: (init_declarator
     declarator: [(identifier) @element (pointer_declarator declarator: (identifier) @element) (reference_declarator (identifier) @element)]
