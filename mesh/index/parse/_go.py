@@ -47,6 +47,7 @@ from .._facts import (
     GrpcRole,
     Import,
     Reference,
+    ReferenceKind,
     method_spelling,
     well_known_methods,
 )
@@ -221,10 +222,14 @@ def _references(root: tree_sitter.Node, source: bytes, definitions: Definitions)
             if binds != reference.binds:
                 reference = attrs.evolve(reference, binds=binds)
         rebound.append(reference)
-    return tuple(
-        attrs.evolve(reference, binds="") if reference.binds and len(types[reference.binds]) > 1 else reference
-        for reference in rebound
-    )
+    out: list[Reference] = []
+    for reference in rebound:
+        if reference.binds and len(types[reference.binds]) > 1:
+            reference = attrs.evolve(reference, binds="")
+        if reference.kind == ReferenceKind.BIND and not reference.binds:
+            continue  # an element's class (``for _, o := range orders``) is no use: nothing left to bind
+        out.append(reference)
+    return tuple(out)
 
 
 #: Names a function declares for itself: parameters, results, ``:=``, ``var``, ``const``, ``range``.

@@ -231,3 +231,70 @@
 ((keyed_element
   value: (literal_element (selector_expression operand: (_) @qualifier field: (field_identifier) @name) @reference.use))
  (#match? @name "^[a-z_]"))
+
+; what a container holds and what takes one of its elements (read by _navigation.py; no reference
+; of their own, the element type is a type use above). @holds: a field, parameter or variable whose
+; elements are of class @name: a slice or array of T or *T (orders []Order, ptrs []*pb.Order,
+; [4]Order, orders ...Order), a map's value (byID map[string]*Order), also a var or := given a
+; literal or make of one (all := []Order{}, m := make(map[string]*Order)). A slice of slices, a map
+; of slices, a channel hold no class here; generic containers are left alone.
+((_
+  name: [(identifier) (field_identifier)] @holds
+  type: [
+    (slice_type element: [(type_identifier) @name (pointer_type (type_identifier) @name)
+                          (qualified_type name: (type_identifier) @name) (pointer_type (qualified_type name: (type_identifier) @name))])
+    (array_type element: [(type_identifier) @name (pointer_type (type_identifier) @name)
+                          (qualified_type name: (type_identifier) @name) (pointer_type (qualified_type name: (type_identifier) @name))])
+    (map_type value: [(type_identifier) @name (pointer_type (type_identifier) @name)
+                      (qualified_type name: (type_identifier) @name) (pointer_type (qualified_type name: (type_identifier) @name))])
+  ])
+  (#not-match? @name "^(any|bool|byte|comparable|complex(64|128)|error|float(32|64)|u?int(8|16|32|64)?|rune|string|uintptr)$"))
+((variadic_parameter_declaration
+  name: (identifier) @holds
+  type: [(type_identifier) @name (pointer_type (type_identifier) @name)
+         (qualified_type name: (type_identifier) @name) (pointer_type (qualified_type name: (type_identifier) @name))])
+  (#not-match? @name "^(any|bool|byte|comparable|complex(64|128)|error|float(32|64)|u?int(8|16|32|64)?|rune|string|uintptr)$"))
+([(short_var_declaration left: (expression_list . (identifier) @holds .) right: (expression_list .
+    (composite_literal type: [
+      (slice_type element: [(type_identifier) @name (pointer_type (type_identifier) @name)
+                    (qualified_type name: (type_identifier) @name) (pointer_type (qualified_type name: (type_identifier) @name))])
+      (array_type element: [(type_identifier) @name (pointer_type (type_identifier) @name)
+                    (qualified_type name: (type_identifier) @name) (pointer_type (qualified_type name: (type_identifier) @name))])
+      (implicit_length_array_type element: [(type_identifier) @name (pointer_type (type_identifier) @name)
+                    (qualified_type name: (type_identifier) @name) (pointer_type (qualified_type name: (type_identifier) @name))])
+      (map_type value: [(type_identifier) @name (pointer_type (type_identifier) @name)
+                    (qualified_type name: (type_identifier) @name) (pointer_type (qualified_type name: (type_identifier) @name))])]) .))
+  (var_spec name: (identifier) @holds . value: (expression_list .
+    (composite_literal type: [
+      (slice_type element: [(type_identifier) @name (pointer_type (type_identifier) @name)
+                    (qualified_type name: (type_identifier) @name) (pointer_type (qualified_type name: (type_identifier) @name))])
+      (array_type element: [(type_identifier) @name (pointer_type (type_identifier) @name)
+                    (qualified_type name: (type_identifier) @name) (pointer_type (qualified_type name: (type_identifier) @name))])
+      (implicit_length_array_type element: [(type_identifier) @name (pointer_type (type_identifier) @name)
+                    (qualified_type name: (type_identifier) @name) (pointer_type (qualified_type name: (type_identifier) @name))])
+      (map_type value: [(type_identifier) @name (pointer_type (type_identifier) @name)
+                    (qualified_type name: (type_identifier) @name) (pointer_type (qualified_type name: (type_identifier) @name))])]) .))]
+  (#not-match? @name "^(any|bool|byte|comparable|complex(64|128)|error|float(32|64)|u?int(8|16|32|64)?|rune|string|uintptr)$"))
+((short_var_declaration
+  left: (expression_list . (identifier) @holds .)
+  right: (expression_list .
+    (call_expression function: (identifier) @_make arguments: (argument_list . [
+      (slice_type element: [(type_identifier) @name (pointer_type (type_identifier) @name)
+                    (qualified_type name: (type_identifier) @name) (pointer_type (qualified_type name: (type_identifier) @name))])
+      (map_type value: [(type_identifier) @name (pointer_type (type_identifier) @name)
+                    (qualified_type name: (type_identifier) @name) (pointer_type (qualified_type name: (type_identifier) @name))])])) .))
+  (#eq? @_make "make")
+  (#not-match? @name "^(any|bool|byte|comparable|complex(64|128)|error|float(32|64)|u?int(8|16|32|64)?|rune|string|uintptr)$"))
+; @element of @container: the value a two-name range gives (for _, o := range orders, range
+; s.orders; one name is the index or key), and one name := an index of it (o := orders[i],
+; o := &s.orders[i], o, ok := byID[k]). A container read through its receiver (s.orders) is
+; @container by its field's name: Go names receivers freely, so s. cannot be told from this.
+(range_clause
+  left: (expression_list . (identifier) . (identifier) @element .)
+  right: [(identifier) @container (selector_expression operand: (identifier) field: (field_identifier) @container)])
+(short_var_declaration
+  left: (expression_list . (identifier) @element)
+  right: (expression_list . [
+    (index_expression operand: [(identifier) @container (selector_expression operand: (identifier) field: (field_identifier) @container)])
+    (unary_expression operator: "&" operand: (index_expression
+      operand: [(identifier) @container (selector_expression operand: (identifier) field: (field_identifier) @container)]))] .))

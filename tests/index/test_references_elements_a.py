@@ -1,0 +1,245 @@
+"""A variable set to an element of a container typed with a class takes that class, in Go, Rust and
+Kotlin (``references.scm``'s ``@holds`` and ``@element``/``@container``, bound by
+``mesh/index/parse/_navigation.py``; the style of ``test_references_resolution.py``)."""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mesh.index import Index
+from mesh.index.query._references import find_references
+from mesh.index.query._symbols import find_symbols
+
+
+@pytest.fixture
+def build(tmp_path: Path) -> Iterator[Any]:
+    opened: list[Index] = []
+
+    def make(files: dict[str, str]) -> Any:
+        root = tmp_path / "ws"
+        for name, text in files.items():
+            (root / name).parent.mkdir(parents=True, exist_ok=True)
+            (root / name).write_text(textwrap.dedent(text))
+        index = Index(root, tmp_path / "cache", workers=1)
+        index.refresh()
+        opened.append(index)
+        return index.store.snapshot()
+
+    yield make
+    for index in opened:
+        index.close()
+
+
+def sites(db: Any, name: str) -> dict[str, str]:
+    """``path:line -> how`` of the references of the first definition ``name`` names."""
+    target = find_symbols(db, name)[0]
+    return {f"{site.path}:{site.line}": site.how for site in find_references(db, target)}
+
+
+def test_go_elements_of_a_container_take_its_class_INV_NAV_1(build: Any) -> None:
+    """A range's value or an index of a slice or map (``[]*Order``, ``map[string]Order``) read
+    through the receiver takes the element's class; the element is no use of the class; a name
+    the file gives two element classes, or one of a class without the method, stays by name."""
+    with build({
+        "shop/model.go": """
+            package shop
+
+            type Order struct{}
+
+            func (o *Order) Ship() {}
+
+            type Item struct{}
+
+            func (i *Item) Ship() {}
+
+            type Parcel struct{}
+            """,
+        "shop/store.go": """
+            package shop
+
+            type Store struct {
+            	orders  []*Order
+            	byID    map[string]Order
+            	items   []Item
+            	parcels []Parcel
+            }
+
+            func (s *Store) Send() {
+            	for _, o := range s.orders {
+            		o.Ship()
+            	}
+            	first := s.orders[0]
+            	first.Ship()
+            	found, ok := s.byID["a"]
+            	if ok {
+            		found.Ship()
+            	}
+            }
+
+            func (s *Store) Mixed() {
+            	for _, each := range s.orders {
+            		each.Ship()
+            	}
+            	for _, each := range s.items {
+            		each.Ship()
+            	}
+            	for _, p := range s.parcels {
+            		p.Ship()
+            	}
+            }
+            """,
+    }) as db:  # fmt: skip
+        ship = sites(db, "Order.Ship")
+        order = sites(db, "Order")
+    assert ship == {
+        "shop/store.go:13": "typed", "shop/store.go:16": "typed", "shop/store.go:19": "typed",
+        "shop/store.go:25": "by name", "shop/store.go:28": "by name", "shop/store.go:31": "by name",
+    }  # fmt: skip
+    # the slice's and the map's argument, and the method's receiver; no element is a use of it
+    assert set(order) == {"shop/model.go:6", "shop/store.go:5", "shop/store.go:6"}
+
+
+def test_rust_elements_of_a_container_take_its_class_INV_NAV_1(build: Any) -> None:
+    """A loop's name over a Vec (``&self.orders``, ``.iter()``), a map's value of a pair, a let of
+    an index take the element's class; the element is no use of the class; a loop's one name over
+    a map (a pair), a name given two element classes, or one of a class without the method, stays
+    by name."""
+    with build({
+        "src/model.rs": """
+            pub struct Order {}
+
+            impl Order {
+                pub fn ship(&self) {}
+            }
+
+            pub struct Item {}
+
+            impl Item {
+                pub fn ship(&self) {}
+            }
+
+            pub struct Parcel {}
+            """,
+        "src/store.rs": """
+            use crate::model::{Item, Order, Parcel};
+            use std::collections::HashMap;
+
+            pub struct Store {
+                orders: Vec<Order>,
+                by_id: HashMap<String, Order>,
+                items: Vec<Item>,
+                parcels: &'static [Parcel],
+            }
+
+            impl Store {
+                pub fn send(&self) {
+                    for o in &self.orders {
+                        o.ship();
+                    }
+                    for (_, v) in self.by_id.iter() {
+                        v.ship();
+                    }
+                    let first = &self.orders[0];
+                    first.ship();
+                    for e in &self.by_id {
+                        e.ship();
+                    }
+                }
+
+                pub fn mixed(&self) {
+                    for each in self.orders.iter() {
+                        each.ship();
+                    }
+                    for each in self.items.iter() {
+                        each.ship();
+                    }
+                    for p in self.parcels {
+                        p.ship();
+                    }
+                }
+            }
+            """,
+    }) as db:  # fmt: skip
+        ship = sites(db, "Order.ship")
+        order = sites(db, "Order")
+    assert ship == {
+        "src/store.rs:15": "typed", "src/store.rs:18": "typed", "src/store.rs:21": "typed",
+        "src/store.rs:23": "by name", "src/store.rs:29": "by name", "src/store.rs:32": "by name",
+        "src/store.rs:35": "by name",
+    }  # fmt: skip
+    # the impl, the Vec's and the map's argument; no element is a use of it
+    assert set(order) == {"src/model.rs:4", "src/store.rs:6", "src/store.rs:7"}
+
+
+def test_kotlin_elements_of_a_container_take_its_class_INV_NAV_1(build: Any) -> None:
+    """A loop's name over a List constructor property, a map's value of a pair, ``first()`` of
+    ``this.orders`` take the element's class; the element is no use of the class; a loop's one
+    name over a map (an entry), a pair of a list's element, a name given two element classes, or
+    one of a class without the method, stays by name."""
+    with build({
+        "src/main/kotlin/shop/Model.kt": """
+            package shop
+
+            class Order {
+                fun ship() {}
+            }
+
+            class Item {
+                fun ship() {}
+            }
+
+            class Parcel
+            """,
+        "src/main/kotlin/shop/Store.kt": """
+            package shop
+
+            class Store(private val orders: List<Order>, private val byId: Map<String, Order>) {
+                private val items = mutableListOf<Item>()
+                private val parcels: List<Parcel> = listOf()
+
+                fun send() {
+                    for (o in orders) {
+                        o.ship()
+                    }
+                    val first = this.orders.first()
+                    first.ship()
+                    for ((key, value) in byId) {
+                        value.ship()
+                    }
+                    for (entry in byId) {
+                        entry.ship()
+                    }
+                    for ((a, b) in orders) {
+                        b.ship()
+                    }
+                }
+
+                fun mixed() {
+                    for (each in orders) {
+                        each.ship()
+                    }
+                    for (each in items) {
+                        each.ship()
+                    }
+                    for (p in parcels) {
+                        p.ship()
+                    }
+                }
+            }
+            """,
+    }) as db:  # fmt: skip
+        ship = sites(db, "Order.ship")
+        order = sites(db, "Order")
+    store = "src/main/kotlin/shop/Store.kt"
+    assert ship == {
+        f"{store}:10": "typed", f"{store}:13": "typed", f"{store}:15": "typed",
+        f"{store}:18": "by name", f"{store}:21": "by name", f"{store}:27": "by name",
+        f"{store}:30": "by name", f"{store}:33": "by name",
+    }  # fmt: skip
+    # the list's and the map's argument; no element is a use of it
+    assert set(order) == {f"{store}:4"}
