@@ -116,3 +116,43 @@
   (struct_declaration name: (_) @binds (base_list [(identifier) @name (generic_name . (identifier) @name)]))
   (record_declaration name: (_) @binds (base_list [(identifier) @name (generic_name . (identifier) @name)]))
   (interface_declaration name: (_) @binds (base_list [(identifier) @name (generic_name . (identifier) @name)]))]) @reference.type
+
+; what a collection holds and what takes one of its elements: the fields, properties, locals and
+; parameters (a primary constructor's too) declared as an array or a collection of a class (@holds:
+; its elements are @name; Order[] orders, List<Order> _orders, IEnumerable<Acme.Order>? Orders),
+; and a var set to one of them (@element of @container: foreach (var o in _orders), var o = orders[0],
+; var o = this.orders.First(), var o = await query.SingleAsync()). A generic type is a collection by
+; its name only: Task<Order>, Lazy<Order>, ILogger<Order>, IOptions<Order>, Func<Order>, Expression<..>
+; and a project's own Repository<Order> hold one value or none, so the holders are the collections of
+; the base library (and EF's DbSet) taking one type argument. A dictionary is left out: foreach and
+; First() on it give KeyValuePair<K, V>, not its values, and the elements below cannot tell a
+; dictionary from a list. A collection of tasks, pairs or collections holds no class. (A pattern per
+; parent, not one rooted at any node: those are tried on every node.)
+((variable_declaration type: [(array_type type: [(identifier) @name (generic_name . (identifier) @name) (qualified_name name: [(identifier) @name (generic_name . (identifier) @name)])]) (nullable_type type: (array_type type: [(identifier) @name (generic_name . (identifier) @name) (qualified_name name: [(identifier) @name (generic_name . (identifier) @name)])]))
+         (generic_name . (identifier) @holder (type_argument_list . [(identifier) @name (generic_name . (identifier) @name) (nullable_type type: (identifier) @name) (qualified_name name: [(identifier) @name (generic_name . (identifier) @name)])] .)) (qualified_name name: (generic_name . (identifier) @holder (type_argument_list . [(identifier) @name (generic_name . (identifier) @name) (nullable_type type: (identifier) @name) (qualified_name name: [(identifier) @name (generic_name . (identifier) @name)])] .)))
+         (nullable_type type: [(generic_name . (identifier) @holder (type_argument_list . [(identifier) @name (generic_name . (identifier) @name) (nullable_type type: (identifier) @name) (qualified_name name: [(identifier) @name (generic_name . (identifier) @name)])] .)) (qualified_name name: (generic_name . (identifier) @holder (type_argument_list . [(identifier) @name (generic_name . (identifier) @name) (nullable_type type: (identifier) @name) (qualified_name name: [(identifier) @name (generic_name . (identifier) @name)])] .)))])]
+   (variable_declarator name: (identifier) @holds))
+  (#match? @holder "^(I?List|IReadOnlyList|I?Collection|IReadOnlyCollection|I(Async)?Enumerable|IOrderedEnumerable|I(Ordered)?Queryable|(Hash|Sorted|I|IReadOnly)Set|Queue|Stack|LinkedList|ReadOnlyCollection|ObservableCollection|I?Immutable(List|Array|HashSet|SortedSet|Queue|Stack)|Concurrent(Bag|Queue|Stack)|BlockingCollection|DbSet|(ReadOnly)?(Span|Memory))$")
+  (#not-match? @name "^(Task|ValueTask|Nullable|KeyValuePair|Tuple|ValueTuple|Func|Action|Lazy|I?List|I?Enumerable|I?Collection|(Hash)?Set|Dictionary|IDictionary)$"))
+((property_declaration type: [(array_type type: [(identifier) @name (generic_name . (identifier) @name) (qualified_name name: [(identifier) @name (generic_name . (identifier) @name)])]) (nullable_type type: (array_type type: [(identifier) @name (generic_name . (identifier) @name) (qualified_name name: [(identifier) @name (generic_name . (identifier) @name)])]))
+         (generic_name . (identifier) @holder (type_argument_list . [(identifier) @name (generic_name . (identifier) @name) (nullable_type type: (identifier) @name) (qualified_name name: [(identifier) @name (generic_name . (identifier) @name)])] .)) (qualified_name name: (generic_name . (identifier) @holder (type_argument_list . [(identifier) @name (generic_name . (identifier) @name) (nullable_type type: (identifier) @name) (qualified_name name: [(identifier) @name (generic_name . (identifier) @name)])] .)))
+         (nullable_type type: [(generic_name . (identifier) @holder (type_argument_list . [(identifier) @name (generic_name . (identifier) @name) (nullable_type type: (identifier) @name) (qualified_name name: [(identifier) @name (generic_name . (identifier) @name)])] .)) (qualified_name name: (generic_name . (identifier) @holder (type_argument_list . [(identifier) @name (generic_name . (identifier) @name) (nullable_type type: (identifier) @name) (qualified_name name: [(identifier) @name (generic_name . (identifier) @name)])] .)))])]
+   name: (identifier) @holds)
+  (#match? @holder "^(I?List|IReadOnlyList|I?Collection|IReadOnlyCollection|I(Async)?Enumerable|IOrderedEnumerable|I(Ordered)?Queryable|(Hash|Sorted|I|IReadOnly)Set|Queue|Stack|LinkedList|ReadOnlyCollection|ObservableCollection|I?Immutable(List|Array|HashSet|SortedSet|Queue|Stack)|Concurrent(Bag|Queue|Stack)|BlockingCollection|DbSet|(ReadOnly)?(Span|Memory))$")
+  (#not-match? @name "^(Task|ValueTask|Nullable|KeyValuePair|Tuple|ValueTuple|Func|Action|Lazy|I?List|I?Enumerable|I?Collection|(Hash)?Set|Dictionary|IDictionary)$"))
+((parameter type: [(array_type type: [(identifier) @name (generic_name . (identifier) @name) (qualified_name name: [(identifier) @name (generic_name . (identifier) @name)])]) (nullable_type type: (array_type type: [(identifier) @name (generic_name . (identifier) @name) (qualified_name name: [(identifier) @name (generic_name . (identifier) @name)])]))
+         (generic_name . (identifier) @holder (type_argument_list . [(identifier) @name (generic_name . (identifier) @name) (nullable_type type: (identifier) @name) (qualified_name name: [(identifier) @name (generic_name . (identifier) @name)])] .)) (qualified_name name: (generic_name . (identifier) @holder (type_argument_list . [(identifier) @name (generic_name . (identifier) @name) (nullable_type type: (identifier) @name) (qualified_name name: [(identifier) @name (generic_name . (identifier) @name)])] .)))
+         (nullable_type type: [(generic_name . (identifier) @holder (type_argument_list . [(identifier) @name (generic_name . (identifier) @name) (nullable_type type: (identifier) @name) (qualified_name name: [(identifier) @name (generic_name . (identifier) @name)])] .)) (qualified_name name: (generic_name . (identifier) @holder (type_argument_list . [(identifier) @name (generic_name . (identifier) @name) (nullable_type type: (identifier) @name) (qualified_name name: [(identifier) @name (generic_name . (identifier) @name)])] .)))])]
+   name: (identifier) @holds)
+  (#match? @holder "^(I?List|IReadOnlyList|I?Collection|IReadOnlyCollection|I(Async)?Enumerable|IOrderedEnumerable|I(Ordered)?Queryable|(Hash|Sorted|I|IReadOnly)Set|Queue|Stack|LinkedList|ReadOnlyCollection|ObservableCollection|I?Immutable(List|Array|HashSet|SortedSet|Queue|Stack)|Concurrent(Bag|Queue|Stack)|BlockingCollection|DbSet|(ReadOnly)?(Span|Memory))$")
+  (#not-match? @name "^(Task|ValueTask|Nullable|KeyValuePair|Tuple|ValueTuple|Func|Action|Lazy|I?List|I?Enumerable|I?Collection|(Hash)?Set|Dictionary|IDictionary)$"))
+(foreach_statement type: (implicit_type) left: (identifier) @element right: [(identifier) (member_access_expression)] @container)
+(variable_declaration type: (implicit_type)
+  (variable_declarator name: (identifier) @element
+    (element_access_expression expression: [(identifier) (member_access_expression)] @container
+      subscript: (bracketed_argument_list . (argument [(integer_literal) (identifier) (prefix_unary_expression) (binary_expression) (member_access_expression)]) .))))
+((variable_declaration type: (implicit_type)
+   (variable_declarator name: (identifier) @element
+     [(invocation_expression function: (member_access_expression expression: [(identifier) (member_access_expression)] @container name: (identifier) @taken))
+      (await_expression (invocation_expression function: (member_access_expression expression: [(identifier) (member_access_expression)] @container name: (identifier) @taken)))]))
+  (#match? @taken "^(First|Last|Single|ElementAt)(OrDefault)?(Async)?$|^(Find|FindLast|Dequeue|Pop|Peek|MinBy|MaxBy)$"))

@@ -50,3 +50,46 @@
 ; base reached through the derived class, its instances or its own code is the base's
 (class_definition name: (_) @binds superclasses: (argument_list (identifier) @name)) @reference.type
 (class_definition name: (_) @binds superclasses: (argument_list (attribute object: (_) @qualifier attribute: (identifier) @name))) @reference.type
+
+; what a collection holds and what takes one of its elements: the parameters, class attributes and
+; variables annotated as a list, set, sequence or homogeneous tuple of a class (@holds: its elements
+; are @name; orders: list[Order], items: Sequence[models.Item], self.orders: List[Order] = [],
+; parts: tuple[Part, ...]), and a variable set to one of them (@element of @container: for o in
+; self.orders, for i, o in enumerate(orders), for o in sorted(orders, key=...), [o.total() for o in
+; orders], o = orders[0], o = orders.pop()). A generic is a collection by its name only: Optional[Order],
+; type[Order], Callable[[Order], None], ClassVar[Order], Annotated[Order, ...] and a project's own
+; Repository[Order] hold one value or none, and a tuple[Order, Customer] holds two classes. A dict or
+; a Mapping is left out: iterating it gives its keys, not its values, and the elements below cannot
+; tell a mapping from a list. Elements of a builtin (list[str]) or a typing generic take no class.
+; (A pattern per parent: one rooted at any node, tried on every node, made the whole query a fifth slower.)
+((assignment left: [(identifier) (attribute)] @holds
+   type: (type [(generic_type (identifier) @holder (type_parameter . (type [(identifier) @name (attribute attribute: (identifier) @name) (generic_type . (identifier) @name)]) .))
+         (generic_type (identifier) @holder (type_parameter . (type [(identifier) @name (attribute attribute: (identifier) @name) (generic_type . (identifier) @name)]) . (type (ellipsis)) .))
+         (subscript value: [(identifier) @holder (attribute attribute: (identifier) @holder)] subscript: [(identifier) @name (attribute attribute: (identifier) @name)] .)]))
+  (#match? @holder "^([Ll]ist|[Ss]et|frozenset|FrozenSet|AbstractSet|Mutable(Set|Sequence)|Sequence|Collection|(Async)?Iter(able|ator)|Reversible|[Dd]eque|[Tt]uple)$")
+  (#match? @name "^[A-Z]") (#not-match? @name "^(Optional|Union|Any|Callable|Type|Literal|Annotated|ClassVar|Final|List|Dict|Set|FrozenSet|Tuple|Sequence|Mapping|Iterable|Iterator)$"))
+((typed_parameter . (identifier) @holds
+   type: (type [(generic_type (identifier) @holder (type_parameter . (type [(identifier) @name (attribute attribute: (identifier) @name) (generic_type . (identifier) @name)]) .))
+         (generic_type (identifier) @holder (type_parameter . (type [(identifier) @name (attribute attribute: (identifier) @name) (generic_type . (identifier) @name)]) . (type (ellipsis)) .))
+         (subscript value: [(identifier) @holder (attribute attribute: (identifier) @holder)] subscript: [(identifier) @name (attribute attribute: (identifier) @name)] .)]))
+  (#match? @holder "^([Ll]ist|[Ss]et|frozenset|FrozenSet|AbstractSet|Mutable(Set|Sequence)|Sequence|Collection|(Async)?Iter(able|ator)|Reversible|[Dd]eque|[Tt]uple)$")
+  (#match? @name "^[A-Z]") (#not-match? @name "^(Optional|Union|Any|Callable|Type|Literal|Annotated|ClassVar|Final|List|Dict|Set|FrozenSet|Tuple|Sequence|Mapping|Iterable|Iterator)$"))
+((typed_default_parameter name: (identifier) @holds
+   type: (type [(generic_type (identifier) @holder (type_parameter . (type [(identifier) @name (attribute attribute: (identifier) @name) (generic_type . (identifier) @name)]) .))
+         (generic_type (identifier) @holder (type_parameter . (type [(identifier) @name (attribute attribute: (identifier) @name) (generic_type . (identifier) @name)]) . (type (ellipsis)) .))
+         (subscript value: [(identifier) @holder (attribute attribute: (identifier) @holder)] subscript: [(identifier) @name (attribute attribute: (identifier) @name)] .)]))
+  (#match? @holder "^([Ll]ist|[Ss]et|frozenset|FrozenSet|AbstractSet|Mutable(Set|Sequence)|Sequence|Collection|(Async)?Iter(able|ator)|Reversible|[Dd]eque|[Tt]uple)$")
+  (#match? @name "^[A-Z]") (#not-match? @name "^(Optional|Union|Any|Callable|Type|Literal|Annotated|ClassVar|Final|List|Dict|Set|FrozenSet|Tuple|Sequence|Mapping|Iterable|Iterator)$"))
+([(for_statement left: (identifier) @element right: [(identifier) (attribute)] @container)
+  (for_in_clause left: (identifier) @element right: [(identifier) (attribute)] @container)
+  (assignment left: (identifier) @element !type
+    right: (subscript value: [(identifier) (attribute)] @container subscript: [(integer) (unary_operator) (identifier) (binary_operator) (attribute)] .))])
+((assignment left: (identifier) @element !type
+   right: (call function: (attribute object: [(identifier) (attribute)] @container attribute: (identifier) @taken)))
+  (#match? @taken "^(pop|popleft)$"))
+(([(for_statement left: (identifier) @element right: (call function: (identifier) @taken arguments: (argument_list . [(identifier) (attribute)] @container)))
+   (for_in_clause left: (identifier) @element right: (call function: (identifier) @taken arguments: (argument_list . [(identifier) (attribute)] @container)))])
+  (#match? @taken "^(sorted|reversed)$"))
+(([(for_statement left: (pattern_list . (identifier) . (identifier) @element .) right: (call function: (identifier) @taken arguments: (argument_list . [(identifier) (attribute)] @container)))
+   (for_in_clause left: (pattern_list . (identifier) . (identifier) @element .) right: (call function: (identifier) @taken arguments: (argument_list . [(identifier) (attribute)] @container)))])
+  (#eq? @taken "enumerate"))
