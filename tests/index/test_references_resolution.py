@@ -352,3 +352,60 @@ def test_cpp_elements_of_a_container_take_its_class_INV_NAV_1(build: Any) -> Non
     assert ship == {"src/handler.h:11": "typed", "src/handler.h:13": "typed", "src/handler.h:27": "typed",
                     "src/handler.h:28": "typed", "src/handler.h:30": "by name"}  # fmt: skip
     assert set(order) == {"src/handler.h:7", "src/handler.h:23", "src/handler.h:24"}  # type arguments only
+
+
+def test_a_variable_takes_the_class_a_function_of_its_file_returns_INV_NAV_1(build: Any) -> None:
+    """``e := setup(t)`` of ``func setup(...) *Injector`` in the same file (Go), ``auto w =
+    MakeWorker()`` of ``Worker* MakeWorker()`` (C++): the variable is typed with the returned
+    class (the first result of several); a function returning no class, or one the file does
+    not define, types nothing."""
+    with build({
+        "errors/errors.go": """
+            package errors
+
+            type Injector struct{}
+
+            func (e *Injector) Do() error { return nil }
+
+            type Other struct{}
+
+            func (o *Other) Do() error { return nil }
+            """,
+        "errors/errors_test.go": """
+            package errors
+
+            func setup() *Injector { return &Injector{} }
+
+            func pair() (Injector, error) { return Injector{}, nil }
+
+            func count() int { return 1 }
+
+            func TestDo() {
+                e := setup()
+                e.Do()
+                p, err := pair()
+                p.Do()
+                n := count()
+                n.Do()
+                x := elsewhere()
+                x.Do()
+            }
+            """,
+        "src/worker.cpp": """
+            class Worker { public: void Run(); };
+            class Idle { public: void Run(); };
+            Worker* MakeWorker();
+            void Main() {
+              auto w = MakeWorker();
+              w->Run();
+              auto v = Unknown();
+              v->Run();
+            }
+            """,
+    }) as db:  # fmt: skip
+        do = sites(db, "Injector.Do")
+        run = sites(db, "Worker.Run")
+    assert {key: how for key, how in do.items() if key.startswith("errors/errors_test.go")} == {
+        "errors/errors_test.go:12": "typed", "errors/errors_test.go:14": "typed",
+        "errors/errors_test.go:16": "by name", "errors/errors_test.go:18": "by name"}  # fmt: skip
+    assert run == {"src/worker.cpp:7": "typed", "src/worker.cpp:9": "by name"}

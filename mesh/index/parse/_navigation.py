@@ -206,17 +206,18 @@ def references(
     holders: dict[str, set[str]] = {}
     elements: list[tuple[str, str, int]] = []
     for _, captured in _common.matches(_common.query(language, text), root):
-        if "element" in captured and ("container" in captured or "values_of" in captured):
-            element = captured["element"][0]
-            of = captured.get("container") or captured["values_of"]
-            key = _qualifier(of[0], source) + ("" if "container" in captured else _VALUES)
-            elements.append((_qualifier(element, source), key, element.start_point[0] + 1))
+        if "element" in captured:
+            of_capture = next((capture for capture in _ELEMENT_OF if capture in captured), None)
+            if of_capture is not None:
+                element = captured["element"][0]
+                key = _qualifier(captured[of_capture][0], source) + _ELEMENT_OF[of_capture]
+                elements.append((_qualifier(element, source), key, element.start_point[0] + 1))
             continue
-        if ("holds" in captured or "holds_values" in captured) and "name" in captured:
-            held = _name(captured["name"][0], source)
+        holds_capture = next((capture for capture in _HOLDERS if capture in captured), None)
+        if holds_capture is not None:
+            held = _name(captured["name"][0], source) if "name" in captured else None
             if held is not None:
-                holder = captured.get("holds") or captured["holds_values"]
-                key = _qualifier(holder[0], source) + ("" if "holds" in captured else _VALUES)
+                key = _qualifier(captured[holds_capture][0], source) + _HOLDERS[holds_capture]
                 holders.setdefault(key, set()).add(held)
             continue
         names = captured.get("name")
@@ -257,15 +258,23 @@ def references(
 #: ``byId{}``, and only a read of its values (``@values_of``: ``byId[k]``, ``for (k, v) in byId``)
 #: looks it up so; an element read the list way (``for e in byId``: a key or a pair) finds nothing.
 _VALUES: Final = "{}"
+#: Marks what a function of the file returns: ``func setup() *Injector`` (``@returns_of`` and the
+#: type as ``@name``) is keyed ``setup()``, looked up by ``e := setup(t)`` (``@returned_by``).
+_RETURNS: Final = "()"
+#: The captures of a holder, and of what an element is read from, with the suffix of their key.
+_HOLDERS: Final = {"holds": "", "holds_values": _VALUES, "returns_of": _RETURNS}
+_ELEMENT_OF: Final = {"container": "", "values_of": _VALUES, "returned_by": _RETURNS}
 
 
 def _elements_bound(holders: Mapping[str, set[str]], elements: list[tuple[str, str, int]]) -> list[Reference]:
     """A variable set to an element of a container the file types with one class (``auto c =
     pool->Pop()``, ``for (auto& o : orders)`` of a ``ClientPool<Client> *pool``, a
     ``std::vector<Order> orders``), or to one of the values of a map typed so, takes that class: a
-    ``bind`` reference of it (not a use). The captures, in a language's ``references.scm``:
-    ``@holds`` (a list-like container) or ``@holds_values`` (a map) with ``@name`` (the class),
-    and ``@element`` with ``@container`` (an element read) or ``@values_of`` (a value read)."""
+    ``bind`` reference of it (not a use); so does a variable set to what a function of the file
+    returns (``e := setup(t)`` of ``func setup(...) *Injector``). The captures, in a language's
+    ``references.scm``: ``@holds`` (a list-like container), ``@holds_values`` (a map) or
+    ``@returns_of`` (a function) with ``@name`` (the class), and ``@element`` with ``@container``
+    (an element read), ``@values_of`` (a value read) or ``@returned_by`` (a call's function)."""
     out = []
     for element, container, line in elements:
         held = holders.get(container) or holders.get(_self_less(container))

@@ -218,3 +218,17 @@
 (for_range_loop type: (placeholder_type_specifier)
   declarator: [(identifier) @element (pointer_declarator declarator: (identifier) @element) (reference_declarator (identifier) @element)]
   right: [(identifier) (field_expression)] @container)
+; what a function of the file returns (@returns_of, its class as @name, raw, by pointer or
+; reference) and a variable of deduced type set by a call of it (auto w = MakeWorker(cfg))
+[(function_definition type: [(type_identifier) @name (qualified_identifier name: (type_identifier) @name)]
+   declarator: [(function_declarator declarator: (identifier) @returns_of)
+                (pointer_declarator declarator: (function_declarator declarator: (identifier) @returns_of))
+                (reference_declarator (function_declarator declarator: (identifier) @returns_of))])
+ (declaration type: [(type_identifier) @name (qualified_identifier name: (type_identifier) @name)]
+   declarator: [(function_declarator declarator: (identifier) @returns_of)
+                (pointer_declarator declarator: (function_declarator declarator: (identifier) @returns_of))
+                (reference_declarator (function_declarator declarator: (identifier) @returns_of))])]
+(declaration type: (placeholder_type_specifier)
+  declarator: (init_declarator
+    declarator: [(identifier) @element (pointer_declarator declarator: (identifier) @element) (reference_declarator (identifier) @element)]
+    value: (call_expression function: [(identifier) (qualified_identifier !scope name: (identifier))] @returned_by)))

@@ -298,3 +298,17 @@
     (index_expression operand: [(identifier) @container (selector_expression operand: (identifier) field: (field_identifier) @container)])
     (unary_expression operator: "&" operand: (index_expression
       operand: [(identifier) @container (selector_expression operand: (identifier) field: (field_identifier) @container)]))] .))
+
+; what a function of the file returns (@returns_of, its type as @name; the first of several
+; results: (T, error)) and a variable set by a call of it (@element of @returned_by:
+; e := setup(t), s, err := newStore(cfg), var s = newStore(cfg))
+((function_declaration name: (identifier) @returns_of
+   result: [(type_identifier) @name (pointer_type (type_identifier) @name)
+            (parameter_list . (parameter_declaration type: [(type_identifier) @name (pointer_type (type_identifier) @name)]))])
+ (#not-match? @name "^(any|bool|byte|comparable|complex(64|128)|error|float(32|64)|u?int(8|16|32|64)?|rune|string|uintptr)$"))
+(short_var_declaration
+  left: (expression_list . (identifier) @element)
+  right: (expression_list . (call_expression function: (identifier) @returned_by) .))
+(var_spec
+  name: (identifier) @element .
+  value: (expression_list . (call_expression function: (identifier) @returned_by) .))
