@@ -194,9 +194,12 @@ def find_references(db: sqlite3.Connection, target: SymbolRow, named: list[Symbo
             # the definition around the site decides only bare and self-qualified sites, and those
             # of files defining the target, a rival or an heir (thousands of files for ``__init__``)
             if needs_spans and (not qualifier or qualifier in _SELF or file_id in heirs):
-                if file_id not in spans:
-                    spans[file_id] = _spans(db, file_id)
-                around = _around(spans[file_id], line)
+                if sites.count("\n") < _SPANS_FROM:
+                    around = _enclosing(db, file_id, line)  # a few sites: one indexed lookup each
+                else:
+                    if file_id not in spans:
+                        spans[file_id] = _spans(db, file_id)
+                    around = _around(spans[file_id], line)
             if member:
                 how = _member(target, owner, qualifier, view, around, bound.get(file_id, frozenset()) | shared, twins)
                 if not how and heirs:
@@ -319,6 +322,20 @@ def _owner(container: str) -> str:
     return parts[-1]
 
 
+#: A file with this many sites of the name reads all its definitions once; with fewer, each site
+#: looks up the one around it (a rival's file of thousands of definitions has one or two sites).
+_SPANS_FROM: Final = 8
+
+
+def _enclosing(db: sqlite3.Connection, file_id: int, line: int) -> str:
+    """The innermost definition of the file holding ``line`` (``Container.name``), "" at top level:
+    what :func:`_around` finds in the file's spans, by one lookup of the (file, line) index."""
+    found = db.execute(
+        "SELECT name, container FROM defs WHERE file_id = ? AND line <= ? AND end_line >= ?"
+        " ORDER BY line DESC, end_line ASC LIMIT 1", (file_id, line, line)).fetchone()  # fmt: skip
+    return "" if found is None else f"{found[1]}.{found[0]}" if found[1] else found[0]
+
+
 def with_enclosing(db: sqlite3.Connection, sites: list[RefSite]) -> list[RefSite]:
     """``sites`` with the definition around each filled in (one indexed lookup a site: a file of
     thousands of definitions is not read whole for the few sites a page shows)."""
@@ -332,11 +349,7 @@ def with_enclosing(db: sqlite3.Connection, sites: list[RefSite]) -> list[RefSite
             row = db.execute("SELECT id FROM files WHERE path = ?", (site.path,)).fetchone()
             file_ids[site.path] = row[0] if row is not None else None
         file_id = file_ids[site.path]
-        found = None if file_id is None else db.execute(
-            "SELECT name, container FROM defs WHERE file_id = ? AND line <= ? AND end_line >= ?"
-            " ORDER BY line DESC, end_line ASC LIMIT 1", (file_id, site.line, site.line)).fetchone()  # fmt: skip
-        around = "" if found is None else f"{found[1]}.{found[0]}" if found[1] else found[0]
-        out.append(site._replace(enclosing=around))
+        out.append(site._replace(enclosing="" if file_id is None else _enclosing(db, file_id, site.line)))
     return out
 
 
