@@ -243,3 +243,146 @@ def test_kotlin_elements_of_a_container_take_its_class_INV_NAV_1(build: Any) -> 
     }  # fmt: skip
     # the list's and the map's argument; no element is a use of it
     assert set(order) == {f"{store}:4"}
+
+
+def test_rust_values_of_a_map_take_its_value_class_INV_NAV_1(build: Any) -> None:
+    """A map's value (``HashMap<Key, Order>``: the second argument) read by ``if let Some(v) =
+    by_id.get(&k)``, ``by_id.get_mut(&k).unwrap()``, ``&by_id[&k]``, the value of a pair, ``.values()``
+    takes the value's class; a key of a pair, a loop's one name over the map (a pair), an
+    ``enumerate`` over it, and a pair over a Vec stay by name; the key's class is never given to a
+    value, and no value read is a use of either class."""
+    with build({
+        "src/model.rs": """
+            pub struct Order {}
+
+            impl Order {
+                pub fn ship(&self) {}
+            }
+
+            pub struct Key {}
+
+            impl Key {
+                pub fn ship(&self) {}
+            }
+            """,
+        "src/store.rs": """
+            use crate::model::{Key, Order};
+            use std::collections::HashMap;
+
+            pub struct Store {
+                by_id: HashMap<Key, Order>,
+                orders: Vec<Order>,
+            }
+
+            impl Store {
+                pub fn send(&mut self) {
+                    if let Some(found) = self.by_id.get(&self.first) {
+                        found.ship();
+                    }
+                    let taken = self.by_id.get_mut(&self.first).unwrap();
+                    taken.ship();
+                    let indexed = &self.by_id[&self.first];
+                    indexed.ship();
+                    for (key, value) in &self.by_id {
+                        key.ship();
+                        value.ship();
+                    }
+                    for each in self.by_id.values() {
+                        each.ship();
+                    }
+                    for pair in self.by_id.iter() {
+                        pair.ship();
+                    }
+                    for (i, numbered) in self.by_id.iter().enumerate() {
+                        numbered.ship();
+                    }
+                    for (a, b) in &self.orders {
+                        b.ship();
+                    }
+                }
+            }
+            """,
+    }) as db:  # fmt: skip
+        ship = sites(db, "Order.ship")
+        key_ship = sites(db, "Key.ship")
+        order = sites(db, "Order")
+        key = sites(db, "Key")
+    values = {"src/store.rs:13", "src/store.rs:16", "src/store.rs:18", "src/store.rs:21", "src/store.rs:24"}
+    assert ship == {
+        **dict.fromkeys(sorted(values), "typed"),
+        "src/store.rs:20": "by name", "src/store.rs:27": "by name", "src/store.rs:30": "by name",
+        "src/store.rs:33": "by name",
+    }  # fmt: skip
+    assert "typed" not in {key_ship.get(line) for line in values}  # the key's class is no value's
+    assert key_ship["src/store.rs:20"] == "by name"  # a key of a pair takes no class here
+    assert set(order) == {"src/model.rs:4", "src/store.rs:6", "src/store.rs:7"}
+    assert not values & set(key)
+
+
+def test_kotlin_values_of_a_map_take_its_value_class_INV_NAV_1(build: Any) -> None:
+    """A map's value (``Map<Key, Order>``: the second argument) read by ``byId[k]!!``, ``byId[k] ?:``,
+    ``.getValue(k)``, ``.getOrPut(k) { ... }`` of a ``mutableMapOf<Key, Order>()``, ``.values``, the
+    value of a pair over ``.entries`` takes the value's class; a key of a pair, a loop's one name over
+    the map (an entry), over ``.keys``, and a pair over a list stay by name; the key's class is never
+    given to a value, and no value read is a use of either class."""
+    with build({
+        "src/main/kotlin/shop/Model.kt": """
+            package shop
+
+            class Order {
+                fun ship() {}
+            }
+
+            class Key {
+                fun ship() {}
+            }
+            """,
+        "src/main/kotlin/shop/Store.kt": """
+            package shop
+
+            class Store(private val byId: Map<Key, Order>, private val orders: List<Order>) {
+                private val cache = mutableMapOf<Key, Order>()
+
+                fun send(first: Key) {
+                    val forced = byId[first]!!
+                    forced.ship()
+                    val found = this.byId[first] ?: return
+                    found.ship()
+                    val sure = byId.getValue(first)
+                    sure.ship()
+                    val made = cache.getOrPut(first) { Order() }
+                    made.ship()
+                    for (each in byId.values) {
+                        each.ship()
+                    }
+                    for ((key, value) in byId.entries) {
+                        key.ship()
+                        value.ship()
+                    }
+                    for (entry in byId) {
+                        entry.ship()
+                    }
+                    for (k in byId.keys) {
+                        k.ship()
+                    }
+                    for ((a, b) in orders) {
+                        b.ship()
+                    }
+                }
+            }
+            """,
+    }) as db:  # fmt: skip
+        ship = sites(db, "Order.ship")
+        key_ship = sites(db, "Key.ship")
+        order = sites(db, "Order")
+        key = sites(db, "Key")
+    store = "src/main/kotlin/shop/Store.kt"
+    values = {f"{store}:{line}" for line in (9, 11, 13, 15, 17, 21)}
+    assert ship == {
+        **dict.fromkeys(sorted(values), "typed"),
+        f"{store}:20": "by name", f"{store}:24": "by name", f"{store}:27": "by name", f"{store}:30": "by name",
+    }  # fmt: skip
+    assert "typed" not in {key_ship.get(line) for line in values}  # the key's class is no value's
+    assert key_ship[f"{store}:20"] == "by name" and key_ship[f"{store}:27"] == "by name"
+    assert set(order) == {f"{store}:4", f"{store}:5", f"{store}:14"}  # the types, and the new Order()
+    assert not values & set(key)

@@ -156,7 +156,6 @@ def extract(source: bytes) -> FileFacts:
     references: tuple[Reference, ...] = ()
     if not _too_deep(root):
         references = _navigation.references(_LANGUAGE, root, source, aliases=_aliases(imports))
-        references = _loops_typed(references, root, source)
     unglued = _unglued_ats(source, parsed)
     if unglued:
         references = _unglued_navigation(source, unglued, definitions, references)
@@ -242,47 +241,6 @@ def _unglued_navigation(
         else reference
         for reference in references
     )
-
-
-#: The maps of a file, and the loops straight over a container (``for (o in orders)``,
-#: ``for ((k, v) in this.byId)``): one name over a map is an entry, not one of the values the map
-#: holds, and a pair is a map's key and value but two properties of a list's element (a data
-#: class); ``references.scm`` cannot tell a map from a list there.
-_MAP_LOOPS: Final = """
-([(variable_declaration (identifier) @map . [(user_type (identifier) @_map . (type_arguments)) (nullable_type (user_type (identifier) @_map . (type_arguments)))])
-  (class_parameter (identifier) @map . [(user_type (identifier) @_map . (type_arguments)) (nullable_type (user_type (identifier) @_map . (type_arguments)))])
-  (parameter (identifier) @map . [(user_type (identifier) @_map . (type_arguments)) (nullable_type (user_type (identifier) @_map . (type_arguments)))])]
- (#match? @_map "^(Map|MutableMap|HashMap|LinkedHashMap|SortedMap|TreeMap|ConcurrentMap|ConcurrentHashMap)$"))
-((property_declaration (variable_declaration . (identifier) @map .) . "=" . (call_expression . (identifier) @_map . (type_arguments)))
- (#match? @_map "^(mapOf|mutableMapOf|hashMapOf|linkedMapOf|sortedMapOf|emptyMap|HashMap|LinkedHashMap|TreeMap|ConcurrentHashMap)$"))
-(for_statement (variable_declaration . (identifier) @entry .)
-  . [(identifier) (navigation_expression . (this_expression) . (identifier) .)] @over)
-(for_statement (multi_variable_declaration . (variable_declaration) . (variable_declaration . (identifier) @pair .))
-  . [(identifier) (navigation_expression . (this_expression) . (identifier) .)] @over)
-"""
-
-
-def _loops_typed(references: tuple[Reference, ...], root: tree_sitter.Node, source: bytes) -> tuple[Reference, ...]:
-    """``references`` without the class a loop's name takes from a container it does not hold one
-    of: an entry of a map, a property of a list's element."""
-    if not any(reference.kind == ReferenceKind.BIND for reference in references):
-        return references
-    maps: set[str] = set()
-    loops: list[tuple[int, str, str, bool]] = []
-    for _, captured in matches(query(_LANGUAGE, _MAP_LOOPS), root):
-        if "map" in captured:
-            maps.add(_ts.text(captured["map"][0], source))
-        elif "over" in captured:
-            name = (captured.get("entry") or captured["pair"])[0]
-            over = _ts.text(captured["over"][0], source).removeprefix("this.")
-            loops.append((name.start_point[0] + 1, _ts.text(name, source), over, "pair" in captured))
-    wrong = {(line, name) for line, name, over, pair in loops if (over in maps) != pair}
-    if not wrong:
-        return references
-    return tuple(
-        reference for reference in references
-        if not (reference.kind == ReferenceKind.BIND and (reference.line, reference.binds) in wrong)
-    )  # fmt: skip
 
 
 def _aliases(imports: list[Import]) -> dict[str, str]:

@@ -42,7 +42,7 @@ from .._facts import (
 )
 from . import _navigation, _rust_links, _ts
 from . import _shared_rrp as rrp
-from ._common import matches, query, too_broken
+from ._common import too_broken
 
 __all__ = ["extract"]
 
@@ -106,7 +106,7 @@ def extract(source: bytes) -> FileFacts:
     # a tree broken past use would cost the references query quadratic time: its items are enough
     references: tuple[Reference, ...] = ()
     if not too_broken(root):
-        references = _unambiguous(_no_pairs(_navigation.references(_LANG, root, source), root, source))
+        references = _unambiguous(_navigation.references(_LANG, root, source))
     line = rrp.first_error_line(root)
     return FileFacts(
         language=_LANG,
@@ -137,52 +137,6 @@ def _unambiguous(references: tuple[Reference, ...]) -> tuple[Reference, ...]:
         for reference in references
         if not (reference.kind == ReferenceKind.BIND and len(types[reference.binds]) > 1)  # no use: nothing left
     )
-
-
-#: The maps of a file, and a loop's one name over a container (``for e in &by_id``,
-#: ``by_id.iter()``, ``for (i, e) in by_id.iter().enumerate()``): over a map it is a (key, value)
-#: pair, not one of the values the map holds (``references.scm`` cannot tell a map from a list there).
-_MAP_LOOPS: Final = """
-((_ [name: (field_identifier) pattern: (identifier)] @map
-  type: [(generic_type type: [(type_identifier) @_map (scoped_type_identifier name: (type_identifier) @_map)])
-         (reference_type type: (generic_type type: [(type_identifier) @_map (scoped_type_identifier name: (type_identifier) @_map)]))])
- (#match? @_map "^(HashMap|BTreeMap|IndexMap)$"))
-(for_expression
-  pattern: (identifier) @pair
-  value: [(identifier) @over (field_expression) @over (reference_expression value: [(identifier) (field_expression)] @over)])
-((for_expression
-  pattern: (identifier) @pair
-  value: (call_expression function: (field_expression value: [(identifier) (field_expression)] @over field: (field_identifier) @_each)))
- (#match? @_each "^(iter|iter_mut|into_iter)$"))
-((for_expression
-  pattern: (tuple_pattern "(" . [(_) "_"] . "," . (identifier) @pair . ")")
-  value: (call_expression function: (field_expression
-    value: (call_expression function: (field_expression value: [(identifier) (field_expression)] @over field: (field_identifier) @_each))
-    field: (field_identifier) @_enumerate)))
- (#match? @_each "^(iter|iter_mut|into_iter)$") (#eq? @_enumerate "enumerate"))
-"""
-
-
-def _no_pairs(references: tuple[Reference, ...], root: tree_sitter.Node, source: bytes) -> tuple[Reference, ...]:
-    """``references`` without the class a loop's name takes from a map it iterates as pairs."""
-    if not any(reference.kind == ReferenceKind.BIND for reference in references):
-        return references
-    maps: set[str] = set()
-    loops: list[tuple[int, str, str]] = []
-    for _, captured in matches(query(_LANG, _MAP_LOOPS), root):
-        if "map" in captured:
-            maps.add(_ts.text(captured["map"][0], source))
-        elif "pair" in captured and "over" in captured:
-            pair = captured["pair"][0]
-            over = _ts.text(captured["over"][0], source).removeprefix("self.")
-            loops.append((pair.start_point[0] + 1, _ts.text(pair, source), over))
-    pairs = {(line, name) for line, name, over in loops if over in maps}
-    if not pairs:
-        return references
-    return tuple(
-        reference for reference in references
-        if not (reference.kind == ReferenceKind.BIND and (reference.line, reference.binds) in pairs)
-    )  # fmt: skip
 
 
 class _Items:

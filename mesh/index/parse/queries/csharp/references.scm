@@ -124,10 +124,14 @@
 ; var o = this.orders.First(), var o = await query.SingleAsync()). A generic type is a collection by
 ; its name only: Task<Order>, Lazy<Order>, ILogger<Order>, IOptions<Order>, Func<Order>, Expression<..>
 ; and a project's own Repository<Order> hold one value or none, so the holders are the collections of
-; the base library (and EF's DbSet) taking one type argument. A dictionary is left out: foreach and
-; First() on it give KeyValuePair<K, V>, not its values, and the elements below cannot tell a
-; dictionary from a list. A collection of tasks, pairs or collections holds no class. (A pattern per
-; parent, not one rooted at any node: those are tried on every node.)
+; the base library (and EF's DbSet) taking one type argument. A dictionary's values are
+; @holds_values (Dictionary<string, Order> _byId, IReadOnlyDictionary<Key, Order>?, the second type
+; argument), and @element of @values_of reads one (var o = _byId[k], d.TryGetValue(k, out var o),
+; d.TryRemove(k, out var o), var o = d.GetValueOrDefault(k), .GetOrAdd(k, ...), foreach (var o in
+; d.Values), the value of foreach (var (k, o) in d)): foreach and First() on a dictionary read it the
+; list way, a KeyValuePair<K, V>, and _navigation.py keys its values apart, so they find nothing. A
+; collection of tasks, pairs or collections holds no class. (A pattern per parent, not one rooted at
+; any node: those are tried on every node.)
 ((variable_declaration type: [(array_type type: [(identifier) @name (generic_name . (identifier) @name) (qualified_name name: [(identifier) @name (generic_name . (identifier) @name)])]) (nullable_type type: (array_type type: [(identifier) @name (generic_name . (identifier) @name) (qualified_name name: [(identifier) @name (generic_name . (identifier) @name)])]))
          (generic_name . (identifier) @holder (type_argument_list . [(identifier) @name (generic_name . (identifier) @name) (nullable_type type: (identifier) @name) (qualified_name name: [(identifier) @name (generic_name . (identifier) @name)])] .)) (qualified_name name: (generic_name . (identifier) @holder (type_argument_list . [(identifier) @name (generic_name . (identifier) @name) (nullable_type type: (identifier) @name) (qualified_name name: [(identifier) @name (generic_name . (identifier) @name)])] .)))
          (nullable_type type: [(generic_name . (identifier) @holder (type_argument_list . [(identifier) @name (generic_name . (identifier) @name) (nullable_type type: (identifier) @name) (qualified_name name: [(identifier) @name (generic_name . (identifier) @name)])] .)) (qualified_name name: (generic_name . (identifier) @holder (type_argument_list . [(identifier) @name (generic_name . (identifier) @name) (nullable_type type: (identifier) @name) (qualified_name name: [(identifier) @name (generic_name . (identifier) @name)])] .)))])]
@@ -146,6 +150,21 @@
    name: (identifier) @holds)
   (#match? @holder "^(I?List|IReadOnlyList|I?Collection|IReadOnlyCollection|I(Async)?Enumerable|IOrderedEnumerable|I(Ordered)?Queryable|(Hash|Sorted|I|IReadOnly)Set|Queue|Stack|LinkedList|ReadOnlyCollection|ObservableCollection|I?Immutable(List|Array|HashSet|SortedSet|Queue|Stack)|Concurrent(Bag|Queue|Stack)|BlockingCollection|DbSet|(ReadOnly)?(Span|Memory))$")
   (#not-match? @name "^(Task|ValueTask|Nullable|KeyValuePair|Tuple|ValueTuple|Func|Action|Lazy|I?List|I?Enumerable|I?Collection|(Hash)?Set|Dictionary|IDictionary)$"))
+((variable_declaration type: [(generic_name . (identifier) @holder (type_argument_list . (_) . [(identifier) @name (generic_name . (identifier) @name) (nullable_type type: (identifier) @name) (qualified_name name: [(identifier) @name (generic_name . (identifier) @name)])] .)) (qualified_name name: (generic_name . (identifier) @holder (type_argument_list . (_) . [(identifier) @name (generic_name . (identifier) @name) (nullable_type type: (identifier) @name) (qualified_name name: [(identifier) @name (generic_name . (identifier) @name)])] .)))
+         (nullable_type type: [(generic_name . (identifier) @holder (type_argument_list . (_) . [(identifier) @name (generic_name . (identifier) @name) (nullable_type type: (identifier) @name) (qualified_name name: [(identifier) @name (generic_name . (identifier) @name)])] .)) (qualified_name name: (generic_name . (identifier) @holder (type_argument_list . (_) . [(identifier) @name (generic_name . (identifier) @name) (nullable_type type: (identifier) @name) (qualified_name name: [(identifier) @name (generic_name . (identifier) @name)])] .)))])]
+   (variable_declarator name: (identifier) @holds_values))
+  (#match? @holder "^(I?Dictionary|IReadOnlyDictionary|(Concurrent|Sorted|ReadOnly|Frozen)Dictionary|SortedList|I?Immutable(Sorted)?Dictionary)$")
+  (#not-match? @name "^(Task|ValueTask|Nullable|KeyValuePair|Tuple|ValueTuple|Func|Action|Lazy|I?List|I?Enumerable|I?Collection|(Hash)?Set|Dictionary|IDictionary)$"))
+((property_declaration type: [(generic_name . (identifier) @holder (type_argument_list . (_) . [(identifier) @name (generic_name . (identifier) @name) (nullable_type type: (identifier) @name) (qualified_name name: [(identifier) @name (generic_name . (identifier) @name)])] .)) (qualified_name name: (generic_name . (identifier) @holder (type_argument_list . (_) . [(identifier) @name (generic_name . (identifier) @name) (nullable_type type: (identifier) @name) (qualified_name name: [(identifier) @name (generic_name . (identifier) @name)])] .)))
+         (nullable_type type: [(generic_name . (identifier) @holder (type_argument_list . (_) . [(identifier) @name (generic_name . (identifier) @name) (nullable_type type: (identifier) @name) (qualified_name name: [(identifier) @name (generic_name . (identifier) @name)])] .)) (qualified_name name: (generic_name . (identifier) @holder (type_argument_list . (_) . [(identifier) @name (generic_name . (identifier) @name) (nullable_type type: (identifier) @name) (qualified_name name: [(identifier) @name (generic_name . (identifier) @name)])] .)))])]
+   name: (identifier) @holds_values)
+  (#match? @holder "^(I?Dictionary|IReadOnlyDictionary|(Concurrent|Sorted|ReadOnly|Frozen)Dictionary|SortedList|I?Immutable(Sorted)?Dictionary)$")
+  (#not-match? @name "^(Task|ValueTask|Nullable|KeyValuePair|Tuple|ValueTuple|Func|Action|Lazy|I?List|I?Enumerable|I?Collection|(Hash)?Set|Dictionary|IDictionary)$"))
+((parameter type: [(generic_name . (identifier) @holder (type_argument_list . (_) . [(identifier) @name (generic_name . (identifier) @name) (nullable_type type: (identifier) @name) (qualified_name name: [(identifier) @name (generic_name . (identifier) @name)])] .)) (qualified_name name: (generic_name . (identifier) @holder (type_argument_list . (_) . [(identifier) @name (generic_name . (identifier) @name) (nullable_type type: (identifier) @name) (qualified_name name: [(identifier) @name (generic_name . (identifier) @name)])] .)))
+         (nullable_type type: [(generic_name . (identifier) @holder (type_argument_list . (_) . [(identifier) @name (generic_name . (identifier) @name) (nullable_type type: (identifier) @name) (qualified_name name: [(identifier) @name (generic_name . (identifier) @name)])] .)) (qualified_name name: (generic_name . (identifier) @holder (type_argument_list . (_) . [(identifier) @name (generic_name . (identifier) @name) (nullable_type type: (identifier) @name) (qualified_name name: [(identifier) @name (generic_name . (identifier) @name)])] .)))])]
+   name: (identifier) @holds_values)
+  (#match? @holder "^(I?Dictionary|IReadOnlyDictionary|(Concurrent|Sorted|ReadOnly|Frozen)Dictionary|SortedList|I?Immutable(Sorted)?Dictionary)$")
+  (#not-match? @name "^(Task|ValueTask|Nullable|KeyValuePair|Tuple|ValueTuple|Func|Action|Lazy|I?List|I?Enumerable|I?Collection|(Hash)?Set|Dictionary|IDictionary)$"))
 (foreach_statement type: (implicit_type) left: (identifier) @element right: [(identifier) (member_access_expression)] @container)
 (variable_declaration type: (implicit_type)
   (variable_declarator name: (identifier) @element
@@ -156,3 +175,19 @@
      [(invocation_expression function: (member_access_expression expression: [(identifier) (member_access_expression)] @container name: (identifier) @taken))
       (await_expression (invocation_expression function: (member_access_expression expression: [(identifier) (member_access_expression)] @container name: (identifier) @taken)))]))
   (#match? @taken "^(First|Last|Single|ElementAt)(OrDefault)?(Async)?$|^(Find|FindLast|Dequeue|Pop|Peek|MinBy|MaxBy)$"))
+(variable_declaration type: (implicit_type)
+  (variable_declarator name: (identifier) @element
+    (element_access_expression expression: [(identifier) (member_access_expression)] @values_of
+      subscript: (bracketed_argument_list . (argument [(identifier) (member_access_expression) (string_literal) (interpolated_string_expression)
+                                                (invocation_expression) (integer_literal) (element_access_expression) (tuple_expression)]) .))))
+((variable_declaration type: (implicit_type)
+   (variable_declarator name: (identifier) @element
+     (invocation_expression function: (member_access_expression expression: [(identifier) (member_access_expression)] @values_of name: (identifier) @taken))))
+  (#match? @taken "^(GetValueOrDefault|GetOrAdd|AddOrUpdate)$"))
+((invocation_expression function: (member_access_expression expression: [(identifier) (member_access_expression)] @values_of name: (identifier) @taken)
+   arguments: (argument_list (argument (declaration_expression type: (implicit_type) name: (identifier) @element)) .))
+  (#match? @taken "^(TryGetValue|TryRemove)$"))
+((foreach_statement type: (implicit_type) left: (identifier) @element
+   right: (member_access_expression expression: [(identifier) (member_access_expression)] @values_of name: (identifier) @_values))
+  (#eq? @_values "Values"))
+(foreach_statement type: (implicit_type) left: (tuple_pattern . (_) . (identifier) @element .) right: [(identifier) (member_access_expression)] @values_of)

@@ -97,10 +97,11 @@
 ; of their own, the element type is a type use above). @holds: a property, local, constructor
 ; parameter or property, or parameter whose elements are of class @name: a list, set, array,
 ; collection or sequence (val orders: List<Order>, MutableList<Order>?, Array<Order>; the first
-; type argument), a map's value (Map<String, Order>; the second), also made by a factory with type
-; arguments (val orders = mutableListOf<Order>(), HashMap<String, Order>()). The containers are
-; named: that is the only sound way, as the first type argument of most generic types is no
-; element (Lazy<T>, Result<T>, Flow<T>, Comparator<T>, Class<T>).
+; type argument); @holds_values: a map whose values are of class @name (Map<String, Order>; the
+; second); either also made by a factory with type arguments (val orders = mutableListOf<Order>(),
+; HashMap<String, Order>()). The containers are named: that is the only sound way, as the first
+; type argument of most generic types is no element (Lazy<T>, Result<T>, Flow<T>, Comparator<T>,
+; Class<T>).
 ([(variable_declaration (identifier) @holds . [(user_type (identifier) @_list . (type_arguments . (type_projection [(user_type (identifier) @name .) (user_type (identifier) @name . (type_arguments) .)
                                      (nullable_type [(user_type (identifier) @name .) (user_type (identifier) @name . (type_arguments) .)])])))
       (nullable_type (user_type (identifier) @_list . (type_arguments . (type_projection [(user_type (identifier) @name .) (user_type (identifier) @name . (type_arguments) .)
@@ -115,15 +116,15 @@
                                      (nullable_type [(user_type (identifier) @name .) (user_type (identifier) @name . (type_arguments) .)])]))))])]
  (#match? @_list "^(List|MutableList|ArrayList|LinkedList|Set|MutableSet|HashSet|LinkedHashSet|SortedSet|TreeSet|Collection|MutableCollection|Iterable|MutableIterable|Sequence|Array|ArrayDeque|Deque|Queue)$")
  (#match? @name "^[A-Z]"))
-([(variable_declaration (identifier) @holds . [(user_type (identifier) @_map . (type_arguments . (type_projection) . (type_projection [(user_type (identifier) @name .) (user_type (identifier) @name . (type_arguments) .)
+([(variable_declaration (identifier) @holds_values . [(user_type (identifier) @_map . (type_arguments . (type_projection) . (type_projection [(user_type (identifier) @name .) (user_type (identifier) @name . (type_arguments) .)
                                      (nullable_type [(user_type (identifier) @name .) (user_type (identifier) @name . (type_arguments) .)])])))
       (nullable_type (user_type (identifier) @_map . (type_arguments . (type_projection) . (type_projection [(user_type (identifier) @name .) (user_type (identifier) @name . (type_arguments) .)
                                      (nullable_type [(user_type (identifier) @name .) (user_type (identifier) @name . (type_arguments) .)])]))))])
-  (class_parameter (identifier) @holds . [(user_type (identifier) @_map . (type_arguments . (type_projection) . (type_projection [(user_type (identifier) @name .) (user_type (identifier) @name . (type_arguments) .)
+  (class_parameter (identifier) @holds_values . [(user_type (identifier) @_map . (type_arguments . (type_projection) . (type_projection [(user_type (identifier) @name .) (user_type (identifier) @name . (type_arguments) .)
                                      (nullable_type [(user_type (identifier) @name .) (user_type (identifier) @name . (type_arguments) .)])])))
       (nullable_type (user_type (identifier) @_map . (type_arguments . (type_projection) . (type_projection [(user_type (identifier) @name .) (user_type (identifier) @name . (type_arguments) .)
                                      (nullable_type [(user_type (identifier) @name .) (user_type (identifier) @name . (type_arguments) .)])]))))])
-  (parameter (identifier) @holds . [(user_type (identifier) @_map . (type_arguments . (type_projection) . (type_projection [(user_type (identifier) @name .) (user_type (identifier) @name . (type_arguments) .)
+  (parameter (identifier) @holds_values . [(user_type (identifier) @_map . (type_arguments . (type_projection) . (type_projection [(user_type (identifier) @name .) (user_type (identifier) @name . (type_arguments) .)
                                      (nullable_type [(user_type (identifier) @name .) (user_type (identifier) @name . (type_arguments) .)])])))
       (nullable_type (user_type (identifier) @_map . (type_arguments . (type_projection) . (type_projection [(user_type (identifier) @name .) (user_type (identifier) @name . (type_arguments) .)
                                      (nullable_type [(user_type (identifier) @name .) (user_type (identifier) @name . (type_arguments) .)])]))))])]
@@ -134,25 +135,41 @@
                                      (nullable_type [(user_type (identifier) @name .) (user_type (identifier) @name . (type_arguments) .)])]))))
  (#match? @_list "^(listOf|mutableListOf|arrayListOf|emptyList|listOfNotNull|setOf|mutableSetOf|hashSetOf|linkedSetOf|sortedSetOf|emptySet|arrayOf|emptyArray|arrayOfNulls|sequenceOf|emptySequence|ArrayList|LinkedList|HashSet|LinkedHashSet|TreeSet|ArrayDeque)$")
  (#match? @name "^[A-Z]"))
-((property_declaration (variable_declaration . (identifier) @holds .) . "="
+((property_declaration (variable_declaration . (identifier) @holds_values .) . "="
    . (call_expression . (identifier) @_map . (type_arguments . (type_projection) . (type_projection [(user_type (identifier) @name .) (user_type (identifier) @name . (type_arguments) .)
                                      (nullable_type [(user_type (identifier) @name .) (user_type (identifier) @name . (type_arguments) .)])]))))
  (#match? @_map "^(mapOf|mutableMapOf|hashMapOf|linkedMapOf|sortedMapOf|emptyMap|HashMap|LinkedHashMap|TreeMap|ConcurrentHashMap)$")
  (#match? @name "^[A-Z]"))
 ; @element of @container (orders, this.orders), when the element's type is not written: a loop's
-; name (for (o in orders), a map's for (o in byId.values)), the value of a pair (for ((k, v) in
-; byId), for ((i, o) in orders.withIndex())), a val or var set to one (orders[0], byId["k"],
-; orders.first(), .last(), .single(), .get(0), .firstOrNull(), .find { }...: a nullable element
-; has the element's members). A loop's one name over a map is an entry, and a pair of a list's
-; element is two of its properties (a data class): _kotlin.py drops those.
+; name (for (o in orders)), the value of an indexed pair (for ((i, o) in orders.withIndex())), a val
+; or var set to one (orders[0], orders.first(), .last(), .single(), .get(0), .firstOrNull(),
+; .find { }...: a nullable element has the element's members); @element of @values_of: one of a
+; map's values (for (v in byId.values), the value of a pair: for ((k, v) in byId), byId.entries;
+; byId["k"], byId.get(k), .getValue(k), .getOrDefault(k, d), .getOrPut(k) { ... }, .remove(k), also
+; with !! or ?: after). A loop's one name over a map is an entry, an element read of byId, which
+; holds none (_navigation.py keys a map's values apart), and a pair over a list is two properties of
+; its element (a data class), a value read of the list, which holds none; an index or a get reads
+; either.
 (for_statement (variable_declaration . (identifier) @element .) . [(identifier) (navigation_expression . (this_expression) . (identifier) .)] @container)
-((for_statement (variable_declaration . (identifier) @element .) . (navigation_expression . [(identifier) (navigation_expression . (this_expression) . (identifier) .)] @container . (identifier) @_values .))
+((for_statement (variable_declaration . (identifier) @element .) . (navigation_expression . [(identifier) (navigation_expression . (this_expression) . (identifier) .)] @values_of . (identifier) @_values .))
  (#eq? @_values "values"))
-(for_statement (multi_variable_declaration . (variable_declaration) . (variable_declaration . (identifier) @element .)) . [(identifier) (navigation_expression . (this_expression) . (identifier) .)] @container)
+(for_statement (multi_variable_declaration . (variable_declaration) . (variable_declaration . (identifier) @element .)) . [(identifier) (navigation_expression . (this_expression) . (identifier) .)] @values_of)
+((for_statement (multi_variable_declaration . (variable_declaration) . (variable_declaration . (identifier) @element .)) . (navigation_expression . [(identifier) (navigation_expression . (this_expression) . (identifier) .)] @values_of . (identifier) @_entries .))
+ (#eq? @_entries "entries"))
 ((for_statement (multi_variable_declaration . (variable_declaration) . (variable_declaration . (identifier) @element .))
    . (call_expression . (navigation_expression . [(identifier) (navigation_expression . (this_expression) . (identifier) .)] @container . (identifier) @_indexed .) . (value_arguments)))
  (#eq? @_indexed "withIndex"))
 (property_declaration (variable_declaration . (identifier) @element .) . "=" . (index_expression . [(identifier) (navigation_expression . (this_expression) . (identifier) .)] @container))
 ((property_declaration (variable_declaration . (identifier) @element .) . "="
    . (call_expression . (navigation_expression . [(identifier) (navigation_expression . (this_expression) . (identifier) .)] @container . (identifier) @_get .)))
- (#match? @_get "^(first|last|single|get|getValue|elementAt|firstOrNull|lastOrNull|singleOrNull|getOrNull|elementAtOrNull|find|findLast|random|removeAt|removeFirst|removeLast)$"))
+ (#match? @_get "^(first|last|single|get|elementAt|firstOrNull|lastOrNull|singleOrNull|getOrNull|elementAtOrNull|find|findLast|random|removeAt|removeFirst|removeLast)$"))
+(property_declaration (variable_declaration . (identifier) @element .) . "="
+   . [(index_expression . [(identifier) (navigation_expression . (this_expression) . (identifier) .)] @values_of)
+      (unary_expression argument: (index_expression . [(identifier) (navigation_expression . (this_expression) . (identifier) .)] @values_of) "!!")
+      (binary_expression left: (index_expression . [(identifier) (navigation_expression . (this_expression) . (identifier) .)] @values_of) "?:")])
+((property_declaration (variable_declaration . (identifier) @element .) . "="
+   . [(call_expression . (navigation_expression . [(identifier) (navigation_expression . (this_expression) . (identifier) .)] @values_of . (identifier) @_get .))
+      (call_expression . (call_expression . (navigation_expression . [(identifier) (navigation_expression . (this_expression) . (identifier) .)] @values_of . (identifier) @_get .)) . (annotated_lambda))
+      (unary_expression argument: (call_expression . (navigation_expression . [(identifier) (navigation_expression . (this_expression) . (identifier) .)] @values_of . (identifier) @_get .)) "!!")
+      (binary_expression left: (call_expression . (navigation_expression . [(identifier) (navigation_expression . (this_expression) . (identifier) .)] @values_of . (identifier) @_get .)) "?:")])
+ (#match? @_get "^(get|getValue|getOrDefault|getOrElse|getOrPut|remove)$"))

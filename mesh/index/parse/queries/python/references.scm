@@ -58,9 +58,14 @@
 ; self.orders, for i, o in enumerate(orders), for o in sorted(orders, key=...), [o.total() for o in
 ; orders], o = orders[0], o = orders.pop()). A generic is a collection by its name only: Optional[Order],
 ; type[Order], Callable[[Order], None], ClassVar[Order], Annotated[Order, ...] and a project's own
-; Repository[Order] hold one value or none, and a tuple[Order, Customer] holds two classes. A dict or
-; a Mapping is left out: iterating it gives its keys, not its values, and the elements below cannot
-; tell a mapping from a list. Elements of a builtin (list[str]) or a typing generic take no class.
+; Repository[Order] hold one value or none, and a tuple[Order, Customer] holds two classes. A dict's
+; or a Mapping's values are @holds_values (by_id: dict[str, Order], Mapping[Key, models.Order],
+; defaultdict[str, Order]: the second argument), and @element of @values_of reads one (o = by_id[k],
+; o = by_id.get(k) (an Optional, with the same members), .pop(k), .setdefault(k, d); for k, o in
+; by_id.items(); for o in by_id.values(); a comprehension over either): iterating a mapping gives its
+; keys, a read the list way, and _navigation.py keys its values apart, so they find nothing.
+; Elements of a builtin (list[str]) or a typing generic take no class, nor a map's values of a
+; type variable (Mapping[K, V]).
 ; (A pattern per parent: one rooted at any node, tried on every node, made the whole query a fifth slower.)
 ((assignment left: [(identifier) (attribute)] @holds
    type: (type [(generic_type (identifier) @holder (type_parameter . (type [(identifier) @name (attribute attribute: (identifier) @name) (generic_type . (identifier) @name)]) .))
@@ -80,6 +85,21 @@
          (subscript value: [(identifier) @holder (attribute attribute: (identifier) @holder)] subscript: [(identifier) @name (attribute attribute: (identifier) @name)] .)]))
   (#match? @holder "^([Ll]ist|[Ss]et|frozenset|FrozenSet|AbstractSet|Mutable(Set|Sequence)|Sequence|Collection|(Async)?Iter(able|ator)|Reversible|[Dd]eque|[Tt]uple)$")
   (#match? @name "^[A-Z]") (#not-match? @name "^(Optional|Union|Any|Callable|Type|Literal|Annotated|ClassVar|Final|List|Dict|Set|FrozenSet|Tuple|Sequence|Mapping|Iterable|Iterator)$"))
+((assignment left: [(identifier) (attribute)] @holds_values
+   type: (type [(generic_type (identifier) @holder (type_parameter . (type) . (type [(identifier) @name (attribute attribute: (identifier) @name) (generic_type . (identifier) @name)]) .))
+         (subscript value: [(identifier) @holder (attribute attribute: (identifier) @holder)] subscript: (_) . subscript: [(identifier) @name (attribute attribute: (identifier) @name)] .)]))
+  (#match? @holder "^([Dd]ict|DefaultDict|defaultdict|OrderedDict|(Mutable)?Mapping|ChainMap)$")
+  (#match? @name "^[A-Z]") (#not-match? @name "^(Optional|Union|Any|Callable|Type|Literal|Annotated|ClassVar|Final|List|Dict|Set|FrozenSet|Tuple|Sequence|Mapping|Iterable|Iterator|AbstractSet|Mutable(Set|Sequence|Mapping)|Collection|Deque|DefaultDict|OrderedDict|Counter|ChainMap|[A-Z])$"))
+((typed_parameter . (identifier) @holds_values
+   type: (type [(generic_type (identifier) @holder (type_parameter . (type) . (type [(identifier) @name (attribute attribute: (identifier) @name) (generic_type . (identifier) @name)]) .))
+         (subscript value: [(identifier) @holder (attribute attribute: (identifier) @holder)] subscript: (_) . subscript: [(identifier) @name (attribute attribute: (identifier) @name)] .)]))
+  (#match? @holder "^([Dd]ict|DefaultDict|defaultdict|OrderedDict|(Mutable)?Mapping|ChainMap)$")
+  (#match? @name "^[A-Z]") (#not-match? @name "^(Optional|Union|Any|Callable|Type|Literal|Annotated|ClassVar|Final|List|Dict|Set|FrozenSet|Tuple|Sequence|Mapping|Iterable|Iterator|AbstractSet|Mutable(Set|Sequence|Mapping)|Collection|Deque|DefaultDict|OrderedDict|Counter|ChainMap|[A-Z])$"))
+((typed_default_parameter name: (identifier) @holds_values
+   type: (type [(generic_type (identifier) @holder (type_parameter . (type) . (type [(identifier) @name (attribute attribute: (identifier) @name) (generic_type . (identifier) @name)]) .))
+         (subscript value: [(identifier) @holder (attribute attribute: (identifier) @holder)] subscript: (_) . subscript: [(identifier) @name (attribute attribute: (identifier) @name)] .)]))
+  (#match? @holder "^([Dd]ict|DefaultDict|defaultdict|OrderedDict|(Mutable)?Mapping|ChainMap)$")
+  (#match? @name "^[A-Z]") (#not-match? @name "^(Optional|Union|Any|Callable|Type|Literal|Annotated|ClassVar|Final|List|Dict|Set|FrozenSet|Tuple|Sequence|Mapping|Iterable|Iterator|AbstractSet|Mutable(Set|Sequence|Mapping)|Collection|Deque|DefaultDict|OrderedDict|Counter|ChainMap|[A-Z])$"))
 ([(for_statement left: (identifier) @element right: [(identifier) (attribute)] @container)
   (for_in_clause left: (identifier) @element right: [(identifier) (attribute)] @container)
   (assignment left: (identifier) @element !type
@@ -93,3 +113,17 @@
 (([(for_statement left: (pattern_list . (identifier) . (identifier) @element .) right: (call function: (identifier) @taken arguments: (argument_list . [(identifier) (attribute)] @container)))
    (for_in_clause left: (pattern_list . (identifier) . (identifier) @element .) right: (call function: (identifier) @taken arguments: (argument_list . [(identifier) (attribute)] @container)))])
   (#eq? @taken "enumerate"))
+(assignment left: (identifier) @element !type
+  right: (subscript value: [(identifier) (attribute)] @values_of
+    subscript: [(identifier) (attribute) (string) (concatenated_string) (call) (integer) (subscript) (tuple) (binary_operator)] .))
+((assignment left: (identifier) @element !type
+   right: (call function: (attribute object: [(identifier) (attribute)] @values_of attribute: (identifier) @taken)))
+  (#match? @taken "^(get|pop|setdefault)$"))
+(([(for_statement left: (identifier) @element right: (call function: (attribute object: [(identifier) (attribute)] @values_of attribute: (identifier) @taken)))
+   (for_in_clause left: (identifier) @element right: (call function: (attribute object: [(identifier) (attribute)] @values_of attribute: (identifier) @taken)))])
+  (#eq? @taken "values"))
+(([(for_statement left: [(pattern_list . (identifier) . (identifier) @element .) (tuple_pattern . (identifier) . (identifier) @element .)]
+     right: (call function: (attribute object: [(identifier) (attribute)] @values_of attribute: (identifier) @taken)))
+   (for_in_clause left: [(pattern_list . (identifier) . (identifier) @element .) (tuple_pattern . (identifier) . (identifier) @element .)]
+     right: (call function: (attribute object: [(identifier) (attribute)] @values_of attribute: (identifier) @taken)))])
+  (#eq? @taken "items"))

@@ -233,12 +233,12 @@
 ; what a container holds and what takes one of its elements (read by _navigation.py; no reference
 ; of their own, the element type is a type use above). @holds: a field, parameter or let whose
 ; elements are of class @name (T, path::T, &T, or a Box/Arc/Rc of one): a Vec, VecDeque, set or
-; heap (orders: Vec<Order>: first argument), a map's value (by_id: HashMap<String, Order>: second,
-; a hasher may follow), an array or slice (arr: [Order; 4], items: &[Item]), also behind & or
-; &mut. The generic containers are named: that is the only sound way, as the first argument of
-; most generic types is no element (Option, Box, Arc and Mutex hold one value, Result, Cow and
-; PhantomData none); a user generic element (Vec<Page<T>>) is left alone. One pattern a kind of
-; container, each with its own predicate.
+; heap (orders: Vec<Order>: first argument), an array or slice (arr: [Order; 4], items: &[Item]),
+; also behind & or &mut; @holds_values: a map whose values are of class @name (by_id:
+; HashMap<String, Order>: second argument, a hasher may follow). The generic containers are named:
+; that is the only sound way, as the first argument of most generic types is no element (Option,
+; Box, Arc and Mutex hold one value, Result, Cow and PhantomData none); a user generic element
+; (Vec<Page<T>>) is left alone. One pattern a kind of container, each with its own predicate.
 ((_
   [name: (field_identifier) pattern: (identifier)] @holds
   type: [(generic_type type: [(type_identifier) @_list (scoped_type_identifier name: (type_identifier) @_list)]
@@ -256,7 +256,7 @@
  (#match? @_list "^(Vec|VecDeque|LinkedList|HashSet|BTreeSet|BinaryHeap|IndexSet)$")
  (#match? @_one "^(Box|Arc|Rc)$") (#not-eq? @name "Self"))
 ((_
-  [name: (field_identifier) pattern: (identifier)] @holds
+  [name: (field_identifier) pattern: (identifier)] @holds_values
   type: [(generic_type type: [(type_identifier) @_map (scoped_type_identifier name: (type_identifier) @_map)]
            type_arguments: (type_arguments . (_) . [(type_identifier) @name (scoped_type_identifier name: (type_identifier) @name)
                                                  (reference_type type: [(type_identifier) @name (scoped_type_identifier name: (type_identifier) @name)])
@@ -284,21 +284,36 @@
                                   [(type_identifier) @name (scoped_type_identifier name: (type_identifier) @name)
                                    (dynamic_type trait: [(type_identifier) @name (scoped_type_identifier name: (type_identifier) @name)])] .))]))])
  (#match? @_one "^(Box|Arc|Rc)$") (#not-eq? @name "Self"))
-; @element of @container: a loop's name over it (for o in orders, &self.orders, &mut orders,
-; orders.iter(), .iter_mut(), .into_iter(), a map's .values(), .values_mut(), .into_values()),
-; the value of a pair (for (k, v) in &self.by_id, by_id.iter(); for (i, o) in
-; orders.iter().enumerate()), a let of an index (let o = &orders[0], let o = items[i]). A loop's
-; one name over a map is a (key, value) pair: _rust.py drops it. A method giving an Option of an
-; element (orders.first(), by_id.get(k)) is left alone. (The alternations stay flat: one that
-; opens with another alternation matches only the first branch of the inner one.)
+; @element of @container: a loop's name over a list (for o in orders, &self.orders, &mut orders,
+; orders.iter(), .iter_mut(), .into_iter(); for (i, o) in orders.iter().enumerate()), a let of an
+; index (let o = &orders[0], let o = items[i]); @element of @values_of: one of a map's values (the
+; value of a pair: for (k, v) in &self.by_id, by_id.iter(); for v in by_id.values(), .values_mut(),
+; .into_values(); let v = &by_id[&k]; a get's Some: if let Some(v) = by_id.get(&k), let v =
+; by_id.get(&k).unwrap(), by_id.get_mut(k)?). A loop's one name over a map is a (key, value) pair, an
+; element read of by_id, which holds none (_navigation.py keys a map's values apart); an index reads
+; either. A method giving an Option of a list's element (orders.first()) is left alone. (The
+; alternations stay flat: one that opens with another alternation matches only the first branch of
+; the inner one.)
 (for_expression
-  pattern: [(identifier) @element (tuple_pattern "(" . [(_) "_"] . "," . (identifier) @element . ")")]
+  pattern: (identifier) @element
   value: [(identifier) @container (field_expression) @container
           (reference_expression value: [(identifier) (field_expression)] @container)])
+(for_expression
+  pattern: (tuple_pattern "(" . [(_) "_"] . "," . (identifier) @element . ")")
+  value: [(identifier) @values_of (field_expression) @values_of
+          (reference_expression value: [(identifier) (field_expression)] @values_of)])
 ((for_expression
-  pattern: [(identifier) @element (tuple_pattern "(" . [(_) "_"] . "," . (identifier) @element . ")")]
+  pattern: (identifier) @element
   value: (call_expression function: (field_expression value: [(identifier) (field_expression)] @container field: (field_identifier) @_each)))
- (#match? @_each "^(iter|iter_mut|into_iter|values|values_mut|into_values)$"))
+ (#match? @_each "^(iter|iter_mut|into_iter)$"))
+((for_expression
+  pattern: (tuple_pattern "(" . [(_) "_"] . "," . (identifier) @element . ")")
+  value: (call_expression function: (field_expression value: [(identifier) (field_expression)] @values_of field: (field_identifier) @_each)))
+ (#match? @_each "^(iter|iter_mut|into_iter)$"))
+((for_expression
+  pattern: (identifier) @element
+  value: (call_expression function: (field_expression value: [(identifier) (field_expression)] @values_of field: (field_identifier) @_each)))
+ (#match? @_each "^(values|values_mut|into_values)$"))
 ((for_expression
   pattern: (tuple_pattern "(" . [(_) "_"] . "," . (identifier) @element . ")")
   value: (call_expression function: (field_expression
@@ -309,3 +324,22 @@
   pattern: (identifier) @element
   value: [(index_expression . [(identifier) (field_expression)] @container)
           (reference_expression value: (index_expression . [(identifier) (field_expression)] @container))])
+(let_declaration
+  pattern: (identifier) @element
+  value: [(index_expression . [(identifier) (field_expression)] @values_of . [(reference_expression) (string_literal) (identifier) (field_expression) (call_expression)] .)
+          (reference_expression value: (index_expression . [(identifier) (field_expression)] @values_of . [(reference_expression) (string_literal) (identifier) (field_expression) (call_expression)] .))])
+(([(let_declaration pattern: (tuple_struct_pattern type: (identifier) @_some . (identifier) @element .)
+    value: (call_expression function: (field_expression value: [(identifier) (field_expression)] @values_of field: (field_identifier) @_get)))
+   (let_condition pattern: (tuple_struct_pattern type: (identifier) @_some . (identifier) @element .)
+    value: (call_expression function: (field_expression value: [(identifier) (field_expression)] @values_of field: (field_identifier) @_get)))])
+ (#eq? @_some "Some") (#match? @_get "^get(_mut)?$"))
+((let_declaration
+  pattern: (identifier) @element
+  value: (call_expression function: (field_expression
+    value: (call_expression function: (field_expression value: [(identifier) (field_expression)] @values_of field: (field_identifier) @_get))
+    field: (field_identifier) @_unwrap)))
+ (#match? @_get "^get(_mut)?$") (#match? @_unwrap "^(unwrap|expect)$"))
+((let_declaration
+  pattern: (identifier) @element
+  value: (try_expression (call_expression function: (field_expression value: [(identifier) (field_expression)] @values_of field: (field_identifier) @_get))))
+ (#match? @_get "^get(_mut)?$"))

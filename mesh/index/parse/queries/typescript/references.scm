@@ -132,42 +132,65 @@
   (abstract_class_declaration name: (_) @binds (class_heritage (extends_clause value: (member_expression object: (_) @qualifier property: (property_identifier) @name))))]) @reference.type
 
 ; what a collection holds and what takes one of its elements: the fields, parameters (constructor
-; parameter properties too), interface members and let/const declared as an array, a set or a map of
-; a class (@holds: its elements, a map's values, are @name; orders: Order[], readonly Order[],
-; Array<Order>, ReadonlyArray<m.Order>, Set<Order>, Map<string, Order>, Record<string, Order>), and an
-; untyped variable or callback parameter set to one of them (@element of @container: for (const o of
+; parameter properties too), interface members and let/const declared as an array or a set of a
+; class (@holds: its elements are @name; orders: Order[], readonly Order[], Array<Order>,
+; ReadonlyArray<m.Order>, Set<Order>), or as a map of one (@holds_values: its values are @name,
+; the last type argument; Map<string, Order>, ReadonlyMap, WeakMap, Record<string, Order>), and an
+; untyped variable or callback parameter set to an element (@element of @container: for (const o of
 ; this.orders), for (const o of orders.values()), const o = orders[0], const o = orders.find(...)!,
-; const o = byId.get(id), orders.forEach(o => ...), orders.map(function (o) {...})). A generic type is
-; a collection by its name only (Promise<Order>, Observable<Order>, Partial<Order>, Repository<Order>
-; hold one value or none), its element the first type argument, a map's the last. A for-of over a
-; Map gives [key, value] pairs, most often destructured (an array pattern takes no class here); a
-; pair kept whole takes the value's class, wrongly, but a method called on a pair is rare. A
-; collection of collections (Map<string, Order[]>, Array<Promise<Order>>) holds no class. A pattern
-; per parent, not one rooted at any node: those are tried on every node.
+; orders.forEach(o => ...), orders.map(function (o) {...})) or to one of a map's values (@element of
+; @values_of: const o = byId.get(id)!, const o = record[k], for (const [k, o] of byId), of
+; byId.entries(), for (const o of byId.values()), byId.forEach((o, k) => ...), for (const o of
+; Object.values(record)), for (const [k, o] of Object.entries(record))). A generic type is a
+; collection by its name only (Promise<Order>, Observable<Order>, Partial<Order>, Repository<Order>
+; hold one value or none). A for-of over a Map kept whole is a [key, value] pair, an element read of
+; the map, which holds none (_navigation.py keys a map's values apart). A collection of collections
+; (Map<string, Order[]>, Array<Promise<Order>>) holds no class. A pattern per parent, not one rooted
+; at any node: those are tried on every node.
 ((public_field_definition name: (property_identifier) @holds
    type: (type_annotation [(array_type [(type_identifier) @name (nested_type_identifier name: (type_identifier) @name) (generic_type name: [(type_identifier) @name (nested_type_identifier name: (type_identifier) @name)])]) (readonly_type (array_type [(type_identifier) @name (nested_type_identifier name: (type_identifier) @name) (generic_type name: [(type_identifier) @name (nested_type_identifier name: (type_identifier) @name)])]))
-                         (generic_type name: (type_identifier) @holder type_arguments: [(type_arguments . [(type_identifier) @name (nested_type_identifier name: (type_identifier) @name) (generic_type name: [(type_identifier) @name (nested_type_identifier name: (type_identifier) @name)])] .) (type_arguments . (_) . [(type_identifier) @name (nested_type_identifier name: (type_identifier) @name) (generic_type name: [(type_identifier) @name (nested_type_identifier name: (type_identifier) @name)])] .)])]))
-  (#match? @holder "^(Readonly)?(Array|Set|Map)$|^(Async)?Iterable(Iterator)?$|^(WeakMap|Record)$")
+                         (generic_type name: (type_identifier) @holder type_arguments: (type_arguments . [(type_identifier) @name (nested_type_identifier name: (type_identifier) @name) (generic_type name: [(type_identifier) @name (nested_type_identifier name: (type_identifier) @name)])] .))]))
+  (#match? @holder "^(Readonly)?(Array|Set)$|^(Async)?Iterable(Iterator)?$")
   (#not-match? @name "^(Readonly)?(Array|Set|Map)$|^(Weak(Map|Set)|Record|Partial|Required|Readonly|Pick|Omit|Promise)$"))
 ((property_signature name: (property_identifier) @holds
    type: (type_annotation [(array_type [(type_identifier) @name (nested_type_identifier name: (type_identifier) @name) (generic_type name: [(type_identifier) @name (nested_type_identifier name: (type_identifier) @name)])]) (readonly_type (array_type [(type_identifier) @name (nested_type_identifier name: (type_identifier) @name) (generic_type name: [(type_identifier) @name (nested_type_identifier name: (type_identifier) @name)])]))
-                         (generic_type name: (type_identifier) @holder type_arguments: [(type_arguments . [(type_identifier) @name (nested_type_identifier name: (type_identifier) @name) (generic_type name: [(type_identifier) @name (nested_type_identifier name: (type_identifier) @name)])] .) (type_arguments . (_) . [(type_identifier) @name (nested_type_identifier name: (type_identifier) @name) (generic_type name: [(type_identifier) @name (nested_type_identifier name: (type_identifier) @name)])] .)])]))
-  (#match? @holder "^(Readonly)?(Array|Set|Map)$|^(Async)?Iterable(Iterator)?$|^(WeakMap|Record)$")
+                         (generic_type name: (type_identifier) @holder type_arguments: (type_arguments . [(type_identifier) @name (nested_type_identifier name: (type_identifier) @name) (generic_type name: [(type_identifier) @name (nested_type_identifier name: (type_identifier) @name)])] .))]))
+  (#match? @holder "^(Readonly)?(Array|Set)$|^(Async)?Iterable(Iterator)?$")
   (#not-match? @name "^(Readonly)?(Array|Set|Map)$|^(Weak(Map|Set)|Record|Partial|Required|Readonly|Pick|Omit|Promise)$"))
 ((required_parameter pattern: (identifier) @holds
    type: (type_annotation [(array_type [(type_identifier) @name (nested_type_identifier name: (type_identifier) @name) (generic_type name: [(type_identifier) @name (nested_type_identifier name: (type_identifier) @name)])]) (readonly_type (array_type [(type_identifier) @name (nested_type_identifier name: (type_identifier) @name) (generic_type name: [(type_identifier) @name (nested_type_identifier name: (type_identifier) @name)])]))
-                         (generic_type name: (type_identifier) @holder type_arguments: [(type_arguments . [(type_identifier) @name (nested_type_identifier name: (type_identifier) @name) (generic_type name: [(type_identifier) @name (nested_type_identifier name: (type_identifier) @name)])] .) (type_arguments . (_) . [(type_identifier) @name (nested_type_identifier name: (type_identifier) @name) (generic_type name: [(type_identifier) @name (nested_type_identifier name: (type_identifier) @name)])] .)])]))
-  (#match? @holder "^(Readonly)?(Array|Set|Map)$|^(Async)?Iterable(Iterator)?$|^(WeakMap|Record)$")
+                         (generic_type name: (type_identifier) @holder type_arguments: (type_arguments . [(type_identifier) @name (nested_type_identifier name: (type_identifier) @name) (generic_type name: [(type_identifier) @name (nested_type_identifier name: (type_identifier) @name)])] .))]))
+  (#match? @holder "^(Readonly)?(Array|Set)$|^(Async)?Iterable(Iterator)?$")
   (#not-match? @name "^(Readonly)?(Array|Set|Map)$|^(Weak(Map|Set)|Record|Partial|Required|Readonly|Pick|Omit|Promise)$"))
 ((optional_parameter pattern: (identifier) @holds
    type: (type_annotation [(array_type [(type_identifier) @name (nested_type_identifier name: (type_identifier) @name) (generic_type name: [(type_identifier) @name (nested_type_identifier name: (type_identifier) @name)])]) (readonly_type (array_type [(type_identifier) @name (nested_type_identifier name: (type_identifier) @name) (generic_type name: [(type_identifier) @name (nested_type_identifier name: (type_identifier) @name)])]))
-                         (generic_type name: (type_identifier) @holder type_arguments: [(type_arguments . [(type_identifier) @name (nested_type_identifier name: (type_identifier) @name) (generic_type name: [(type_identifier) @name (nested_type_identifier name: (type_identifier) @name)])] .) (type_arguments . (_) . [(type_identifier) @name (nested_type_identifier name: (type_identifier) @name) (generic_type name: [(type_identifier) @name (nested_type_identifier name: (type_identifier) @name)])] .)])]))
-  (#match? @holder "^(Readonly)?(Array|Set|Map)$|^(Async)?Iterable(Iterator)?$|^(WeakMap|Record)$")
+                         (generic_type name: (type_identifier) @holder type_arguments: (type_arguments . [(type_identifier) @name (nested_type_identifier name: (type_identifier) @name) (generic_type name: [(type_identifier) @name (nested_type_identifier name: (type_identifier) @name)])] .))]))
+  (#match? @holder "^(Readonly)?(Array|Set)$|^(Async)?Iterable(Iterator)?$")
   (#not-match? @name "^(Readonly)?(Array|Set|Map)$|^(Weak(Map|Set)|Record|Partial|Required|Readonly|Pick|Omit|Promise)$"))
 ((variable_declarator name: (identifier) @holds
    type: (type_annotation [(array_type [(type_identifier) @name (nested_type_identifier name: (type_identifier) @name) (generic_type name: [(type_identifier) @name (nested_type_identifier name: (type_identifier) @name)])]) (readonly_type (array_type [(type_identifier) @name (nested_type_identifier name: (type_identifier) @name) (generic_type name: [(type_identifier) @name (nested_type_identifier name: (type_identifier) @name)])]))
-                         (generic_type name: (type_identifier) @holder type_arguments: [(type_arguments . [(type_identifier) @name (nested_type_identifier name: (type_identifier) @name) (generic_type name: [(type_identifier) @name (nested_type_identifier name: (type_identifier) @name)])] .) (type_arguments . (_) . [(type_identifier) @name (nested_type_identifier name: (type_identifier) @name) (generic_type name: [(type_identifier) @name (nested_type_identifier name: (type_identifier) @name)])] .)])]))
-  (#match? @holder "^(Readonly)?(Array|Set|Map)$|^(Async)?Iterable(Iterator)?$|^(WeakMap|Record)$")
+                         (generic_type name: (type_identifier) @holder type_arguments: (type_arguments . [(type_identifier) @name (nested_type_identifier name: (type_identifier) @name) (generic_type name: [(type_identifier) @name (nested_type_identifier name: (type_identifier) @name)])] .))]))
+  (#match? @holder "^(Readonly)?(Array|Set)$|^(Async)?Iterable(Iterator)?$")
+  (#not-match? @name "^(Readonly)?(Array|Set|Map)$|^(Weak(Map|Set)|Record|Partial|Required|Readonly|Pick|Omit|Promise)$"))
+((public_field_definition name: (property_identifier) @holds_values
+   type: (type_annotation (generic_type name: (type_identifier) @holder type_arguments: (type_arguments . (_) . [(type_identifier) @name (nested_type_identifier name: (type_identifier) @name) (generic_type name: [(type_identifier) @name (nested_type_identifier name: (type_identifier) @name)])] .))))
+  (#match? @holder "^(Readonly)?Map$|^(WeakMap|Record)$")
+  (#not-match? @name "^(Readonly)?(Array|Set|Map)$|^(Weak(Map|Set)|Record|Partial|Required|Readonly|Pick|Omit|Promise)$"))
+((property_signature name: (property_identifier) @holds_values
+   type: (type_annotation (generic_type name: (type_identifier) @holder type_arguments: (type_arguments . (_) . [(type_identifier) @name (nested_type_identifier name: (type_identifier) @name) (generic_type name: [(type_identifier) @name (nested_type_identifier name: (type_identifier) @name)])] .))))
+  (#match? @holder "^(Readonly)?Map$|^(WeakMap|Record)$")
+  (#not-match? @name "^(Readonly)?(Array|Set|Map)$|^(Weak(Map|Set)|Record|Partial|Required|Readonly|Pick|Omit|Promise)$"))
+((required_parameter pattern: (identifier) @holds_values
+   type: (type_annotation (generic_type name: (type_identifier) @holder type_arguments: (type_arguments . (_) . [(type_identifier) @name (nested_type_identifier name: (type_identifier) @name) (generic_type name: [(type_identifier) @name (nested_type_identifier name: (type_identifier) @name)])] .))))
+  (#match? @holder "^(Readonly)?Map$|^(WeakMap|Record)$")
+  (#not-match? @name "^(Readonly)?(Array|Set|Map)$|^(Weak(Map|Set)|Record|Partial|Required|Readonly|Pick|Omit|Promise)$"))
+((optional_parameter pattern: (identifier) @holds_values
+   type: (type_annotation (generic_type name: (type_identifier) @holder type_arguments: (type_arguments . (_) . [(type_identifier) @name (nested_type_identifier name: (type_identifier) @name) (generic_type name: [(type_identifier) @name (nested_type_identifier name: (type_identifier) @name)])] .))))
+  (#match? @holder "^(Readonly)?Map$|^(WeakMap|Record)$")
+  (#not-match? @name "^(Readonly)?(Array|Set|Map)$|^(Weak(Map|Set)|Record|Partial|Required|Readonly|Pick|Omit|Promise)$"))
+((variable_declarator name: (identifier) @holds_values
+   type: (type_annotation (generic_type name: (type_identifier) @holder type_arguments: (type_arguments . (_) . [(type_identifier) @name (nested_type_identifier name: (type_identifier) @name) (generic_type name: [(type_identifier) @name (nested_type_identifier name: (type_identifier) @name)])] .))))
+  (#match? @holder "^(Readonly)?Map$|^(WeakMap|Record)$")
   (#not-match? @name "^(Readonly)?(Array|Set|Map)$|^(Weak(Map|Set)|Record|Partial|Required|Readonly|Pick|Omit|Promise)$"))
 (for_in_statement left: (identifier) @element operator: "of" right: [(identifier) (member_expression)] @container)
 ((for_in_statement left: (identifier) @element operator: "of"
@@ -179,9 +202,36 @@
 ((variable_declarator name: (identifier) @element !type
    value: [(call_expression function: (member_expression object: [(identifier) (member_expression)] @container property: (property_identifier) @taken))
            (non_null_expression (call_expression function: (member_expression object: [(identifier) (member_expression)] @container property: (property_identifier) @taken)))])
-  (#match? @taken "^(find|findLast|at|pop|shift|get)$"))
+  (#match? @taken "^(find|findLast|at|pop|shift)$"))
 ((call_expression function: (member_expression object: [(identifier) (member_expression)] @container property: (property_identifier) @taken)
    arguments: (arguments . [(arrow_function parameter: (identifier) @element)
                             (arrow_function parameters: (formal_parameters . (required_parameter pattern: (identifier) @element !type)))
                             (function_expression parameters: (formal_parameters . (required_parameter pattern: (identifier) @element !type)))]))
   (#match? @taken "^(forEach|map|flatMap|filter|find|findLast|findIndex|findLastIndex|some|every)$"))
+(variable_declarator name: (identifier) @element !type
+  value: [(subscript_expression object: [(identifier) (member_expression)] @values_of)
+          (non_null_expression (subscript_expression object: [(identifier) (member_expression)] @values_of))])
+((variable_declarator name: (identifier) @element !type
+   value: [(call_expression function: (member_expression object: [(identifier) (member_expression)] @values_of property: (property_identifier) @taken))
+           (non_null_expression (call_expression function: (member_expression object: [(identifier) (member_expression)] @values_of property: (property_identifier) @taken)))])
+  (#eq? @taken "get"))
+(for_in_statement left: (array_pattern "," . (identifier) @element . "]") operator: "of" right: [(identifier) (member_expression)] @values_of)
+((for_in_statement left: (identifier) @element operator: "of"
+   right: (call_expression function: (member_expression object: [(identifier) (member_expression)] @values_of property: (property_identifier) @taken)))
+  (#eq? @taken "values"))
+((for_in_statement left: (array_pattern "," . (identifier) @element . "]") operator: "of"
+   right: (call_expression function: (member_expression object: [(identifier) (member_expression)] @values_of property: (property_identifier) @taken)))
+  (#eq? @taken "entries"))
+((for_in_statement left: (identifier) @element operator: "of"
+   right: (call_expression function: (member_expression object: (identifier) @_object property: (property_identifier) @taken)
+     arguments: (arguments . [(identifier) (member_expression)] @values_of .)))
+  (#eq? @_object "Object") (#eq? @taken "values"))
+((for_in_statement left: (array_pattern "," . (identifier) @element . "]") operator: "of"
+   right: (call_expression function: (member_expression object: (identifier) @_object property: (property_identifier) @taken)
+     arguments: (arguments . [(identifier) (member_expression)] @values_of .)))
+  (#eq? @_object "Object") (#eq? @taken "entries"))
+((call_expression function: (member_expression object: [(identifier) (member_expression)] @values_of property: (property_identifier) @taken)
+   arguments: (arguments . [(arrow_function parameter: (identifier) @element)
+                            (arrow_function parameters: (formal_parameters . (required_parameter pattern: (identifier) @element !type)))
+                            (function_expression parameters: (formal_parameters . (required_parameter pattern: (identifier) @element !type)))]))
+  (#eq? @taken "forEach"))
