@@ -138,6 +138,9 @@ def test_a_crashed_tool_is_named_to_the_client_INV_LOG_4() -> None:
 
     handler = ClientLogHandler()
     _pump.log.addHandler(handler)
+    # its own level: another test of this process may have set its ancestors' (MESH_LOG=critical)
+    level = _pump.log.level
+    _pump.log.setLevel(logging.DEBUG)
     pipe = Pipe()
     pump, workers = pump_with(handler, pipe)
     thread, result = run_pump(pump)
@@ -150,6 +153,7 @@ def test_a_crashed_tool_is_named_to_the_client_INV_LOG_4() -> None:
         assert crashed[0]["data"]["exception"] == "RuntimeError" and "simulated" not in str(crashed[0])
     finally:
         _pump.log.removeHandler(handler)
+        _pump.log.setLevel(level)
         pipe.put(b"")
         finish(thread, workers, pipe)
         pump.close()
