@@ -24,6 +24,7 @@ each such name are looked up in turn.
 
 from __future__ import annotations
 
+import re
 from typing import Final
 
 import tree_sitter
@@ -152,12 +153,99 @@ def _references(
     to query in linear time (its other facts are kept)."""
     if too_broken(root) or rrp.deeper_than(root, REFERENCE_DEPTH_MAX):
         return ()
-    found = _navigation.references(_LANG, root, source)
+    found = _navigation.references(_LANG, root, source, aliases=_constant_aliases(source, root))
+    bare = [ref for ref in found if ref.kind == ReferenceKind.CALL and not ref.qualifier and ref.arity < 0]
+    if bare:
+        locals_at = _Locals(source, root)
+        found = tuple(ref for ref in found if ref not in bare or not locals_at.holds(ref.line, ref.name))
     if not scoped:
         return found
     return tuple(
         ref for ref in found if ref.kind != ReferenceKind.USE or (ref.line, ref.name, ref.qualifier) not in scoped
     )
+
+
+#: A constant set to another constant: ``Rules = Pricing`` makes ``Rules.shipping`` a call of Pricing's.
+_ALIAS_QUERY: Final = "(assignment left: (constant) @alias right: [(constant) (scope_resolution)] @target)"
+
+
+def _constant_aliases(source: bytes, root: tree_sitter.Node) -> dict[str, str]:
+    """``alias -> constant`` of the file's ``Alias = Module`` assignments (an alias set twice, to
+    two constants, says nothing sure and is left out)."""
+    from ._common import matches, query
+
+    found: dict[str, set[str]] = {}
+    for _, captured in matches(query(_LANG, _ALIAS_QUERY), root):
+        alias = _ts.text(captured["alias"][0], source)
+        target = _ts.text(captured["target"][0], source).replace("::", ".").lstrip(".")
+        if _MODULE_NAME.fullmatch(alias) and _MODULE_NAME.fullmatch(target.rsplit(".", 1)[-1]):
+            found.setdefault(alias, set()).add(target)  # MAX = LIMIT is a value, not another name for one
+    return {alias: next(iter(targets)) for alias, targets in found.items() if len(targets) == 1}
+
+
+#: A class's or module's name (``Pricing``), not a constant's (``MAX_ITEMS``).
+_MODULE_NAME: Final = re.compile(r"[A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*")
+
+
+#: What declares a local variable of the method around it (or of the file's top level).
+_LOCALS_QUERY: Final = """
+[(method) (singleton_method)] @scope
+(assignment left: (identifier) @local)
+(operator_assignment left: (identifier) @local)
+(left_assignment_list (identifier) @local)
+(rest_assignment (identifier) @local)
+(destructured_left_assignment (identifier) @local)
+(method_parameters (identifier) @local)
+(lambda_parameters (identifier) @local)
+(block_parameters (identifier) @local)
+(destructured_parameter (identifier) @local)
+(optional_parameter name: (identifier) @local)
+(keyword_parameter name: (identifier) @local)
+(splat_parameter name: (identifier) @local)
+(hash_splat_parameter name: (identifier) @local)
+(block_parameter name: (identifier) @local)
+(for pattern: (identifier) @local)
+(exception_variable (identifier) @local)
+"""
+
+
+class _Locals:
+    """The local variables of each method of a file (Ruby's locals are the method's, blocks
+    included) and of its top level: a bare ``total`` read where one of them is named ``total`` is
+    that local, else a call of the method."""
+
+    def __init__(self, source: bytes, root: tree_sitter.Node) -> None:
+        scopes: list[tuple[int, int]] = []
+        names: list[tuple[int, str]] = []
+        for _, captured in _common_matches(root):
+            if "scope" in captured:
+                node = captured["scope"][0]
+                scopes.append((node.start_point[0] + 1, node.end_point[0] + 1))
+            elif "local" in captured:
+                node = captured["local"][0]
+                names.append((node.start_point[0] + 1, _ts.text(node, source)))
+        self._scopes = sorted(scopes)
+        self._by_scope: dict[tuple[int, int] | None, set[str]] = {}
+        for line, name in names:
+            self._by_scope.setdefault(self._innermost(line), set()).add(name)
+
+    def _innermost(self, line: int) -> tuple[int, int] | None:
+        found = None
+        for start, end in self._scopes:
+            if start > line:
+                break
+            if end >= line and (found is None or start >= found[0]):
+                found = (start, end)
+        return found
+
+    def holds(self, line: int, name: str) -> bool:
+        return name in self._by_scope.get(self._innermost(line), ())
+
+
+def _common_matches(root: tree_sitter.Node):  # noqa: ANN202 - the engine's own iterator
+    from ._common import matches, query
+
+    return matches(query(_LANG, _LOCALS_QUERY), root)
 
 
 def _signature(node: tree_sitter.Node, source: bytes) -> str:

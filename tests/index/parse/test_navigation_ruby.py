@@ -148,16 +148,30 @@ def test_references_calls_instantiations_types_and_values_with_their_qualifier()
     assert "new" not in names  # Order.new is the instantiation of Order, not a call of new
 
 
-def test_a_bare_identifier_counts_only_when_called() -> None:
+def test_a_bare_identifier_is_a_call_unless_a_local_has_its_name() -> None:
+    """Ruby reads a bare name as the method's local when the method has one of that name
+    (parameter, assignment, block or loop variable, rescue), else as a call of a method of self."""
     refs = _refs(
         """
-        def total
+        def total(rate, opts = {})
           subtotal
-          subtotal + tax(1)
+          subtotal + tax(1) + rate
+          net = shipping
+          [net, opts, weight].sum
+          items.each { |item, (a, b)| item + a + fee }
+        rescue => error
+          error
         end
+        count = 3
+        puts count, limit
         """
     )
-    assert refs == {("tax", 4, "call", "")}
+    assert refs == {
+        ("subtotal", 3, "call", ""), ("subtotal", 4, "call", ""), ("tax", 4, "call", ""),
+        ("shipping", 5, "call", ""), ("weight", 6, "call", ""), ("sum", 6, "call", "~"),
+        ("items", 7, "call", ""), ("each", 7, "call", "items"), ("fee", 7, "call", ""),
+        ("puts", 12, "call", ""), ("limit", 12, "call", ""),
+    }  # fmt: skip
 
 
 def test_instantiations_say_what_they_bind_and_calls_their_arity() -> None:
@@ -172,6 +186,8 @@ def test_instantiations_say_what_they_bind_and_calls_their_arity() -> None:
         Reference("OrderRepo", 2, "new", "", "repo", -1),
         Reference("Billing", 3, "use", ""),
         Reference("Client", 3, "new", "Billing", "@client", 2),
+        Reference("host", 3, "call", "", "", -1),  # no local of the name: methods of self
+        Reference("port", 3, "call", "", "", -1),
         Reference("charge", 4, "call", "@client", "", -1),
     )
 
@@ -198,7 +214,8 @@ def test_names_a_declaration_introduces_are_not_references() -> None:
         end
         """
     )
-    assert {(name, qualifier) for name, _, _, qualifier in refs} == {("Orders", ""), ("each", "items")}
+    # ``items`` is attr_reader's method (no local has the name); ``item`` is the block's variable
+    assert {(name, qualifier) for name, _, _, qualifier in refs} == {("Orders", ""), ("each", "items"), ("items", "")}
 
 
 def test_a_broken_or_absurdly_deep_file_keeps_its_facts_and_answers_at_once() -> None:
@@ -297,3 +314,21 @@ def test_attribute_readers_are_methods_of_their_class() -> None:
         ("note", "method", "Shop.Invoice", 5, "attr_accessor :note"),
         ("token", "method", "Shop.Invoice", 7, "attr_reader :token"),
     ]
+
+
+def test_a_constant_set_to_a_module_is_another_name_for_it() -> None:
+    """``Rules = Pricing``: ``Rules.shipping`` is a call of Pricing's; a constant set to a value
+    (``MAX = LIMIT``) is not, nor a name set to two modules."""
+    refs = _refs(
+        """
+        Rules = Pricing
+        MAX = LIMIT
+        Either = First
+        Either = Second
+        Rules.shipping(2.0)
+        MAX.abs
+        Either.run(1)
+        """
+    )
+    assert ("shipping", 6, "call", "Pricing") in refs
+    assert ("abs", 7, "call", "MAX") in refs and ("run", 8, "call", "Either") in refs

@@ -1,7 +1,10 @@
 ; Ruby: the uses of names that code navigation keeps (read by mesh/index/parse/_navigation.py).
 ; @name is the name used, @qualifier what is written before it, @reference.<kind> the use.
-; A bare identifier (`total`) may be a local variable as well as a call: it counts only when it is
-; called with arguments, parentheses or a block (`total(1)`, `total 1`, `total do ... end`).
+; A bare identifier (`total`) may be a local variable as well as a call: called with arguments,
+; parentheses or a block (`total(1)`, `total 1`, `total do ... end`) it is a call; read bare where a
+; value goes (`[n, total]`, `total + 1`, `return total`, `items.size`) it is a call of the method
+; unless the method around it (or the file's top level) has a local of that name, which
+; mesh/index/parse/_ruby.py takes out (parameters, assignments, block and loop variables, rescue).
 ;; declares: class.name module.name assignment.left operator_assignment.left left_assignment_list
 ;; declares: method.name singleton_method.name alias
 
@@ -18,6 +21,17 @@
 ; py-tree-sitter 0.26: #not-match? says it)
 ((call !receiver method: [(identifier) (constant)] @name) @reference.call
   (#not-match? @name "^(require|require_relative|load|autoload|include|extend|prepend|alias_method|attr_reader|attr_writer|attr_accessor|private|protected|public|private_constant|public_constant|module_function|private_class_method|public_class_method)$"))
+
+; bare reads where a value goes: a call of a method of self unless a local has the name
+([(array (identifier) @name) (binary (identifier) @name) (argument_list (identifier) @name)
+  (pair value: (identifier) @name) (parenthesized_statements (identifier) @name)
+  (interpolation (identifier) @name) (conditional (identifier) @name) (unary (identifier) @name)
+  (assignment right: (identifier) @name) (operator_assignment right: (identifier) @name)
+  (element_reference object: (identifier) @name) (call receiver: (identifier) @name)
+  (body_statement (identifier) @name) (then (identifier) @name) (else (identifier) @name)
+  (if condition: (identifier) @name) (unless condition: (identifier) @name) (while condition: (identifier) @name)
+  (if_modifier condition: (identifier) @name) (unless_modifier condition: (identifier) @name)
+  (block_body (identifier) @name) (begin (identifier) @name)] @reference.call)
 
 ; types: superclasses, mixins, rescued exceptions
 (superclass (constant) @name) @reference.type
