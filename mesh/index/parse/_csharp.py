@@ -324,7 +324,11 @@ class _Extraction:
         writes a type the query cannot tell from one in code)."""
         if too_broken(self.root):
             return ()
-        found = _navigation.references(_LANGUAGE, self.root, self.source)
+        # a using alias is the last name of what it stands for: ``Rules.Shipping()`` of ``using Rules =
+        # Shop.Pricing.PriceRules;`` is qualified ``PriceRules``, and ``Rules`` alone names ``PriceRules``
+        aliases = {alias: self.text(target).split("<", 1)[0].rsplit(".", 1)[-1].rsplit("::", 1)[-1]
+                   for alias, target in self.aliases.items()}  # fmt: skip
+        found = _navigation.references(_LANGUAGE, self.root, self.source, aliases=aliases)
         using_lines = {item.line for item in self.imports}
         return tuple(r for r in found if r.line not in using_lines) if using_lines else found
 

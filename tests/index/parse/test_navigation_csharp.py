@@ -452,3 +452,19 @@ def test_more_declarations_that_give_a_type() -> None:
         ("Order", 9, "", "x"),
         ("Order", 10, "Acme", "z"),
     }
+
+
+def test_a_using_alias_is_the_last_name_of_what_it_stands_for() -> None:
+    """``using Rules = Shop.Pricing.PriceRules;``: ``Rules.Shipping()`` is qualified ``PriceRules``
+    and ``Rules`` alone names ``PriceRules``; the directive's own line is no reference."""
+    from mesh.index.parse import extract
+
+    facts = extract(
+        "Program.cs",
+        b"using Rules = Shop.Pricing.PriceRules;\n"
+        b"class P { void M() { var x = Rules.Shipping(2m); var r = typeof(Rules); } }\n",
+    )
+    found = {(r.name, r.line, r.qualifier) for r in facts.references}
+    assert ("Shipping", 2, "PriceRules") in found
+    assert ("PriceRules", 2, "") in found
+    assert not any(r.line == 1 for r in facts.references)
