@@ -66,7 +66,12 @@ EXPRESSION: Final = "~"
 
 def query_text(language: str, part: str) -> str:
     """The text of ``queries/<language>/<part>.scm`` ("" when the language has none)."""
-    return _query_text(_SHARED.get(language, language), part)
+    return _query_text(shared_queries(language), part)
+
+
+def shared_queries(language: str) -> str:
+    """The folder of ``queries/`` a language's queries are in (``tsx`` shares ``typescript``'s)."""
+    return _SHARED.get(language, language)
 
 
 @functools.cache

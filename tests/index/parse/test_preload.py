@@ -41,3 +41,57 @@ def _loaded_by(path: str) -> set[str]:
 )
 def test_what_a_file_needs_is_imported_before_its_budget(path: str, needed: set[str]) -> None:
     assert needed <= _loaded_by(path)
+
+
+_COMPILES = """
+import json, sys
+from mesh.index.parse import _common, extract, preload
+preload(sys.argv[1])
+before = len(_common._queries)
+extract(sys.argv[1], sys.stdin.buffer.read())
+print(json.dumps(len(_common._queries) - before))
+"""
+
+_SOURCES = {
+    "svc/Orders.cs": b"using Rules = A.B;\\nclass Orders { List<Order> items; void M() { foreach (var o in items) o.Ship(); } }\\n",
+    "svc/orders.py": b"import os\\nclass Orders:\\n    items: list[int]\\n    def m(self):\\n        return [i for i in self.items]\\n",
+    "svc/orders.rs": b"struct Orders { items: Vec<Order> }\\nimpl Orders { fn m(&self) { for o in &self.items { o.ship(); } } }\\n",
+    "svc/orders.cpp": b"#include <vector>\\nclass Orders { std::vector<Order> items; void M() { for (auto& o : items) o.Ship(); } };\\n",
+    "web/src/app.tsx": b"export const App = (p: {items: Order[]}) => <div>{p.items.map(o => o.id)}</div>;\\n",
+}
+
+
+@pytest.mark.parametrize("path", sorted(_SOURCES))
+def test_the_queries_a_file_needs_are_compiled_before_its_budget(path: str) -> None:
+    """Compiling a query takes 0.1-0.7 s (seconds on a loaded machine): preload compiles the
+    language's, so that parsing the file compiles none under its budget."""
+    done = subprocess.run([sys.executable, "-c", _COMPILES, path], input=_SOURCES[path], capture_output=True,
+                          check=True, timeout=60)  # fmt: skip
+    assert json.loads(done.stdout) == 0
+
+
+_ALARM = """
+import signal, sys, time
+from mesh.index.parse import _common, _navigation
+
+def over(*_):
+    raise TimeoutError("the budget ran out")
+
+signal.signal(signal.SIGALRM, over)
+signal.setitimer(signal.ITIMER_REAL, 0.05)
+_common.query("csharp", _navigation.query_text("csharp", "references") + "\\n; again")
+left = signal.getitimer(signal.ITIMER_REAL)[0]
+assert 0 < left <= 0.05, left
+try:
+    time.sleep(1)
+except TimeoutError:
+    print("fired after")
+"""
+
+
+def test_a_query_compiles_with_the_budget_stopped() -> None:
+    """The rest (Kotlin's and Ruby's own queries, any later one): compiling a query stops the
+    budget's timer and starts it again with what was left, so the alarm fires after, not inside."""
+    done = subprocess.run([sys.executable, "-c", _ALARM], capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "fired after"
