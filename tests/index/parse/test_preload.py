@@ -53,11 +53,15 @@ print(json.dumps(len(_common._queries) - before))
 """
 
 _SOURCES = {
-    "svc/Orders.cs": b"using Rules = A.B;\\nclass Orders { List<Order> items; void M() { foreach (var o in items) o.Ship(); } }\\n",
-    "svc/orders.py": b"import os\\nclass Orders:\\n    items: list[int]\\n    def m(self):\\n        return [i for i in self.items]\\n",
-    "svc/orders.rs": b"struct Orders { items: Vec<Order> }\\nimpl Orders { fn m(&self) { for o in &self.items { o.ship(); } } }\\n",
-    "svc/orders.cpp": b"#include <vector>\\nclass Orders { std::vector<Order> items; void M() { for (auto& o : items) o.Ship(); } };\\n",
-    "web/src/app.tsx": b"export const App = (p: {items: Order[]}) => <div>{p.items.map(o => o.id)}</div>;\\n",
+    "svc/Orders.cs": b"using Rules = A.B;\n"
+    b"class Orders { List<Order> items; void M() { foreach (var o in items) o.Ship(); } }\n",
+    "svc/orders.py": b"import os\nclass Orders:\n    items: list[int]\n"
+    b"    def m(self):\n        return [i for i in self.items]\n",
+    "svc/orders.rs": b"struct Orders { items: Vec<Order> }\n"
+    b"impl Orders { fn m(&self) { for o in &self.items { o.ship(); } } }\n",
+    "svc/orders.cpp": b"#include <vector>\n"
+    b"class Orders { std::vector<Order> items; void M() { for (auto& o : items) o.Ship(); } };\n",
+    "web/src/app.tsx": b"export const App = (p: {items: Order[]}) => <div>{p.items.map(o => o.id)}</div>;\n",
 }
 
 
@@ -90,7 +94,7 @@ except TimeoutError:
 
 
 def test_a_query_compiles_with_the_budget_stopped() -> None:
-    """The rest (Kotlin's and Ruby's own queries, any later one): compiling a query stops the
+    """INV-INDEX-4. The rest (Kotlin's and Ruby's own queries, any later one): compiling a query stops the
     budget's timer and starts it again with what was left, so the alarm fires after, not inside."""
     done = subprocess.run([sys.executable, "-c", _ALARM], capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 0, done.stderr[-2000:]
