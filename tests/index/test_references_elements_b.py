@@ -5,41 +5,9 @@ and a variable given two such classes in one file says nothing (``mesh/index/par
 
 from __future__ import annotations
 
-import textwrap
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
-import pytest
-
-from mesh.index import Index
-from mesh.index.query._references import find_references
-from mesh.index.query._symbols import find_symbols
-
-
-@pytest.fixture
-def build(tmp_path: Path) -> Iterator[Any]:
-    opened: list[Index] = []
-
-    def make(files: dict[str, str]) -> Any:
-        root = tmp_path / "ws"
-        for name, text in files.items():
-            (root / name).parent.mkdir(parents=True, exist_ok=True)
-            (root / name).write_text(textwrap.dedent(text))
-        index = Index(root, tmp_path / "cache", workers=1)
-        index.refresh()
-        opened.append(index)
-        return index.store.snapshot()
-
-    yield make
-    for index in opened:
-        index.close()
-
-
-def sites(db: Any, name: str) -> dict[str, str]:
-    """``path:line -> how`` of the references of the first definition ``name`` names."""
-    target = find_symbols(db, name)[0]
-    return {f"{site.path}:{site.line}": site.how for site in find_references(db, target)}
+from .test_references_resolution import build, sites  # noqa: F401  (build: the fixture)
 
 
 def test_csharp_elements_of_a_container_take_its_class_INV_NAV_1(build: Any) -> None:
