@@ -18,6 +18,7 @@ from typing import Final
 import attrs
 
 from .._facts import FileFacts
+from ._ts import GRAMMARS
 
 __all__ = ["LANGUAGE_FAMILY", "LANGUAGE_OF_SUFFIX", "extract", "fingerprint", "language_of", "manifest_kind", "preload"]
 
@@ -122,7 +123,7 @@ def preload(path: str) -> None:
         modules.append("_razor")
     for module in modules:
         importlib.import_module(f".{module}", __name__)
-    if language is not None:
+    if language is not None and language in GRAMMARS:  # markdown and proto are read without tree-sitter
         _compile_queries(language)
 
 
@@ -209,8 +210,7 @@ def fingerprint() -> str:
     here = Path(__file__).resolve().parent
     for path in sorted([*here.rglob("*.py"), *here.rglob("*.scm"), here.parent / "_facts.py"]):
         digest.update(path.relative_to(here.parent).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
-    from ._ts import GRAMMARS
-
+    
     for module in sorted({module for module, _ in GRAMMARS.values()} | {"tree_sitter"}):
         try:
             digest.update(f"{module}={importlib.metadata.version(module.replace('_', '-'))}".encode())

@@ -99,3 +99,12 @@ def test_a_query_compiles_with_the_budget_stopped() -> None:
     done = subprocess.run([sys.executable, "-c", _ALARM], capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == "fired after"
+
+
+@pytest.mark.parametrize("path", ["api/orders.proto", "docs/README.md", "deploy/values.yaml", "Dockerfile"])
+def test_files_read_without_tree_sitter_preload_too(path: str) -> None:
+    """A ``.proto`` or a Markdown file has no tree-sitter grammar: its preload compiles nothing
+    and raises nothing (the file would otherwise lose its facts)."""
+    from mesh.index.parse import preload
+
+    preload(path)
