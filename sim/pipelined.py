@@ -16,7 +16,7 @@ from typing import Any
 
 import orjson
 
-from mesh.drivers._pump import run_tool
+from mesh.drivers._pump import run_tool, simulated_progress
 from mesh.drivers.stdio import catalogue
 from mesh.protocol import CallCancelled, ServerSession, SessionClosed, ToolCallRequested, Wait
 
@@ -65,7 +65,8 @@ def memory_pipelined(scenario: Scenario) -> tuple[bytes, str]:
             if event.name == "sim_wait":
                 held[event.request_id] = (event, flag)  # finishes when the input has all been read
             else:
-                session.complete(event.request_id, run_tool(registry, event, FIXTURE, flag))
+                progress = simulated_progress(event.request_id, session.progress)
+                session.complete(event.request_id, run_tool(registry, event, FIXTURE, flag, progress))
         elif isinstance(event, CallCancelled):
             if event.request_id in held:
                 held[event.request_id][1].set()

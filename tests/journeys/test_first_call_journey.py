@@ -12,9 +12,11 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from itertools import pairwise
 from pathlib import Path
@@ -177,8 +179,8 @@ def test_through_the_daemon_the_first_call_waits_scans_and_hears_progress(tmp_pa
     """The same first call through ``mesh-mcp mcp`` (the proxy starting the daemon, whose index is
     still being built): progress relayed, the scan's answer, "still indexing" for the rest."""
     workspace = large_workspace(tmp_path / "ws", services=40)
-    runtime = tmp_path / "rt"
-    runtime.mkdir(mode=0o700)
+    # a socket's path has at most 107 bytes: a short folder of its own, not one under tmp_path
+    runtime = Path(tempfile.mkdtemp(prefix="mesh-rt-", dir="/tmp"))
     script = (
         handshake()
         + tool_call(1, "smart_search", {"query": "journey_unique_token"}, {"progressToken": "daemon"})
@@ -186,11 +188,13 @@ def test_through_the_daemon_the_first_call_waits_scans_and_hears_progress(tmp_pa
     )
     try:
         frames, _ = serve(workspace, tmp_path / "cache", script, wait_s=1.5, daemon_runtime=runtime)
+        started = list(runtime.glob("**/*.lock"))
     finally:
         for lock in runtime.glob("**/*.lock"):  # the daemon outlives the proxy's session
             with contextlib.suppress(OSError, ValueError):
                 os.kill(int(lock.read_text()), signal.SIGKILL)
-    assert list(runtime.glob("**/*.lock")), "no daemon was started: the proxy served standalone"
+        shutil.rmtree(runtime, ignore_errors=True)
+    assert started, "no daemon was started: the proxy served standalone"
     searched = frames[answer_at(frames, 1)]["result"]
     assert searched["content"][0]["text"].startswith("_Answered by scanning ")
     assert "svc00/src/special.py" in searched["content"][0]["text"]
