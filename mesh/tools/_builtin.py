@@ -6,9 +6,13 @@ same page; ``answer`` gives the Markdown alone); this module turns them into reg
 open one snapshot per call. Before the first snapshot exists a call waits for it, up to
 ``wait_s`` (``MESH_FIRST_CALL_WAIT_S``, 3 s by default), telling the client how far the build got
 (``CallContext.progress``: files parsed of total) and stopping at once when cancelled; a workspace
-indexed within the bound is answered as if the index had always been there (INV-FIRST-1). Past the
-bound a tool with a ``scan`` (``smart_search``) answers by reading the files and says so; any
-other answers ``isError`` "still indexing" with the files done of total. When the index cannot be
+indexed within the bound is answered as if the index had always been there (INV-FIRST-1). A
+build that cannot end within the bound (more files left than :data:`BUILD_FILES_PER_S` parses in
+the time left, or a walk still listing files after :data:`WALK_WAIT_S`) is not waited for: the
+first answer comes within a second (INV-FIRST-3). Past the bound a tool with a ``scan``
+(``smart_search``) answers by reading the files, until :data:`FIRST_ANSWER_S` after the call came
+(at least :data:`SCAN_S_MIN`), and says so; any other answers ``isError`` "still indexing" with the
+files done of total. When the index cannot be
 built, it says why at once; when the index was found damaged, that it is being rebuilt, at once
 and without a scan (INV-INDEX-8).
 """
@@ -31,7 +35,10 @@ from . import _smart_search
 from ._registry import CallContext, Registry, Tool, ToolError, ToolOutput
 from ._view import View
 
-__all__ = ["FIRST_CALL_WAIT_S", "IndexSource", "builtin_registry", "first_call_wait_s", "not_ready_text", "progress_of"]
+__all__ = [
+    "FIRST_CALL_WAIT_S", "IndexSource", "beyond_wait", "builtin_registry", "first_call_wait_s", "not_ready_text",
+    "progress_of",
+]  # fmt: skip
 
 log = logging.getLogger("mesh.tools")
 
@@ -41,6 +48,16 @@ FIRST_CALL_WAIT_S: Final = 3.0
 FIRST_CALL_WAIT_S_MAX: Final = 60.0
 #: How often a waiting call looks at the index again (and offers progress).
 POLL_S: Final = 0.1
+#: Files a cold build parses per second, at best, on the machines measured (docs/performance.md:
+#: 160-330 on 2 cores): a build with more files left than this covers in the wait is not waited for.
+BUILD_FILES_PER_S: Final = 500
+#: A walk still listing the workspace's files after this long is of a workspace too large to index
+#: within the wait (a walk lists thousands of files in a tenth of a second).
+WALK_WAIT_S: Final = 0.5
+#: A call answered without the index (a scan) answers this long after it came...
+FIRST_ANSWER_S: Final = 1.0
+#: ... but reads for at least this long, however long it waited first.
+SCAN_S_MIN: Final = 0.5
 
 #: Every built-in tool only reads, and only the workspace (the specification reads the destructive and
 #: idempotent hints only when ``readOnlyHint`` is false: they would cost every session bytes for nothing).
@@ -104,8 +121,10 @@ def builtin_registry(source: IndexSource | None = None, *, wait_s: float | None 
     return registry
 
 
-#: A tool's answer without an index (``smart_search``'s scan); None when the question needs one.
-Scan = Callable[[Any, Path, threading.Event], Rendered | None]
+#: A tool's answer without an index (``smart_search``'s scan: ``scan(args, root, cancelled, *,
+#: until, building)``, reading until ``until`` on ``time.monotonic``, ``building`` saying how far the
+#: build got); None when the question needs one.
+Scan = Callable[..., Rendered | None]
 
 
 def _bound(
@@ -114,7 +133,7 @@ def _bound(
     def run(args: Any, context: CallContext) -> ToolOutput:
         if source is None:
             raise ToolError("This server has no workspace index; start it with a workspace (--workspace DIR).")
-        deadline = None
+        began = deadline = None
         while True:
             try:
                 with source.snapshot() as db:
@@ -125,20 +144,35 @@ def _bound(
             if not_ready.failure or not_ready.damaged:
                 break  # a failure is said now; a damaged index is said while it is rebuilt (INV-INDEX-8)
             now = time.monotonic()
-            if deadline is None:
-                deadline = now + wait_s
+            if began is None or deadline is None:
+                began, deadline = now, now + wait_s
             done, total, message = progress_of(not_ready)
             context.progress(done, total, message)
-            if now >= deadline or context.cancelled.wait(min(POLL_S, deadline - now)):
+            if now >= deadline or beyond_wait(not_ready, now - began, deadline - now):
+                break
+            if context.cancelled.wait(min(POLL_S, deadline - now)):
                 break
         if scan is not None and not not_ready.failure and not not_ready.damaged and not context.cancelled.is_set():
-            scanned = scan(args, source.root, context.cancelled)
+            until = max((began or time.monotonic()) + FIRST_ANSWER_S, time.monotonic() + SCAN_S_MIN)
+            scanned = scan(args, source.root, context.cancelled, until=until, building=_doing(not_ready))
             if scanned is not None:
                 return ToolOutput(scanned.text, structured=scanned.result)
         # The failure may name a file of the workspace (mesh.toml) by its absolute path.
         raise ToolError(not_ready_text(not_ready).replace(f"{source.root}{os.sep}", ""))
 
     return run
+
+
+def beyond_wait(exc: NotReady, waited_s: float, left_s: float) -> bool:
+    """The build will not give a snapshot in the ``left_s`` seconds of the wait left: too many
+    files left to parse, or a walk that has been listing files for as long as ``waited_s``
+    (INV-FIRST-3). A check of a left-over index, and the writing of a parsed one, are waited for."""
+    progress = exc.progress
+    if progress.phase == "walking":
+        return waited_s >= WALK_WAIT_S
+    if progress.phase == "parsing" and progress.total:
+        return progress.total - progress.done > BUILD_FILES_PER_S * left_s
+    return False
 
 
 def progress_of(exc: NotReady) -> tuple[int, int | None, str]:

@@ -25,6 +25,7 @@ from __future__ import annotations
 import threading
 import time
 from pathlib import Path
+from collections.abc import Iterator
 from typing import Final, Literal
 
 import attrs
@@ -186,15 +187,20 @@ def _language(view: View, language: str | None) -> str:
     return wanted
 
 
-def scan(args: Args, root: Path, cancelled: threading.Event, *, time_s: float = SCAN_S_MAX) -> Rendered | None:
-    """:func:`run` without an index, by reading the files (see the module docstring); None when
-    the question needs the index (a symbol search). :class:`ToolError` for a bad query or scope."""
+def scan(
+    args: Args, root: Path, cancelled: threading.Event, *, until: float | None = None, building: str = ""
+) -> Rendered | None:
+    """:func:`run` without an index, by reading the files as the walk lists them (see the module
+    docstring), until ``until`` (``time.monotonic()``; else :data:`SCAN_S_MAX` from now); None when
+    the question needs the index (a symbol search). :class:`ToolError` for a bad query or scope.
+    ``building`` says how far the index's build got, for the answer's first line."""
     if args.mode == "symbol":
         return None
-    from ..index.build._enumerate import generated_marker, secret_signature, walk
+    from ..index.build._enumerate import FileEntry, generated_marker, iter_walk, secret_signature
     from ..index.build._workspace import Config, ConfigError, ignore_patterns, load_config
 
     started = time.monotonic()
+    deadline = until if until is not None else started + SCAN_S_MAX
     query, regex = args.query, args.mode == "regex"
     if args.mode == "auto" and len(query) > 2 and query.startswith("/") and query.endswith("/"):
         query, regex = query[1:-1], True
@@ -210,13 +216,21 @@ def scan(args: Args, root: Path, cancelled: threading.Event, *, time_s: float = 
         config = load_config(root)
     except ConfigError:
         config = Config()  # the index build reports the broken mesh.toml; the scan keeps the defaults
-    tree = walk(
+    walked = iter_walk(
         root,
         max_file_bytes=config.max_file_bytes,
         include_vendored=config.include_vendored,
         include_secrets=config.include_secrets,
         extra_ignores=ignore_patterns(config.ignore, config.services or ()),
     )
+    left_out: list[tuple[str, str, bool]] = []
+
+    def listed() -> Iterator[tuple[str, int, int]]:
+        for item in walked:
+            if isinstance(item, FileEntry):
+                yield item.path, item.size, item.mtime_ns
+            else:
+                left_out.append((item.path, item.reason, item.folder))
 
     def skip_content(path: str, head: bytes) -> str | None:
         if not config.include_secrets and secret_signature(head):
@@ -228,7 +242,7 @@ def scan(args: Args, root: Path, cancelled: threading.Event, *, time_s: float = 
     try:
         scanned = scan_files(
             root,
-            [(entry.path, entry.size, entry.mtime_ns) for entry in tree.files],
+            listed(),
             query,
             regex=regex,
             case_sensitive=args.case_sensitive,
@@ -238,7 +252,7 @@ def scan(args: Args, root: Path, cancelled: threading.Event, *, time_s: float = 
             kind=args.kind or "",
             skip_content=skip_content,
             clock=time.monotonic,
-            deadline=started + time_s,
+            deadline=deadline,
             cancelled=cancelled,
         )
     except SearchError as exc:
@@ -249,17 +263,21 @@ def scan(args: Args, root: Path, cancelled: threading.Event, *, time_s: float = 
             f"No file is under `{prefix}`. The index is still being built: until it is, a scope is a path"
             " prefix or a glob (a service name needs the index). Try again in a few seconds."
         )
-    left = scan_left_out([(item.path, item.reason, item.folder) for item in tree.skipped], path_prefix=prefix,
-                         path_glob=glob)  # fmt: skip
+    left = scan_left_out(left_out, path_prefix=prefix, path_glob=glob)
     offset = cursor_offset(args.cursor, len(scanned.found.matches), tool=NAME, args=args, noun="matches")
     rendered = compose_search(scanned.found, arguments_of(args), offset=offset, not_searched=left)
-    return attrs.evolve(rendered, text=f"{scan_note(scanned)}\n\n{rendered.text}")
+    return attrs.evolve(rendered, text=f"{scan_note(scanned, building)}\n\n{rendered.text}")
 
 
-def scan_note(scanned: Scanned) -> str:
-    """The line a scanned answer starts with: how it was answered, and where reading stopped."""
+def scan_note(scanned: Scanned, building: str = "") -> str:
+    """The line a scanned answer starts with: how it was answered, where reading stopped, and how
+    far the index's build got (``building``)."""
     read = scanned.files_read
     note = f"_Answered by scanning {read:,} file{'s' if read != 1 else ''}: the index is still being built"
-    if scanned.stopped:
+    if building:
+        note += f" ({building})"
+    if scanned.stopped and scanned.listed_all:
         note += f"; reading stopped {scanned.stopped}, {scanned.files_in_scope - read:,} not read"
-    return note + " (definitions are not ranked first until it is)._"
+    elif scanned.stopped:
+        note += f"; reading stopped {scanned.stopped}, before the rest of the workspace"
+    return note + ". Definitions are not ranked first until it is built; call again then for a whole answer._"

@@ -1,7 +1,7 @@
 """The first call on a workspace without a snapshot: it waits (bounded, cancellable) with progress.
 
 Through the real pump over pipes, with a source that becomes ready when the test says so.
-INV-FIRST-1, INV-FIRST-2, INV-PROGRESS-1 (the driver's half); the core's half is
+INV-FIRST-1, INV-FIRST-2, INV-FIRST-3, INV-PROGRESS-1 (the driver's half); the core's half is
 tests/protocol/test_progress.py, the real binary's tests/journeys/test_first_call_journey.py.
 """
 
@@ -23,7 +23,15 @@ from mesh.index import Index, Progress
 from mesh.index.build._live import NotReady
 from mesh.protocol import ServerSession, SessionConfig
 from mesh.tools import builtin_registry
-from mesh.tools._builtin import FIRST_CALL_WAIT_S, first_call_wait_s
+from mesh.tools._builtin import (
+    BUILD_FILES_PER_S,
+    FIRST_ANSWER_S,
+    FIRST_CALL_WAIT_S,
+    POLL_S,
+    WALK_WAIT_S,
+    beyond_wait,
+    first_call_wait_s,
+)
 from tests.drivers.test_pump import Pipe
 from tests.support.memory import initialize, notification, request
 
@@ -140,7 +148,7 @@ def test_inv_progress_1_no_token_no_progress_while_waiting(fixture_index: Index)
 
 
 def test_inv_first_1_past_the_bound_a_tool_says_still_indexing(fixture_index: Index) -> None:
-    source = Becoming(fixture_index)  # never ready
+    source = Becoming(fixture_index, total=40, step=1)  # never ready, though always near the end
     started = time.monotonic()
     pipe, _result, thread, workers = serve(source, 0.6, initialize() + call(1, "dependents", {"target": "orders"}, 5))
     frames = finish(pipe, thread, workers)
@@ -246,3 +254,77 @@ def test_a_damaged_index_being_rebuilt_is_said_at_once_without_waiting_or_scanni
     frames = finish(pipe, thread, workers)
     assert source.looks == 1
     assert "damaged and is being rebuilt" in frames[-1]["result"]["content"][0]["text"]
+
+
+@pytest.mark.parametrize(
+    ("phase", "done", "total", "waited", "left", "beyond"),
+    [
+        ("walking", 0, 0, 0.0, 3.0, False),
+        ("walking", 0, 0, WALK_WAIT_S, 3.0, True),
+        ("parsing", 0, 57, 0.0, 3.0, False),  # a small workspace: waited for
+        ("parsing", 0, int(BUILD_FILES_PER_S * 3.0), 0.0, 3.0, False),
+        ("parsing", 0, int(BUILD_FILES_PER_S * 3.0) + 1, 0.0, 3.0, True),
+        ("parsing", 26_000, 26_611, 0.0, 3.0, False),  # near its end
+        ("parsing", 10, 26_611, 0.0, 3.0, True),
+        ("writing", 26_611, 26_611, 2.0, 0.5, False),
+        ("checking", 0, 0, 2.0, 0.5, False),
+    ],
+)
+def test_inv_first_3_beyond_the_wait(phase: str, done: int, total: int, waited: float, left: float, beyond: bool) -> None:
+    """INV-FIRST-3: what the build says decides whether waiting for it can end in a snapshot."""
+    assert beyond_wait(NotReady(Progress(phase, done, total)), waited, left) is beyond
+
+
+def test_inv_first_3_a_build_that_cannot_end_within_the_wait_is_not_waited_for(fixture_index: Index) -> None:
+    """INV-FIRST-3: 100,000 files left and a wait of 30 s: the call says how far the build got at
+    its second look (the first one only saw the walk begin), with the progress it offered."""
+    source = Becoming(fixture_index, total=100_000, step=10)  # never ready
+    pipe, _result, thread, workers = serve(source, 30.0, initialize() + call(1, "dependents", {"target": "orders"}, 8))
+    frames = finish(pipe, thread, workers)
+    assert source.looks == 2
+    answer = frames[-1]["result"]
+    assert answer["isError"] is True
+    assert answer["content"][0]["text"].startswith("Still indexing the workspace: 10 of 100,000 files parsed")
+    assert [item["progressToken"] for item in progress_frames(frames)] == [8]
+
+
+def test_inv_first_3_a_walk_that_goes_on_is_waited_for_briefly(fixture_index: Index) -> None:
+    """INV-FIRST-3: a walk still listing files after WALK_WAIT_S: the call answers then, not at 30 s."""
+
+    class Walking(Becoming):
+        @contextmanager
+        def snapshot(self) -> Iterator[Any]:
+            self.looks += 1
+            raise NotReady(Progress("walking", 0, 0))
+            yield
+
+    source = Walking(None)
+    pipe, _result, thread, workers = serve(source, 30.0, initialize() + call(1, "dependents", {"target": "orders"}))
+    frames = finish(pipe, thread, workers)
+    assert source.looks <= WALK_WAIT_S / POLL_S + 2  # looked every POLL_S, then stopped waiting
+    assert frames[-1]["result"]["content"][0]["text"].startswith("Still indexing the workspace: listing the workspace")
+
+
+def test_inv_first_3_smart_search_scans_at_once_and_reads_until_its_first_answer(
+    fixture_index: Index, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """INV-FIRST-3: the scan of a call that did not wait reads until FIRST_ANSWER_S after the call
+    came, and its first line says how far the build got."""
+    from mesh.tools import _smart_search
+
+    seen: dict[str, Any] = {}
+    real = _smart_search.scan
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        seen.update(kwargs, at=time.monotonic())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(_smart_search, "scan", spy)
+    source = Becoming(fixture_index, total=100_000, step=10)  # never ready
+    pipe, _result, thread, workers = serve(source, 30.0, initialize() + call(1, "smart_search", {"query": "Reserve"}))
+    frames = finish(pipe, thread, workers)
+    assert source.looks == 2
+    assert seen["until"] - seen["at"] <= FIRST_ANSWER_S
+    assert seen["building"] == "10 of 100,000 files parsed"
+    text = frames[-1]["result"]["content"][0]["text"]
+    assert text.startswith("_Answered by scanning ") and "(10 of 100,000 files parsed)" in text

@@ -11,7 +11,7 @@ from mesh.index import Index
 from mesh.index.query._scan import scan, scan_left_out
 from mesh.index.query._search import SearchError, search
 from mesh.tools._registry import ToolError
-from mesh.tools._smart_search import Args
+from mesh.tools._smart_search import Args, scan_note
 from mesh.tools._smart_search import scan as scan_tool
 
 from .conftest import FIXTURE
@@ -149,6 +149,34 @@ def test_inv_scan_1_reading_is_bounded_in_files_bytes_and_time(tmp_path: Path) -
     assert by_time.files_read == 4 and by_time.stopped == "at its time limit"
     whole = scan(root, files, "needle")
     assert whole.files_read == 10 and not whole.stopped and not whole.found.capped
+    assert whole.listed_all and whole.files_in_scope == 10
+
+
+def test_inv_scan_1_files_are_read_as_they_are_listed_and_listing_stops_with_reading(tmp_path: Path) -> None:
+    """INV-SCAN-1: the scan pulls the walk's listing lazily: stopped at its time limit, it listed
+    no file past the one it stopped at, and says the rest of the workspace was not read."""
+    root = write(tmp_path / "l", {f"f{i}.py": "needle\n" for i in range(10)})
+    pulled: list[str] = []
+
+    def listing():
+        for p in sorted(root.iterdir()):
+            pulled.append(p.name)
+            yield p.name, p.stat().st_size, p.stat().st_mtime_ns
+
+    ticks = iter(range(100))
+    stopped = scan(root, listing(), "needle", clock=lambda: float(next(ticks)), deadline=3.0)
+    assert stopped.files_read == 3 and stopped.stopped == "at its time limit"
+    assert len(pulled) == 4 and stopped.files_in_scope == 3 and not stopped.listed_all
+    note = scan_note(stopped, "4 of 10,000 files parsed")
+    assert note.startswith("_Answered by scanning 3 files: the index is still being built (4 of 10,000 files parsed)")
+    assert "reading stopped at its time limit, before the rest of the workspace" in note
+
+
+def test_the_tool_scan_reads_until_its_deadline(workspace: Path) -> None:
+    """INV-SCAN-1: ``until`` already past: nothing is read, and the answer says where it stopped."""
+    rendered = scan_tool(Args(query="needle"), workspace, threading.Event(), until=0.0)  # type: ignore[arg-type]
+    assert rendered is not None
+    assert "reading stopped at its time limit, before the rest of the workspace" in rendered.text.split("\n", 1)[0]
 
 
 def test_a_cancelled_scan_stops(tmp_path: Path) -> None:

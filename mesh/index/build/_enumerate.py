@@ -32,6 +32,7 @@ import os
 import re
 import stat
 from pathlib import Path
+from collections.abc import Iterator
 from typing import Final
 
 import attrs
@@ -216,8 +217,31 @@ def walk(
     extra_ignores: tuple[str, ...] = (),
 ) -> Walk:
     """Every indexable file under ``root`` (resolved), and every file or folder left out, with why."""
-    root = root.resolve()
     result = Walk()
+    for item in iter_walk(
+        root,
+        max_file_bytes=max_file_bytes,
+        include_vendored=include_vendored,
+        include_secrets=include_secrets,
+        extra_ignores=extra_ignores,
+    ):
+        (result.skipped if isinstance(item, Skipped) else result.files).append(item)
+    result.files.sort(key=lambda entry: entry.path)
+    return result
+
+
+def iter_walk(
+    root: Path,
+    *,
+    max_file_bytes: int = 1 << 20,
+    include_vendored: bool = False,
+    include_secrets: bool = False,
+    extra_ignores: tuple[str, ...] = (),
+) -> Iterator[FileEntry | Skipped]:
+    """:func:`walk` as it goes, folder by folder (depth first, in name order): a reader that stops
+    early (the first-call scan, INV-SCAN-1) pays only for the folders it reached."""
+    root = root.resolve()
+    result = Walk()  # what the ignore files of a folder say that is wrong lands in its skipped
     base_rules = [("", pathspec.GitIgnoreSpec.from_lines(extra_ignores))] if extra_ignores else []
     visited: set[tuple[int, int]] = set()
     # A stack of (folder relative to root, the ignore rules in force there). Each folder is opened
@@ -256,8 +280,11 @@ def walk(
         finally:
             os.close(handle)
         stack.extend(reversed(folders))  # depth first, in name order
-    result.files.sort(key=lambda entry: entry.path)
-    return result
+        yield from result.skipped
+        yield from result.files
+        result.skipped.clear()
+        result.files.clear()
+    yield from result.skipped  # a last folder left out (unreadable, walked already) said so
 
 
 def _rules_in(root: Path, rel_dir: str, result: Walk) -> list[tuple[str, pathspec.GitIgnoreSpec]]:

@@ -67,6 +67,9 @@ class Scanned:
     stopped: str = ""
     #: Files in scope skipped for what their first bytes hold (secrets, generated), or being binary.
     skipped_content: int = 0
+    #: Whether the scope was listed to its end (``files_in_scope`` is its size); a scan stopped
+    #: early by its bounds stops listing too (the files are listed as they are read).
+    listed_all: bool = True
 
 
 def _in_scope(path: str, prefix: str, glob: str, language: str, kind: str) -> bool:
@@ -99,23 +102,23 @@ def scan(
     deadline: float | None = None,
     cancelled: threading.Event | None = None,
 ) -> Scanned:
-    """Every line of ``files`` (``(path, size, mtime_ns)`` as the walk listed them) that matches
-    ``query``, ranked as :func:`~mesh.index.query._search.search` ranks; see the module docstring.
+    """Every line of ``files`` (``(path, size, mtime_ns)`` as the walk lists them, read in that
+    order as they come) that matches ``query``, ranked as :func:`~mesh.index.query._search.search` ranks; see the module docstring.
     Raises :class:`SearchError` for a query that cannot run, or when ``cancelled``."""
     if not query:
         raise SearchError("the query is empty")
     pattern, formula = compile_query(query, regex=regex, case_sensitive=case_sensitive)
     needles = formula.needles()
     prefix = path_prefix.strip("/")
-    in_scope = [entry for entry in files if _in_scope(entry[0], prefix, path_glob, language, kind)]
-    in_scope.sort()
+    in_scope = (entry for entry in files if _in_scope(entry[0], prefix, path_glob, language, kind))
     if needles == ():
-        return Scanned(Found((), 0, False), 0, len(in_scope))
+        return Scanned(Found((), 0, False), 0, sum(1 for _ in in_scope))
     matches: list[Match] = []
-    read = files_matched = read_bytes = skipped = 0
+    read = files_matched = read_bytes = skipped = listed = 0
     stopped = ""
     capped = False
     for path, size, mtime_ns in in_scope:
+        listed += 1
         if cancelled is not None and cancelled.is_set():
             raise SearchError("the search was cancelled")
         if read >= files_max:
@@ -149,7 +152,12 @@ def scan(
         if capped:
             break
     matches.sort(key=Match.rank)
-    return Scanned(Found(tuple(matches), files_matched, capped or bool(stopped)), read, len(in_scope), stopped, skipped)
+    if stopped:
+        listed -= 1  # the file that stopped it is not read, and the listing stops with it
+    return Scanned(
+        Found(tuple(matches), files_matched, capped or bool(stopped)), read, listed, stopped, skipped,
+        listed_all=not stopped and not capped,
+    )  # fmt: skip
 
 
 def scan_left_out(

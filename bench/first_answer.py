@@ -1,0 +1,129 @@
+"""How soon a server on a workspace it has never indexed answers: the first-call timeline.
+
+Run by hand (never in CI; the machine is shared and noisy)::
+
+    .venv/bin/python bench/first_answer.py --tree /root/.pyenv/versions/3.11.7/lib/python3.11 --rounds 3
+
+Each round starts ``mesh-mcp mcp --standalone --workspace TREE`` on a fresh cache, over pipes, and
+times from ``Popen`` to: the ``initialize`` answer; the first ``smart_search`` answer (a literal
+sent right after ``initialize``) and how it was answered (by scanning the files, or from the
+index); the first ``dependents`` answer, and then every ``--every`` seconds the same two calls
+again until both answer from a full index: when text search, and when definitions and imports,
+were first served from a snapshot. Printed as Markdown; raw figures in
+bench/results/first-<stamp>.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+class Client:
+    def __init__(self, tree: Path, env: dict[str, str]) -> None:
+        self.started = time.perf_counter()
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "mesh", "mcp", "--standalone", "--workspace", str(tree)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, cwd=tree,
+        )  # fmt: skip
+        self.next_id = 0
+
+    def request(self, method: str, params: dict) -> tuple[float, dict]:
+        """Seconds since start when the answer came, and the answer."""
+        self.next_id += 1
+        frame = {"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params}
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.process.stdin.write(json.dumps(frame).encode() + b"\n")
+        self.process.stdin.flush()
+        while True:
+            message = json.loads(self.process.stdout.readline())
+            if message.get("id") == self.next_id:
+                return time.perf_counter() - self.started, message
+
+    def call(self, name: str, arguments: dict) -> tuple[float, str, bool]:
+        at, message = self.request("tools/call", {"name": name, "arguments": arguments})
+        result = message.get("result", {})
+        text = "".join(part.get("text", "") for part in result.get("content", []))
+        return at, text, bool(result.get("isError"))
+
+    def close(self) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.close()
+        self.process.wait(60)
+
+
+def how(text: str, error: bool) -> str:
+    if "Answered by scanning" in text:
+        return "scan"
+    if error or "indexing" in text.lower() or "waiting for" in text.lower():
+        return "waiting"
+    return "index"
+
+
+def one_round(tree: Path, query: str, target: str, every: float, limit: float) -> dict:
+    with tempfile.TemporaryDirectory(prefix="mesh-first-") as cache:
+        env = dict(os.environ, MESH_CACHE_DIR=cache)
+        client = Client(tree, env)
+        init_at, _ = client.request(
+            "initialize",
+            {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}},
+        )
+        search_at, text, error = client.call("smart_search", {"query": query})
+        first = {"initialize_s": init_at, "search_s": search_at, "search_by": how(text, error)}
+        deps_at, text, error = client.call("dependents", {"target": target})
+        first |= {"dependents_s": deps_at, "dependents_by": how(text, error)}
+        text_ready = search_at if first["search_by"] == "index" else None
+        facts_ready = deps_at if first["dependents_by"] == "index" else None
+        while (text_ready is None or facts_ready is None) and time.perf_counter() - client.started < limit:
+            time.sleep(every)
+            if text_ready is None:
+                at, text, error = client.call("smart_search", {"query": query})
+                text_ready = at if how(text, error) == "index" else None
+            if facts_ready is None:
+                at, text, error = client.call("dependents", {"target": target})
+                facts_ready = at if how(text, error) == "index" else None
+        client.close()
+        return first | {"search_from_index_s": text_ready, "dependents_from_index_s": facts_ready}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--tree", type=Path, required=True)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--query", default="def urlopen(")
+    parser.add_argument("--target", default="os.py", help="the file whose dependents are asked")
+    parser.add_argument("--every", type=float, default=1.0)
+    parser.add_argument("--limit", type=float, default=900.0, help="give up on a round after this many seconds")
+    args = parser.parse_args()
+    tree = args.tree.resolve()
+    rounds = [one_round(tree, args.query, args.target, args.every, args.limit) for _ in range(args.rounds)]
+
+    def median(key: str) -> str:
+        values = [r[key] for r in rounds if r[key] is not None]
+        return f"{statistics.median(values):.2f} s" if values else "-"
+
+    print(f"| {tree.name}: median of {len(rounds)} | seconds from start |")
+    print("| --- | ---: |")
+    print(f"| `initialize` answered | {median('initialize_s')} |")
+    print(f"| first `smart_search` answered ({', '.join(r['search_by'] for r in rounds)}) | {median('search_s')} |")
+    print(f"| first `dependents` answered ({', '.join(r['dependents_by'] for r in rounds)}) | {median('dependents_s')} |")
+    print(f"| `smart_search` answered from the index | {median('search_from_index_s')} |")
+    print(f"| `dependents` answered from the index | {median('dependents_from_index_s')} |")
+    out = ROOT / "bench" / "results" / f"first-{time.strftime('%Y%m%d-%H%M%S')}.json"
+    out.parent.mkdir(exist_ok=True)
+    out.write_text(json.dumps({"tree": str(tree), "rounds": rounds}, indent=2))
+    print(f"\nraw figures: {out.relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
