@@ -384,6 +384,7 @@ class Index:
             lines=outcome.lines,
             compressed=outcome.compressed,
             facts=facts,
+            sites=outcome.sites,
         )
         return writer.put(record, outcome.searchable)
 

@@ -27,6 +27,7 @@ import attrs
 
 from .._facts import FileFacts
 from .._files import read_inside
+from ..store._store import reference_rows
 from ..store._trigrams import indexed
 from ..parse import extract, language_of
 from ._enumerate import (
@@ -70,6 +71,9 @@ class Outcome:
     searchable: str = ""
     compressed: bytes = b""
     facts: FileFacts = attrs.field(factory=lambda: FileFacts(language=""))
+    #: The references of ``facts``, already as the rows the index stores (``facts.references`` is
+    #: then empty): made here, in the worker, the writer only stores them.
+    sites: tuple[tuple[str, str], ...] | None = None
     #: Why a skipped file is left out ("generated", or the secret content reason) and what said so
     #: (a generated file's marker line; what kind of secret, never the secret itself).
     reason: str = ""
@@ -125,4 +129,6 @@ def parsed(path: str, data: bytes, size: int, mtime_ns: int, digest: bytes) -> O
         if note and not facts.error:
             facts = attrs.evolve(facts, error=note)
     compressed = zlib.compress(text.encode("utf-8"), 6)
-    return Outcome(path, size, mtime_ns, digest, "parsed", lines, indexed(text), compressed, facts)
+    sites = tuple(reference_rows(facts))
+    facts = attrs.evolve(facts, references=())  # rows are a fraction of the objects to send and read back
+    return Outcome(path, size, mtime_ns, digest, "parsed", lines, indexed(text), compressed, facts, sites=sites)

@@ -261,6 +261,9 @@ class FileRecord:
     #: zlib-compressed UTF-8 text (invalid bytes replaced)
     compressed: bytes
     facts: FileFacts
+    #: The facts' references as ``refs`` rows (:func:`reference_rows`), when the parse worker made
+    #: them (and left ``facts.references`` empty): the writer then only stores them.
+    sites: tuple[tuple[str, str], ...] | None = None
 
 
 def _free_bytes(folder: Path) -> int:
@@ -860,8 +863,8 @@ class Writer:
             texts = [[d.signature, d.doc] for d in facts.definitions]
             if any(signature or doc for signature, doc in texts):
                 db.execute("INSERT INTO def_text VALUES (?, ?)", (file_id, definition_text(texts)))
-        if facts.references:
-            rows = reference_rows(facts)
+        rows = record.sites if record.sites is not None else reference_rows(facts)
+        if rows:
             db.executemany("INSERT INTO refs VALUES (?, ?, ?)", [(name, file_id, sites) for name, sites in rows])
             names = zlib.compress("\n".join(name for name, _ in rows).encode("utf-8"), 6)
             db.execute("INSERT INTO ref_names VALUES (?, ?)", (file_id, names))
