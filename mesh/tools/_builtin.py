@@ -30,6 +30,7 @@ from types import ModuleType
 from typing import Any, Final, Protocol
 
 from ..index.build._live import NotReady
+from ..index.build._progress import TEXT_STAGE, Progress
 from ..render._paging import Rendered
 from . import _smart_search
 from ._registry import CallContext, Registry, Tool, ToolError, ToolOutput
@@ -112,7 +113,7 @@ def builtin_registry(source: IndexSource | None = None, *, wait_s: float | None 
                 module.NAME,
                 module.DESCRIPTION,
                 module.Args,
-                _bound(module.run, source, wait, getattr(module, "scan", None)),
+                _bound(module.run, source, wait, getattr(module, "scan", None), getattr(module, "text_stage", None)),
                 title=module.TITLE,
                 annotations=READ_ONLY,
                 output=module.Result,
@@ -127,8 +128,18 @@ def builtin_registry(source: IndexSource | None = None, *, wait_s: float | None 
 Scan = Callable[..., Rendered | None]
 
 
+#: Whether a call can be answered from a snapshot holding the workspace's text only (a first
+#: build's first stage, ``meta.stage`` ``text``): a tool module's ``text_stage(args)``; a tool
+#: without one waits for the facts as for the first snapshot.
+TextStage = Callable[[Any], bool]
+
+
 def _bound(
-    answer: Callable[[Any, View], Rendered], source: IndexSource | None, wait_s: float, scan: Scan | None
+    answer: Callable[[Any, View], Rendered],
+    source: IndexSource | None,
+    wait_s: float,
+    scan: Scan | None,
+    text_stage: TextStage | None = None,
 ) -> Callable[[Any, CallContext], ToolOutput]:
     def run(args: Any, context: CallContext) -> ToolOutput:
         if source is None:
@@ -137,7 +148,13 @@ def _bound(
         while True:
             try:
                 with source.snapshot() as db:
+                    text_only = db.execute("SELECT value FROM meta WHERE key = 'stage'").fetchone() == (TEXT_STAGE,)
+                    if text_only and (text_stage is None or not text_stage(args)):
+                        raise NotReady(_building(source))  # waits for the facts as for a first snapshot
                     rendered = answer(args, View(db, source.root, context.cancelled))
+                    if text_only:
+                        return ToolOutput(f"{text_stage_note(_building(source))}\n\n{rendered.text}",
+                                          structured=rendered.result)  # fmt: skip
                     return ToolOutput(rendered.text, structured=rendered.result)
             except NotReady as exc:  # no snapshot yet, or the one read was damaged (said when the read fails)
                 not_ready = exc
@@ -163,6 +180,21 @@ def _bound(
     return run
 
 
+def _building(source: IndexSource) -> Progress:
+    """How far the source's build got (a :class:`~mesh.index.LiveIndex` says; another source is
+    taken to be parsing)."""
+    progress = getattr(source, "progress", None)
+    return progress if isinstance(progress, Progress) else Progress("parsing", 0, 0)
+
+
+def text_stage_note(progress: Progress) -> str:
+    """The first line of an answer read from a snapshot of the text alone (INV-INDEX-10)."""
+    return (
+        f"_Answered from the text index: definitions and links are still being extracted ({_doing(NotReady(progress))});"
+        " definitions are not ranked first until they are._"
+    )
+
+
 def beyond_wait(exc: NotReady, waited_s: float, left_s: float) -> bool:
     """The build will not give a snapshot in the ``left_s`` seconds of the wait left: too many
     files left to parse, or a walk that has been listing files for as long as ``waited_s``
@@ -172,6 +204,8 @@ def beyond_wait(exc: NotReady, waited_s: float, left_s: float) -> bool:
         return waited_s >= WALK_WAIT_S
     if progress.phase == "parsing" and progress.total:
         return progress.total - progress.done > BUILD_FILES_PER_S * left_s
+    if progress.phase == "reading" and progress.total:  # the text stage: every file is parsed after it
+        return 2 * progress.total - progress.done > BUILD_FILES_PER_S * left_s
     return False
 
 
@@ -207,6 +241,8 @@ def _doing(exc: NotReady) -> str:
     progress = exc.progress
     if progress.phase == "parsing" and progress.total:
         doing = f"{progress.done:,} of {progress.total:,} files parsed"
+    elif progress.phase == "reading" and progress.total:
+        doing = f"{progress.done:,} of {progress.total:,} files read for search, then parsed"
     elif progress.phase in ("writing", "done"):
         doing = f"writing the index ({progress.total:,} files parsed)"
     elif progress.phase == "checking":

@@ -48,6 +48,11 @@ def answer(args: Args, view: View) -> str:
     return run(args, view).text
 
 
+def text_stage(_args: Args) -> bool:
+    """A snapshot of the text alone lists every file already (INV-INDEX-10)."""
+    return True
+
+
 def run(args: Args, view: View) -> Rendered:
     pattern = args.pattern.strip()
     if not pattern:

@@ -83,6 +83,11 @@ def answer(args: Args, view: View) -> str:
     return run(args, view).text
 
 
+def text_stage(args: Args) -> bool:
+    """A snapshot of the text alone answers every search but a symbol search (INV-INDEX-10)."""
+    return args.mode != "symbol"
+
+
 def run(args: Args, view: View) -> Rendered:
     """One page of matches, as Markdown and as a :class:`Result`; :class:`ToolError` for failures."""
     query, regex = args.query, args.mode == "regex"

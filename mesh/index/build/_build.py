@@ -34,7 +34,7 @@ from ...workspace import cache_dir
 from ._enumerate import GENERATED_RULE, SECRET_CONTENT_REASON, SECRET_RULE, FileEntry, Skipped, Walk, check_paths, walk
 from ..parse._kinds import kind_of
 from ._pool import DEFAULT_BUDGET_S, WORKER_MODULE, ParsePool, run_inline
-from ._progress import Progress
+from ._progress import TEXT_STAGE, Progress
 from ._resolve import resolve
 from ..store._store import DiskFull, FileRecord, IndexUnavailable, Store, Writer
 from ._work import Outcome, Task
@@ -51,6 +51,15 @@ STRUCTURAL_NAMES: Final = frozenset({"mesh.toml", ".gitignore", ".meshignore"})
 #: Fewer changed files than this are parsed in the calling thread (no time budget), not in worker
 #: processes, unless the index keeps its workers.
 INLINE_MAX: Final = 32
+#: A staged index's first build of more files than this commits their text first (``meta.stage``
+#: ``text``), then their facts (``full``): search reads the first snapshot while the rest is parsed.
+STAGED_MIN: Final = 1000
+
+
+def _content_rule(skip_generated: bool, skip_secrets: bool) -> str:
+    """``meta.generated_rule``: the rules that left files out for their first bytes, as applied."""
+    return (f"{GENERATED_RULE}:{'skip' if skip_generated else 'keep'}"
+            f" secrets {SECRET_RULE}:{'skip' if skip_secrets else 'keep'}")  # fmt: skip
 
 
 @attrs.frozen
@@ -92,9 +101,12 @@ class Index:
         worker_module: str = WORKER_MODULE,
         keep_workers: bool = False,
         on_damaged: Callable[[str], None] | None = None,
+        staged: bool = False,
     ) -> None:
         """``on_damaged(why)``: told when a refresh found the index damaged and set it aside,
-        before it rebuilds it (a server's readers then hear that it is being rebuilt)."""
+        before it rebuilds it (a server's readers then hear that it is being rebuilt).
+        ``staged``: a first build of more than :data:`STAGED_MIN` files commits the text first
+        (a snapshot that search can read), then the facts (a server's index: see :meth:`_text_stage`)."""
         self.root = root.resolve()
         self.store = Store(folder if folder is not None else cache_dir(self.root))
         self.on_damaged = on_damaged or (lambda _why: None)
@@ -103,6 +115,7 @@ class Index:
         self.workers = workers
         self.budget_s = budget_s
         self.worker_module = worker_module
+        self.staged = staged
         #: A long-lived index (a server with a watcher) keeps its workers: every batch, even of one
         #: file, is then parsed out of process under the time budget, with no start-up cost.
         self._pool = ParsePool(root, workers, budget_s, worker_module) if keep_workers else None
@@ -196,6 +209,8 @@ class Index:
         walked = {entry.path: entry for entry in tree.files}
         counts = Counter[str]()
         failures: list[tuple[str, str]] = []
+        if only is None and self.staged and len(walked) > STAGED_MIN:
+            self._text_stage(tree, workspace, walked, report)
         with self.store.transaction() as writer:
             known = writer.known_files()
             # Generated code and secrets found by their first bytes: an unchanged one is not read again,
@@ -203,12 +218,14 @@ class Index:
             # every file is read once.
             skip_generated = not workspace.config.include_vendored
             skip_secrets = not workspace.config.include_secrets
-            rule = (f"{GENERATED_RULE}:{'skip' if skip_generated else 'keep'}"
-                    f" secrets {SECRET_RULE}:{'skip' if skip_secrets else 'keep'}")  # fmt: skip
+            rule = _content_rule(skip_generated, skip_secrets)
             recheck = writer.db.execute("SELECT value FROM meta WHERE key = 'generated_rule'").fetchone() != (rule,)
             # facts of extractors other than these (an upgrade): every file is parsed again
             extractors = fingerprint()
             stale = writer.db.execute("SELECT value FROM meta WHERE key = 'extractors'").fetchone() != (extractors,)
+            # the text of every file is stored, none of their facts: each file still as the first stage
+            # read it gets its facts only
+            facts_due = writer.db.execute("SELECT value FROM meta WHERE key = 'stage'").fetchone() == (TEXT_STAGE,)
             generated = {}  # path -> (size, mtime_ns, marker, reason) of files left out for their content
             for reason, skipping in (("generated", skip_generated), (SECRET_CONTENT_REASON, skip_secrets)):
                 if skipping and not recheck:
@@ -236,6 +253,8 @@ class Index:
                                                 marker=generated[path][2]))  # fmt: skip
                 elif not recheck and not stale and old is not None and (old[1], old[2]) == (entry.size, entry.mtime_ns):
                     counts["unchanged"] += 1
+                elif facts_due and old is not None and (old[1], old[2]) == (entry.size, entry.mtime_ns):
+                    tasks.append(Task(path, None, skip_generated, skip_secrets, facts_of=old[3]))
                 else:
                     tasks.append(Task(path, old[3] if old is not None and not stale else None, skip_generated, skip_secrets))
             total = len(tasks)
@@ -294,7 +313,7 @@ class Index:
                 writer.put_skipped(skipped_rows, only=only)
             writer.set_meta(root=str(self.root), updated_at=f"{time.time():.3f}", generated_rule=rule)
             if only is None:  # every file was looked at: the facts are all of these extractors
-                writer.set_meta(extractors=extractors)
+                writer.set_meta(extractors=extractors, stage="full")
         self._workspace = workspace
         summary = self._summary(
             self.store.writer_connection(),
@@ -307,6 +326,53 @@ class Index:
         )
         report(Progress("done", total, total))
         return summary
+
+    def _text_stage(
+        self, tree: Walk, workspace: Workspace, walked: dict[str, FileEntry], report: Callable[[Progress], None]
+    ) -> None:
+        """A first build's first stage: every file read, checked and its text stored and indexed
+        for search, nothing extracted, committed as a snapshot of its own (``meta.stage`` ``text``).
+        The refresh's own transaction then parses every file still as read here and writes its
+        facts only (``Task.facts_of``), and commits ``stage`` ``full``. A build stopped between
+        the two leaves the text snapshot: the next refresh parses from there (INV-INDEX-10)."""
+        with self.store.transaction() as writer:
+            if writer.db.execute("SELECT 1 FROM files LIMIT 1").fetchone() is not None:
+                return  # not a first build
+            config = workspace.config
+            skip_generated, skip_secrets = not config.include_vendored, not config.include_secrets
+            rule = _content_rule(skip_generated, skip_secrets)
+            tasks = [Task(path, None, skip_generated, skip_secrets, text_only=True) for path in sorted(walked)]
+            total = len(tasks)
+            report(Progress("reading", 0, total))
+            counts = Counter[str]()
+            failures: list[tuple[str, str]] = []
+            read_skipped: list[Skipped] = []
+
+            def on_outcome(outcome: Outcome) -> None:
+                if outcome.status == "skipped":
+                    read_skipped.append(Skipped(outcome.path, outcome.reason, size=outcome.size,
+                                                mtime_ns=outcome.mtime_ns, marker=outcome.marker))  # fmt: skip
+                    counts["skipped"] += 1
+                else:
+                    self._write(writer, workspace, {}, walked, outcome, counts, failures)
+                report(Progress("reading", counts["parsed"] + counts["failed"] + counts["skipped"], total))
+
+            writer.bulk_text(True)
+            if self._pool is not None:
+                self._pool.run(tasks, on_outcome)
+            else:
+                with ParsePool(self.root, self.workers, self.budget_s, self.worker_module) as pool:
+                    pool.run(tasks, on_outcome)
+            writer.bulk_text(False, cold=True)
+            writer.replace_services(self._service_rows(writer, workspace))
+            self._put_workspace(writer, workspace)
+            writer.put_skipped([
+                (item.path, item.reason, workspace.service_of(item.path), item.folder, item.size, item.mtime_ns,
+                 item.marker)
+                for item in [*tree.skipped, *read_skipped]
+            ])  # fmt: skip
+            writer.set_meta(root=str(self.root), updated_at=f"{time.time():.3f}", generated_rule=rule, stage=TEXT_STAGE)
+        log.info("text stage: %d files stored for search; parsing them next", counts["parsed"] + counts["failed"])
 
     @staticmethod
     def _put_workspace(writer: Writer, workspace: Workspace) -> None:
@@ -359,9 +425,16 @@ class Index:
             writer.touch(old[0], outcome.size, outcome.mtime_ns)
             counts["unchanged_content"] += 1
             return None
+        facts = outcome.facts
+        if outcome.facts_only and old is not None:  # its text is stored (the first stage): its facts now
+            counts["parsed"] += 1
+            if facts.error:
+                failures.append((outcome.path, facts.error))
+            kind = kind_of(outcome.path, facts.language or language_of(outcome.path) or "")
+            writer.put_facts(old[0], facts, outcome.sites, kind=kind)
+            return old[0]
         if old is not None:
             writer.delete([old[0]])
-        facts = outcome.facts
         if outcome.status == "failed":
             counts["failed"] += 1
         else:

@@ -366,6 +366,7 @@ class LiveIndex:
                 worker_module=self._worker_module or WORKER_MODULE,
                 keep_workers=True,
                 on_damaged=self._damaged,
+                staged=True,
             )
         except IndexUnavailable as exc:
             self._fail(str(exc))

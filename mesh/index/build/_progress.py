@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+from typing import Final
+
 import attrs
 
-__all__ = ["Progress"]
+__all__ = ["TEXT_STAGE", "Progress"]
+
+#: ``meta.stage`` of a snapshot holding the text of every file and no facts yet (a first build's
+#: first stage; ``full`` once the facts are written).
+TEXT_STAGE: Final = "text"
 
 
 @attrs.frozen
 class Progress:
-    #: "starting", "walking", "parsing", "writing" or "done".
+    #: "starting", "walking", "reading" (a first build's text stage), "parsing", "writing" or "done".
     phase: str
     done: int
     total: int

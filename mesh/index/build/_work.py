@@ -55,6 +55,11 @@ class Task:
     skip_generated: bool = True
     #: Leave out a file whose first bytes hold a private key or a credential (no ``include_secrets``).
     skip_secrets: bool = True
+    #: A build's first stage: the text only (read, checked, hashed, compressed), nothing extracted.
+    text_only: bool = False
+    #: A build's second stage: the hash of the text its first stage stored; a file still of that
+    #: content gets its facts only (``Outcome.facts_only``), one that changed meanwhile everything.
+    facts_of: bytes | None = None
 
 
 @attrs.frozen
@@ -74,6 +79,8 @@ class Outcome:
     #: The references of ``facts``, already as the rows the index stores (``facts.references`` is
     #: then empty): made here, in the worker, the writer only stores them.
     sites: tuple[tuple[str, str], ...] | None = None
+    #: Only the facts of a file whose text is stored already (``Task.facts_of``): no text here.
+    facts_only: bool = False
     #: Why a skipped file is left out ("generated", or the secret content reason) and what said so
     #: (a generated file's marker line; what kind of secret, never the secret itself).
     reason: str = ""
@@ -103,32 +110,44 @@ def process(root: Path, task: Task) -> Outcome:
     digest = content_hash(data)
     if task.known_hash == digest:
         return Outcome(path, status.st_size, status.st_mtime_ns, digest, "unchanged")
-    return parsed(path, data, status.st_size, status.st_mtime_ns, digest)
+    return parsed(
+        path, data, status.st_size, status.st_mtime_ns, digest,
+        facts=not task.text_only, text=task.facts_of != digest,
+    )  # fmt: skip
 
 
-def parsed(path: str, data: bytes, size: int, mtime_ns: int, digest: bytes) -> Outcome:
+def parsed(
+    path: str, data: bytes, size: int, mtime_ns: int, digest: bytes, *, facts: bool = True, text: bool = True
+) -> Outcome:
+    """The outcome of a file read: its text for the trigram index and the store (unless ``text``
+    is false: stored already), its facts (unless ``facts`` is false: a build's text stage)."""
     language = language_of(path) or ""
     nul = data.find(b"\0", 0, BINARY_PROBE_BYTES)
     if nul >= 0:
-        facts = FileFacts(language=language, error=f"binary content (NUL byte at offset {nul}); not indexed")
-        return Outcome(path, size, mtime_ns, digest, "parsed", facts=facts)
+        binary = FileFacts(language=language, error=f"binary content (NUL byte at offset {nul}); not indexed")
+        return Outcome(path, size, mtime_ns, digest, "parsed", facts=binary)
     note = ""
     try:
-        text = data.decode("utf-8")
+        content = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        text = data.decode("utf-8", "replace")
+        content = data.decode("utf-8", "replace")
         note = f"invalid UTF-8 at byte {exc.start}; indexed with replacement characters"
-    lines = text.count("\n") + (1 if text and not text.endswith("\n") else 0)
-    longest = max(map(len, text.split("\n"))) if text else 0
-    if longest > MINIFIED_LINE and len(text) / max(lines, 1) > MINIFIED_MEAN_LINE:
-        facts = FileFacts(
-            language=language, error=f"minified (a line of {longest} characters); text indexed, not parsed"
-        )
-    else:
-        facts = extract(path, data)  # total: an extractor's bug comes back as the file's error
-        if note and not facts.error:
-            facts = attrs.evolve(facts, error=note)
-    compressed = zlib.compress(text.encode("utf-8"), 6)
-    sites = tuple(reference_rows(facts))
-    facts = attrs.evolve(facts, references=())  # rows are a fraction of the objects to send and read back
-    return Outcome(path, size, mtime_ns, digest, "parsed", lines, indexed(text), compressed, facts, sites=sites)
+    lines = content.count("\n") + (1 if content and not content.endswith("\n") else 0)
+    found = FileFacts(language=language, error=note)
+    sites = None
+    if facts:
+        longest = max(map(len, content.split("\n"))) if content else 0
+        if longest > MINIFIED_LINE and len(content) / max(lines, 1) > MINIFIED_MEAN_LINE:
+            found = FileFacts(
+                language=language, error=f"minified (a line of {longest} characters); text indexed, not parsed"
+            )
+        else:
+            found = extract(path, data)  # total: an extractor's bug comes back as the file's error
+            if note and not found.error:
+                found = attrs.evolve(found, error=note)
+        sites = tuple(reference_rows(found))
+        found = attrs.evolve(found, references=())  # rows are a fraction of the objects to send and read back
+    if not text:
+        return Outcome(path, size, mtime_ns, digest, "parsed", lines, facts=found, sites=sites, facts_only=True)
+    compressed = zlib.compress(content.encode("utf-8"), 6)
+    return Outcome(path, size, mtime_ns, digest, "parsed", lines, indexed(content), compressed, found, sites=sites)

@@ -854,6 +854,19 @@ class Writer:
         if record.compressed:  # binary and unreadable files have no text to keep or search
             db.execute("INSERT INTO content VALUES (?, ?)", (file_id, record.compressed))
             db.execute("INSERT INTO text(rowid, body) VALUES (?, ?)", (file_id, body))
+        self.put_facts(file_id, facts, record.sites)
+        return file_id
+
+    def put_facts(
+        self, file_id: int, facts: FileFacts, sites: tuple[tuple[str, str], ...] | None = None, *, kind: str = ""
+    ) -> None:
+        """Write the facts of a file already written (by :meth:`put`, or with text only by a build's
+        first stage: then ``kind`` is given, and the file's language, kind and error are set too)."""
+        db = self.db
+        if kind:
+            db.execute(
+                "UPDATE files SET language = ?, kind = ?, error = ? WHERE id = ?", (facts.language, kind, facts.error, file_id)
+            )
         if facts.definitions:
             db.executemany(
                 "INSERT INTO defs VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -863,7 +876,7 @@ class Writer:
             texts = [[d.signature, d.doc] for d in facts.definitions]
             if any(signature or doc for signature, doc in texts):
                 db.execute("INSERT INTO def_text VALUES (?, ?)", (file_id, definition_text(texts)))
-        rows = record.sites if record.sites is not None else reference_rows(facts)
+        rows = sites if sites is not None else reference_rows(facts)
         if rows:
             db.executemany("INSERT INTO refs VALUES (?, ?, ?)", [(name, file_id, sites) for name, sites in rows])
             names = zlib.compress("\n".join(name for name, _ in rows).encode("utf-8"), 6)
@@ -926,7 +939,6 @@ class Writer:
                     for m in proto.messages
                 ],
             )
-        return file_id
 
     def bulk_text(self, on: bool, *, cold: bool = False) -> None:
         """Around many inserts: no incremental merging and a small pending-terms buffer while on
