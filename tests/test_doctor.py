@@ -56,7 +56,7 @@ from mesh.workspace import cache_dir, find_workspace
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE = ROOT / "tests" / "fixtures" / "workspace"
-NAMES = ["workspace", "cache folder", "socket folder", "daemon", "index", "services", "watcher", "parsers", "sqlite"]
+NAMES = ["workspace", "cache folder", "disk", "socket folder", "daemon", "index", "services", "watcher", "parsers", "sqlite"]
 NOW = 1_790_000_000.0
 
 
@@ -670,7 +670,7 @@ def test_json_report_shape(workspace: Path, environ: dict[str, str]) -> None:
         assert check["status"] in ("ok", "info", "warn", "fail") and check["detail"]
     statuses = {check["name"]: check["status"] for check in document["checks"]}
     assert statuses == {
-        "workspace": "ok", "cache folder": "ok", "socket folder": "ok", "daemon": "info", "index": "info", "services": "info",
+        "workspace": "ok", "cache folder": "ok", "disk": "ok", "socket folder": "ok", "daemon": "info", "index": "info", "services": "info",
         "watcher": "info", "parsers": "ok", "sqlite": "ok",
     }  # fmt: skip
 
@@ -743,3 +743,20 @@ def test_cli_doctor_only_looks(tmp_path: Path, short_dir: Path) -> None:
     assert "info  daemon         not running" in result.stdout
     assert lines[-1] == "loaded: []"
     assert not (tmp_path / "cache").exists() and list(short_dir.iterdir()) == []
+
+
+def test_the_disk_check_counts_the_workspace_and_fails_without_room(
+    workspace: Path, environ: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A workspace too large for the cache folder's disk says so in doctor, with the number it
+    would need (INV-INDEX-9's "before it starts"): counted by a walk before any index exists."""
+    from mesh.commands.doctor import check_disk
+    from mesh.index.store import _store
+
+    folder = cache_dir(workspace, environ)
+    roomy = check_disk(workspace, folder)
+    assert roomy.status is Status.OK and "listed by a walk" in roomy.detail and "needs about" in roomy.detail
+    monkeypatch.setattr(_store, "_free_bytes", lambda _folder: 10)
+    tight = check_disk(workspace, folder)
+    assert tight.status is Status.FAIL and tight.detail.startswith("too little room: 10 bytes free for ")
+    assert "MESH_CACHE_DIR" in (tight.remedy or "")

@@ -2,10 +2,10 @@
 
 Theory of operation
 -------------------
-Eight checks run in a fixed order, each a small function returning a :class:`Check` (name,
+Ten checks run in a fixed order, each a small function returning a :class:`Check` (name,
 status, one-line detail and, when something is to be done, a remedy): the workspace and its
-``mesh.toml``, the cache folder, the socket folder, the daemon, the index, the watcher, the
-parsers and SQLite. The daemon is asked once (its hello line carries the index and watcher
+``mesh.toml``, the cache folder, the room on its disk, the socket folder, the daemon, the index,
+the services, the watcher, the parsers and SQLite. The daemon is asked once (its hello line carries the index and watcher
 state); the index and watcher checks read that answer, or the index file when no daemon runs.
 
 The doctor only looks. It never starts a daemon or builds the index; it writes only scratch files
@@ -139,6 +139,7 @@ def diagnose(root: Path, *, given: bool, environ: Mapping[str, str], now: float)
 
     workspace = _guarded("workspace", lambda: check_workspace(root, given=given))
     cache = _guarded("cache folder", lambda: check_cache_folder(folder))
+    disk = _guarded("disk", lambda: check_disk(root, folder))
     sockets = _guarded("socket folder", lambda: check_socket_folder(root, environ))
     daemon = _guarded("daemon", ask_daemon)
     index = _guarded("index", lambda: check_index(root, folder, hello, now=now))
@@ -146,7 +147,7 @@ def diagnose(root: Path, *, given: bool, environ: Mapping[str, str], now: float)
     watcher = _guarded("watcher", lambda: check_watcher(daemon, hello, folder))
     parsers = _guarded("parsers", check_parsers)
     sqlite = _guarded("sqlite", lambda: check_sqlite(folder))
-    return (workspace, cache, sockets, daemon, index, services, watcher, parsers, sqlite)
+    return (workspace, cache, disk, sockets, daemon, index, services, watcher, parsers, sqlite)
 
 
 def _guarded(name: str, plan: Callable[[], Check]) -> Check:
@@ -280,6 +281,68 @@ def check_cache_folder(folder: Path) -> Check:
             f"chmod 700 {_quoted(folder)}",
         )
     return Check("cache folder", Status.OK, f"{folder} ({mode:04o})")
+
+
+def check_disk(root: Path, folder: Path) -> Check:
+    """Room for the index: the free space of the cache folder's disk against about what building
+    this workspace's index takes (``space_needed`` of its text: counted by the index when there is
+    one, else by a walk), the index already there counted as room (a rebuild replaces it)."""
+    from ..index.store._store import _free_bytes, _human, space_needed
+
+    counted = _indexed_text(folder / INDEX_DB)
+    if counted is None:
+        from ..index.build._enumerate import walk
+        from ..index.build._workspace import Config, ConfigError, ignore_patterns, load_config
+
+        try:
+            config = load_config(root)
+        except ConfigError:
+            config = Config()  # the workspace check says what is wrong with it
+        walked = walk(root, max_file_bytes=config.max_file_bytes, include_vendored=config.include_vendored,
+                      include_secrets=config.include_secrets,
+                      extra_ignores=ignore_patterns(config.ignore, config.services or ()))  # fmt: skip
+        counted = (len(walked.files), sum(entry.size for entry in walked.files), "listed by a walk")
+    files, text, how = counted
+    need = space_needed(text)
+    probe = folder
+    while not probe.exists() and probe != probe.parent:
+        probe = probe.parent
+    free = _free_bytes(probe)
+    held = sum(_size(folder / f"{INDEX_DB}{suffix}") for suffix in ("", "-wal"))
+    said = (
+        f"{_human(free)} free for {folder}; an index of this workspace ({files:,} files, {_human(text)} of text,"
+        f" {how}) needs about {_human(need)} while it is built"
+    )
+    if free + held >= need:
+        return Check("disk", Status.OK, said)
+    return Check(
+        "disk",
+        Status.FAIL,
+        f"too little room: {said}; a build would stop before writing, saying so",
+        "free space on that disk, or set MESH_CACHE_DIR to a folder on a disk with room",
+    )
+
+
+def _indexed_text(path: Path) -> tuple[int, int, str] | None:
+    """(files, bytes of text, how counted) of the index at ``path``; None without a readable one."""
+    if not path.exists():
+        return None
+    try:
+        connection = sqlite3.connect(f"file:{quote(str(path))}?mode=ro", uri=True, timeout=SQLITE_TIMEOUT_S)
+        try:
+            files, text = connection.execute("SELECT count(*), coalesce(sum(size), 0) FROM files").fetchone()
+        finally:
+            connection.close()
+    except sqlite3.Error:
+        return None  # the index check says why
+    return (files, text, "as indexed") if files else None
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
 
 
 def _not_creatable(folder: Path) -> str | None:

@@ -92,8 +92,38 @@ def test_mesh_mcp_index_on_a_full_disk_exits_1_and_the_last_snapshot_answers_INV
         assert done.returncode == 1, (done.stdout, done.stderr)
         assert "Traceback" not in done.stderr and "rollback" not in done.stderr, done.stderr
         assert "mesh-mcp index: the disk holding the index folder" in done.stderr and str(disk) in done.stderr
-        assert "is full" in done.stderr and "needs about" in done.stderr, done.stderr
+        # found before writing (INV-INDEX-9): 2 MB more text needs about 8 MB, far more than is free
+        assert "has too little room" in done.stderr and "needs about" in done.stderr, done.stderr
         done = mesh("call", "smart_search", '{"query": "marker_1_4"}', "--workspace", str(root), cache=disk)
         assert done.returncode == 0, done.stderr
         assert "svc1/svc1/m4.py" in done.stdout and "answering from the last snapshot" in done.stderr
         assert not any(name.endswith(".damaged") for folder in disk.iterdir() for name in os.listdir(folder))
+
+
+def test_a_refresh_too_large_for_the_disk_says_so_before_writing_INV_INDEX_9(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """INV-INDEX-9: the disk has less room than the files due take (about four times their text):
+    the refresh fails before it writes anything, saying how much is free and about how much it
+    needs; the previous snapshot stays; with room, the next refresh goes on."""
+    from mesh.index.store import _store
+
+    root = tmp_path / "ws"
+    many_dependents(root, services=2, per_service=5)
+    cache = tmp_path / "cache"
+    index = Index(root, cache, workers=1)
+    try:
+        first = index.refresh()
+        add_files(root, 20, 400)
+        due = sum(p.stat().st_size for p in (root / "bulk").iterdir())
+        monkeypatch.setattr(_store, "_free_bytes", lambda _folder: 3 * due)  # room for less than 4x
+        with pytest.raises(IndexUnavailable) as caught:
+            index.refresh()
+        message = str(caught.value)
+        assert f"the disk holding the index folder {cache} has too little room" in message, message
+        assert "20 files" in message and "needs about" in message and "MESH_CACHE_DIR" in message, message
+        assert index.store.generation() == first.generation
+        monkeypatch.setattr(_store, "_free_bytes", lambda _folder: 5 * due)
+        assert index.refresh().files == first.files + 20
+    finally:
+        index.close()

@@ -180,7 +180,7 @@ class Index:
 
     def _needing(self, exc: DiskFull) -> DiskFull:
         files, text_bytes = self._walked
-        return exc.needing(text_bytes, files) if text_bytes else exc
+        return exc.needing(text_bytes, files) if text_bytes and not exc.ahead else exc  # ahead: it says already
 
     def _refresh(
         self,
@@ -257,6 +257,13 @@ class Index:
                     tasks.append(Task(path, None, skip_generated, skip_secrets, facts_of=old[3]))
                 else:
                     tasks.append(Task(path, old[3] if old is not None and not stale else None, skip_generated, skip_secrets))
+            sizes = {path: entry.size for path, entry in walked.items()}
+            writer.check_room(
+                self.store.folder,
+                sum(sizes.get(task.path, 0) for task in tasks if task.facts_of is None),
+                len(tasks),
+                facts_only=sum(sizes.get(task.path, 0) for task in tasks if task.facts_of is not None),
+            )  # a refresh too large for the disk says so before it writes (INV-INDEX-9)
             total = len(tasks)
             report(Progress("parsing", 0, total))
             written: list[int] = []
@@ -342,6 +349,7 @@ class Index:
             skip_generated, skip_secrets = not config.include_vendored, not config.include_secrets
             rule = _content_rule(skip_generated, skip_secrets)
             tasks = [Task(path, None, skip_generated, skip_secrets, text_only=True) for path in sorted(walked)]
+            writer.check_room(self.store.folder, sum(entry.size for entry in walked.values()), len(tasks))
             total = len(tasks)
             report(Progress("reading", 0, total))
             counts = Counter[str]()

@@ -217,7 +217,14 @@ class DiskFull(IndexUnavailable):
     and, once :meth:`needing` was told, about how much an index of the workspace takes."""
 
     def __init__(
-        self, folder: Path, *, free_bytes: int | None = None, need_bytes: int = 0, text_bytes: int = 0, files: int = 0
+        self,
+        folder: Path,
+        *,
+        free_bytes: int | None = None,
+        need_bytes: int = 0,
+        text_bytes: int = 0,
+        files: int = 0,
+        ahead: bool = False,
     ) -> None:
         self.folder = folder
         #: Free when the disk filled (a failed refresh then gives back what it took).
@@ -226,19 +233,24 @@ class DiskFull(IndexUnavailable):
         self.need_bytes = need_bytes
         self.text_bytes = text_bytes
         self.files = files
+        #: Found before anything was written (:meth:`Writer.check_room`), not by a write that failed.
+        self.ahead = ahead
         super().__init__(self._message())
 
     def needing(self, text_bytes: int, files: int) -> DiskFull:
         """The same failure, with what a workspace of ``files`` files and ``text_bytes`` bytes of
-        text needs: its index takes up to twice its text, and a build holds it twice at its peak
-        (the WAL, then the database)."""
+        text needs (:func:`space_needed`)."""
         return DiskFull(
-            self.folder, free_bytes=self.free_bytes, need_bytes=4 * text_bytes, text_bytes=text_bytes, files=files
-        )
+            self.folder, free_bytes=self.free_bytes, need_bytes=space_needed(text_bytes), text_bytes=text_bytes,
+            files=files, ahead=self.ahead,
+        )  # fmt: skip
 
     def _message(self) -> str:
         held = f", the index there takes {_human(self.used_bytes)}" if self.used_bytes else ""
-        said = f"the disk holding the index folder {self.folder} is full ({_human(self.free_bytes)} free{held})"
+        if self.ahead:
+            said = f"the disk holding the index folder {self.folder} has too little room ({_human(self.free_bytes)} free{held})"
+        else:
+            said = f"the disk holding the index folder {self.folder} is full ({_human(self.free_bytes)} free{held})"
         if self.need_bytes:
             said += (
                 f"; indexing this workspace ({self.files:,} files, {_human(self.text_bytes)} of text) needs about"
@@ -264,6 +276,13 @@ class FileRecord:
     #: The facts' references as ``refs`` rows (:func:`reference_rows`), when the parse worker made
     #: them (and left ``facts.references`` empty): the writer then only stores them.
     sites: tuple[tuple[str, str], ...] | None = None
+
+
+def space_needed(text_bytes: int, *, facts_only: int = 0) -> int:
+    """About how much room writing ``text_bytes`` of text into the index takes (``facts_only`` of
+    them already stored, their facts still to write): an index takes up to twice its text
+    (docs/performance.md), and a build holds it twice at its peak (the WAL, then the database)."""
+    return 4 * text_bytes + 2 * facts_only
 
 
 def _free_bytes(folder: Path) -> int:
@@ -811,6 +830,16 @@ class Store:
 
 class Writer:
     """Writes inside :meth:`Store.transaction`."""
+
+    def check_room(self, folder: Path, text_bytes: int, files: int, *, facts_only: int = 0) -> None:
+        """Before writing: raise :class:`DiskFull` (``ahead``) when the disk of ``folder`` has less
+        room than writing ``text_bytes`` of text of ``files`` files takes (:func:`space_needed`):
+        a refresh too large for the disk says so before it fills it."""
+        need = space_needed(text_bytes, facts_only=facts_only)
+        free = _free_bytes(folder)
+        if need > free:
+            raise DiskFull(folder, free_bytes=free, need_bytes=need, text_bytes=text_bytes + facts_only, files=files,
+                           ahead=True)  # fmt: skip
 
     def __init__(self, db: sqlite3.Connection) -> None:
         self.db = db
