@@ -227,3 +227,57 @@ def test_over_http_the_first_call_waits_scans_and_streams_progress(tmp_path: Pat
     result = events[-1]["result"]
     assert result["content"][0]["text"].startswith("_Answered by scanning ")
     assert "svc00/src/special.py" in result["content"][0]["text"]
+
+
+def test_a_staged_first_build_serves_search_from_its_text_before_the_facts(tmp_path: Path) -> None:
+    """INV-INDEX-10 through the real binary: on a workspace of thousands of files, search answers
+    from the text snapshot ("Answered from the text index") while other tools still say "still
+    indexing"; later every tool answers from the whole index."""
+    workspace = large_workspace(tmp_path / "ws", services=30)
+    env = {**os.environ, "MESH_CACHE_DIR": str(tmp_path / "cache"), "MESH_FIRST_CALL_WAIT_S": "0",
+           "PYTHONPATH": str(REPO_ROOT)}  # fmt: skip
+    env.pop("MESH_TOOL_PLUGINS", None)
+    process = subprocess.Popen(
+        [*ARGV, "--workspace", str(workspace)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL, env=env,
+    )  # fmt: skip
+    assert process.stdin is not None and process.stdout is not None
+    answers = iter(process.stdout)
+    next_id = 0
+
+    def ask(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        nonlocal next_id
+        next_id += 1
+        process.stdin.write(tool_call(next_id, name, arguments))  # type: ignore[union-attr]
+        process.stdin.flush()  # type: ignore[union-attr]
+        while True:
+            frame = json.loads(next(answers))
+            if frame.get("id") == next_id:
+                return frame["result"]
+
+    try:
+        process.stdin.write(handshake())
+        process.stdin.flush()
+        json.loads(next(answers))
+        seen: list[str] = []
+        deadline = time.monotonic() + TIMEOUT_S
+        while time.monotonic() < deadline:
+            searched = ask("smart_search", {"query": "journey_unique_token", "mode": "literal"})
+            text = searched["content"][0]["text"]
+            how = "scan" if text.startswith("_Answered by scanning") else "text" if text.startswith("_Answered from the text index") else "index"
+            if not seen or seen[-1] != how:
+                seen.append(how)
+            assert "svc00/src/special.py" in text or how == "scan", text[:300]
+            if how == "text":
+                waited = ask("dependents", {"target": "svc01"})
+                assert waited["isError"] is True and waited["content"][0]["text"].startswith("Still indexing the workspace: ")
+            if how == "index":
+                break
+            time.sleep(0.2)
+        assert seen[-1] == "index" and "text" in seen, seen
+        assert seen == [how for how in ("scan", "text", "index") if how in seen]  # never back to an earlier stage
+        answered = ask("dependents", {"target": "svc01"})
+        assert answered["isError"] is False
+    finally:
+        process.stdin.close()
+        process.wait(30)
