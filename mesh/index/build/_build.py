@@ -62,6 +62,14 @@ def _content_rule(skip_generated: bool, skip_secrets: bool) -> str:
             f" secrets {SECRET_RULE}:{'skip' if skip_secrets else 'keep'}")  # fmt: skip
 
 
+def _skipped_rows(workspace: Workspace, skipped: Iterable[Skipped]) -> list[tuple]:
+    """The ``skipped`` table's rows of what the walk and the workers left out."""
+    return [
+        (item.path, item.reason, workspace.service_of(item.path), item.folder, item.size, item.mtime_ns, item.marker)
+        for item in skipped
+    ]
+
+
 @attrs.frozen
 class Summary:
     generation: int
@@ -298,11 +306,7 @@ class Index:
             report(Progress("writing", total, total))
             added = sorted(path for path in walked if path not in known)
             quiet = not written and not gone and self._same_services(writer, workspace)
-            skipped_rows = [
-                (item.path, item.reason, workspace.service_of(item.path), item.folder, item.size, item.mtime_ns,
-                 item.marker)
-                for item in [*tree.skipped, *read_skipped]
-            ]  # fmt: skip
+            skipped_rows = _skipped_rows(workspace, [*tree.skipped, *read_skipped])
             if only is None and quiet:
                 writer.put_skipped(skipped_rows)
             elif only is None:
@@ -374,11 +378,7 @@ class Index:
             writer.bulk_text(False, cold=True)
             writer.replace_services(self._service_rows(writer, workspace))
             self._put_workspace(writer, workspace)
-            writer.put_skipped([
-                (item.path, item.reason, workspace.service_of(item.path), item.folder, item.size, item.mtime_ns,
-                 item.marker)
-                for item in [*tree.skipped, *read_skipped]
-            ])  # fmt: skip
+            writer.put_skipped(_skipped_rows(workspace, [*tree.skipped, *read_skipped]))
             writer.set_meta(root=str(self.root), updated_at=f"{time.time():.3f}", generated_rule=rule, stage=TEXT_STAGE)
         log.info("text stage: %d files stored for search; parsing them next", counts["parsed"] + counts["failed"])
 
