@@ -8,7 +8,7 @@ open one snapshot per call. Before the first snapshot exists a call waits for it
 (``CallContext.progress``: files parsed of total) and stopping at once when cancelled; a workspace
 indexed within the bound is answered as if the index had always been there (INV-FIRST-1). A
 build that cannot end within the bound (more files left than :data:`BUILD_FILES_PER_S` parses in
-the time left, or a walk still listing files after :data:`WALK_WAIT_S`) is not waited for: the
+the time left, or a build still starting or listing files after :data:`WALK_WAIT_S`) is not waited for: the
 first answer comes within a second (INV-FIRST-3). Past the bound a tool with a ``scan``
 (``smart_search``) answers by reading the files, until :data:`FIRST_ANSWER_S` after the call came
 (at least :data:`SCAN_S_MIN`), and says so; any other answers ``isError`` "still indexing" with the
@@ -52,7 +52,7 @@ POLL_S: Final = 0.1
 #: Files a cold build parses per second, at best, on the machines measured (docs/performance.md:
 #: 160-330 on 2 cores): a build with more files left than this covers in the wait is not waited for.
 BUILD_FILES_PER_S: Final = 500
-#: A walk still listing the workspace's files after this long is of a workspace too large to index
+#: A build still starting, or listing the workspace's files, after this long is of a workspace too large to index
 #: within the wait (a walk lists thousands of files in a tenth of a second).
 WALK_WAIT_S: Final = 0.5
 #: A call answered without the index (a scan) answers this long after it came...
@@ -200,7 +200,7 @@ def beyond_wait(exc: NotReady, waited_s: float, left_s: float) -> bool:
     files left to parse, or a walk that has been listing files for as long as ``waited_s``
     (INV-FIRST-3). A check of a left-over index, and the writing of a parsed one, are waited for."""
     progress = exc.progress
-    if progress.phase == "walking":
+    if progress.phase in ("starting", "walking"):  # the builder loading, then listing files
         return waited_s >= WALK_WAIT_S
     if progress.phase == "parsing" and progress.total:
         return progress.total - progress.done > BUILD_FILES_PER_S * left_s

@@ -261,6 +261,8 @@ def test_a_damaged_index_being_rebuilt_is_said_at_once_without_waiting_or_scanni
     [
         ("walking", 0, 0, 0.0, 3.0, False),
         ("walking", 0, 0, WALK_WAIT_S, 3.0, True),
+        ("starting", 0, 0, 0.2, 3.0, False),
+        ("starting", 0, 0, WALK_WAIT_S, 3.0, True),  # the builder still loading: not waited for either
         ("parsing", 0, 57, 0.0, 3.0, False),  # a small workspace: waited for
         ("parsing", 0, int(BUILD_FILES_PER_S * 3.0), 0.0, 3.0, False),
         ("parsing", 0, int(BUILD_FILES_PER_S * 3.0) + 1, 0.0, 3.0, True),
