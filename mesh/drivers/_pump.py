@@ -309,7 +309,7 @@ class ConnectionPump:
                     poller.unregister(control_fd)
                     control_fd = -1
                     beat_to_control = False
-            if self._wake_r in ready:
+            if self._wake_r in ready or self._stops:  # a stop the control channel just asked for
                 drain_pipe(self._wake_r)
                 while self._logs:  # before the answers: a call's log comes before its answer
                     entry = self._logs.popleft()

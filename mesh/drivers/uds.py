@@ -273,6 +273,9 @@ class Daemon:
                 client_fds = self._first_message(pump, connection)
             code = pump.run()
             if client_fds:  # the control channel: the session's end and its code
+                for fd in client_fds:  # first: once its proxy exits, the client's stdout is closed
+                    os.close(fd)
+                client_fds = []
                 connection.setblocking(True)
                 connection.settimeout(FLUSH_S_MAX)
                 connection.sendall(exit_record(code, stopping=bool(self._stops)))
