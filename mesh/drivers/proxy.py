@@ -1,4 +1,4 @@
-"""The proxy: ``mesh-mcp mcp`` as a thin pipe between its client and the workspace's daemon.
+"""The proxy: ``mesh-mcp mcp`` hands its client to the workspace's daemon and watches the session.
 
 Theory of operation
 -------------------
@@ -9,28 +9,43 @@ retries for a bounded time. A daemon whose queue of connections is full (a burst
 :class:`DaemonUnavailable` whose message says what happened: the caller serves standalone
 instead, with one warning.
 
-:func:`run_proxy` then copies bytes both ways on one thread, adding none and parsing none: ``poll``
-on the client's input, the client's output, the socket and a wake-up pipe, every descriptor it
-writes non-blocking (a terminal aside). Each direction holds at most one chunk: a side is read
-only once what was read from it before has been written to the other (backpressure both ways,
-INV-BOUND-4), and one direction waiting never stops the other, so a daemon holding answers back
-for a slow client can never deadlock with a proxy holding requests back for it. The daemon's
-control records (its heartbeat and end marker, ``mesh/sockets.py``) are stripped, never forwarded.
+:func:`run_proxy` then serves the session one of two ways.
 
-Ends:
+**Descriptors passed** (the hello says ``fds``; :class:`_Control`). The proxy sends the client's
+own stdin and the private descriptor that is the client's stdout (``claim_stdout`` moved it off
+fd 1) with ``SCM_RIGHTS``, and from then on reads and writes no byte of the session: the daemon's
+session reads the client's requests and writes its answers itself, so no frame pays for a hop
+through this process. The socket is a control channel (``mesh/sockets.py``), and the proxy's loop
+watches it and its own signals:
 
-* the client's input ends (or SIGTERM/SIGINT arrives): the proxy shuts the socket's write half,
-  the daemon's session answers everything it was sent and closes with its end marker, the proxy
-  writes it all out and exits 0. After a signal it waits at most ``STOP_GRACE_S``; answers still
-  missing then (or at a second signal) are lost, and the exit is 1 (INV-PROXY-2);
-* the daemon closes or resets the connection first: it stopped or died mid-session. The proxy
+* a stop signal (SIGTERM/SIGINT) goes to the daemon as a stop record, which its session takes as
+  the stdio driver's stop request (input ends, running calls cancelled, unstarted ones refused,
+  5 s of grace; a second signal: at once). The proxy then waits for the exit record at most
+  ``STOP_GRACE_S`` (``SECOND_STOP_WAIT_S`` after a second signal), 1 past it;
+* the exit record ends the session: the proxy exits with its code, the standalone server's (0
+  when every answer was written, 1 when one was lost, said on stderr). An exit record that says
+  the daemon itself is stopping is no end the client asked for: 1, naming it (INV-PROXY-2);
+* the daemon closes or resets the channel without it: it stopped or died mid-session. The proxy
   logs why (the daemon's pid gone or not, the last line of its log) and where the daemon's log is,
-  and exits 1: the client sees EOF, never a hang;
-* the daemon falls silent: no byte, not even its heartbeat, for ``SILENT_BEATS_MAX`` of its
-  heartbeat periods while the proxy listens (it is stopped, SIGSTOP, or hung): the proxy says so,
-  with the daemon's state and log, and exits 1 (INV-PROXY-3). A slow tool is no silence: the
-  session's loop writes the heartbeat while tools run;
-* the client stops reading its output (EPIPE): exit 1, as the standalone server does.
+  and exits 1;
+* the daemon falls silent: no heartbeat for ``SILENT_BEATS_MAX`` of its periods (it is stopped,
+  SIGSTOP, or hung): the proxy says so, with the daemon's state and log, and exits 1
+  (INV-PROXY-3). The daemon still holds the client's stdout: that pipe closes when it resumes
+  (it finds this proxy gone and drops the session) or dies.
+
+A daemon that could not take the descriptors answers ``COPY_RECORD`` and the session is copied.
+
+**Bytes copied** (a daemon that takes no descriptors: another version; ``MESH_PROXY_FDS=0``;
+:class:`_Copy`). One thread copies bytes both ways, adding none and parsing none: ``poll`` on the
+client's input, the client's output, the socket and a wake-up pipe, every descriptor it writes
+non-blocking (a terminal aside). Each direction holds at most one chunk: a side is read only once
+what was read from it before has been written to the other (backpressure both ways,
+INV-BOUND-4), and one direction waiting never stops the other. The daemon's control records (its
+heartbeat and end marker) are stripped, never forwarded. The client's input ending, or a stop
+signal, shuts the socket's write half; the daemon's session answers everything it was sent and
+closes with its end marker, and the proxy exits 0 (after a signal within ``STOP_GRACE_S``, else
+1; at a second signal 1 at once). The daemon closing first, falling silent, or the client
+no longer reading (EPIPE) end it as above, with 1.
 """
 
 from __future__ import annotations

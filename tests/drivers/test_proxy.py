@@ -176,7 +176,7 @@ def answer_on_the_clients_pipes(fake: FdsDaemon, code: int = 0, **exit_options: 
 
 
 def test_the_daemon_gets_the_clients_own_descriptors_and_says_the_exit_code() -> None:
-    """INV-PROXY-1: the answers reach the client through the descriptors the proxy passed (it never
+    """INV-PROXY-1, INV-PROXY-4: the answers reach the client through the descriptors the proxy passed (it never
     reads them: the fake daemon writes on the pipe itself), and the proxy exits with the code the
     daemon's session ended with."""
     fake = FdsDaemon()
@@ -330,7 +330,7 @@ def test_heartbeats_keep_a_long_session_alive_on_the_control_channel_INV_PROXY_3
 
 
 def test_a_daemon_that_could_not_take_the_descriptors_is_copied_to_instead(caplog: pytest.LogCaptureFixture) -> None:
-    """The COPY record (the daemon out of descriptors): the proxy falls back to copying bytes on
+    """INV-PROXY-4: the COPY record (the daemon out of descriptors): the proxy falls back to copying bytes on
     the same connection, and the client gets every answer."""
     fake = FdsDaemon()
     run = ProxyRun(fake.link)
@@ -363,7 +363,7 @@ def test_a_daemon_that_could_not_take_the_descriptors_is_copied_to_instead(caplo
 
 @pytest.mark.parametrize("why", ["old daemon", "MESH_PROXY_FDS=0"])
 def test_a_daemon_without_descriptors_or_a_proxy_told_not_to_copies_bytes(why: str) -> None:
-    """The fallback: a hello without ``fds`` (a daemon of another version), or ``MESH_PROXY_FDS=0``
+    """INV-PROXY-4, the fallback: a hello without ``fds`` (a daemon of another version), or ``MESH_PROXY_FDS=0``
     (measurements): no descriptor is sent, the bytes are copied as before."""
     fake = FdsDaemon(fds=why != "old daemon")
     run = ProxyRun(fake.link)

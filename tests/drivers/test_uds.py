@@ -296,7 +296,7 @@ def control_records(received: bytes) -> list[bytes]:
 
 
 def test_the_clients_own_descriptors_are_served_and_the_socket_carries_control_only(running: Any) -> None:
-    """The session reads the client's stdin and writes its stdout itself; the socket gets the
+    """INV-PROXY-4: the session reads the client's stdin and writes its stdout itself; the socket gets the
     heartbeats and, at the end, the exit code (0: EOF, everything answered)."""
     daemon = running(heartbeat_s=0.05)
     client = Passed(daemon)
@@ -335,7 +335,7 @@ def test_a_stop_record_is_the_stdio_drivers_stop_request(running: Any) -> None:
 
 
 def test_the_proxy_gone_drops_its_session_at_once_and_closes_the_clients_descriptors(running: Any) -> None:
-    """The control channel's end (the proxy killed): nobody waits for the session; the daemon lets
+    """INV-PROXY-4: the control channel's end (the proxy killed): nobody waits for the session; the daemon lets
     go of the client's pipes at once (the client sees EOF) and serves the others."""
     daemon = running(shutdown_grace_s=5.0)
     client = Passed(daemon)

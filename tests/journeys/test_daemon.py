@@ -157,7 +157,8 @@ def wait_gone(pid: int, timeout_s: float = EXIT_TIMEOUT_S) -> bool:
 
 
 def test_the_proxy_adds_no_bytes_the_same_session_answers_as_standalone_does_INV_PROXY_1(setup: Setup) -> None:
-    """INV-PROXY-1: the same script, standalone and through the daemon: the same frames."""
+    """INV-PROXY-1, INV-PROXY-4: the same script, standalone and through the daemon (the client's
+    descriptors passed, and bytes copied as for a daemon that takes none): the same frames."""
     script = session(
         request(2, "tools/list"),
         call(3, "smart_search", SEARCH),
@@ -168,7 +169,9 @@ def test_the_proxy_adds_no_bytes_the_same_session_answers_as_standalone_does_INV
     )
     standalone = setup.run(script, "--standalone")
     proxied = setup.run(script)
-    assert standalone.returncode == proxied.returncode == 0, proxied.stderr.decode()
+    copied = setup.run(script, MESH_PROXY_FDS="0")
+    assert standalone.returncode == proxied.returncode == copied.returncode == 0, proxied.stderr.decode()
+    assert sorted(copied.stdout.splitlines(keepends=True)) == sorted(standalone.stdout.splitlines(keepends=True))
     # Byte for byte, line by line: the proxy adds and drops nothing (tool calls run concurrently,
     # so their answers may come in another order in either run).
     assert sorted(proxied.stdout.splitlines(keepends=True)) == sorted(standalone.stdout.splitlines(keepends=True))
@@ -393,8 +396,8 @@ def test_sigterm_to_the_proxy_does_exactly_what_it_does_to_a_standalone_server_I
         assert "lost" in proxied_server.stderr and "Daemon log" in proxied_server.stderr
 
 
-def test_the_proxy_passes_the_clients_descriptors_and_copies_no_byte(setup: Setup) -> None:
-    """The daemon reads and writes the client's own pipes: with the proxy stopped (SIGSTOP) the
+def test_the_proxy_passes_the_clients_descriptors_and_copies_no_byte_INV_PROXY_4(setup: Setup) -> None:
+    """INV-PROXY-4: the daemon reads and writes the client's own pipes: with the proxy stopped (SIGSTOP) the
     session goes on, and the proxy's own reads and writes (``/proc/<pid>/io``) stay far below the
     bytes the client exchanged."""
     server = setup.proxy()
@@ -420,8 +423,8 @@ def _io(pid: int) -> dict[str, int]:
     return {name: int(value) for name, _, value in (row.partition(": ") for row in rows)}
 
 
-def test_a_proxy_killed_mid_session_lets_go_of_its_client_and_the_daemon_serves_on(setup: Setup) -> None:
-    """kill -9 of the proxy (its client's server, as far as the client knows) ends the session:
+def test_a_proxy_killed_mid_session_frees_its_client_and_the_daemon_serves_on_INV_PROXY_4(setup: Setup) -> None:
+    """INV-PROXY-4: kill -9 of the proxy (its client's server, as far as the client knows) ends the session:
     the daemon drops it at once, so the client's stdout closes as it would standalone."""
     server = setup.proxy()
     server.send(session(call(2, "sleep", {"ms": 30_000})))
@@ -466,6 +469,7 @@ def _fake_daemon(path: Path, hello: Hello, answer: bytes) -> threading.Thread:
 
 
 def test_a_daemon_of_another_version_gets_a_warning_naming_both(setup: Setup) -> None:
+    """INV-PROXY-4: its hello takes no descriptors (a daemon from before them): bytes are copied."""
     sock = setup.runtime / "custom.sock"
     hello = Hello("0.0.1-old", os.getpid(), str(FIXTURE), "/nowhere/meshd.log", (TEST_TOOLS,))
     answer = b'{"id":1,"jsonrpc":"2.0","result":{}}\n'
