@@ -158,6 +158,7 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=2000)
     parser.add_argument("--starts", type=int, default=15, help="samples of each start-up measurement")
     parser.add_argument("--sessions", type=int, default=50, help="extra sessions for the memory figure")
+    parser.add_argument("--calls", default="", help="round trips of these calls only (comma-separated: ping,echo...)")
     parser.add_argument(
         "--parts", default="round_trips,initialize,memory", help="which measurements (comma-separated)"
     )
@@ -182,7 +183,8 @@ def main() -> int:
         )
         parts = args.parts.split(",")
         if "round_trips" in parts:
-            results["round_trips"] = round_trips(env, workspace, args.rounds)
+            only = tuple(name for name in args.calls.split(",") if name)
+            results["round_trips"] = round_trips(env, workspace, args.rounds, only)
         if "initialize" in parts:
             results["initialize"] = start_ups(env, workspace, args.starts)
         if "memory" in parts:
@@ -203,7 +205,9 @@ def main() -> int:
 PATHS = ("standalone", "copy", "fds")
 
 
-def round_trips(env: dict[str, str], workspace: Path, rounds: int) -> dict[str, dict[str, float]]:
+def round_trips(
+    env: dict[str, str], workspace: Path, rounds: int, only: tuple[str, ...] = ()
+) -> dict[str, dict[str, float]]:
     sessions = {
         "standalone": Session(env, workspace, "--standalone"),
         "copy": Session(env, workspace, MESH_PROXY_FDS="0"),
@@ -218,6 +222,8 @@ def round_trips(env: dict[str, str], workspace: Path, rounds: int) -> dict[str, 
     out: dict[str, dict[str, float]] = {}
     try:
         for name, (method, params) in calls.items():
+            if only and name not in only:
+                continue
             for session in sessions.values():  # warm all
                 for _ in range(50):
                     session.round_trip(method, params)
