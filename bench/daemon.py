@@ -8,10 +8,12 @@ side by side in one run)::
 Everything runs against one workspace whose index is built first into a private cache, with a
 private socket folder, the test tools loaded (``echo`` is the cheap call: no index, no I/O):
 
-1. **Round trips**: one standalone server (``mesh-mcp mcp --standalone``) and one proxy session
-   (``mesh-mcp mcp`` → ``meshd``) side by side; ``tools/list``, ``echo`` and a literal
-   ``smart_search``, one request at a time, the two servers alternating every request so both see
-   the same machine. Reported: p50/p99 of each and the proxy's added p50.
+1. **Round trips**: one standalone server (``mesh-mcp mcp --standalone``), one proxy session that
+   copies bytes (``MESH_PROXY_FDS=0``: the path of a daemon that takes no descriptors) and one
+   that hands the client's descriptors to the daemon (the default), side by side; ``ping``,
+   ``tools/list``, ``echo`` and a literal ``smart_search``, one request at a time, the three
+   sessions taking turns every request (in a rotating order) so all see the same machine.
+   Reported: p50/p99 of each and each daemon path's added p50.
 2. **initialize with the daemon up**: a fresh ``mesh-mcp mcp`` process per sample, from spawn to
    the ``initialize`` answer; the same for ``--standalone``.
 3. **initialize when the daemon must start** (its index on disk): the daemon is stopped
@@ -51,10 +53,15 @@ INITIALIZED = b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n'
 class Session:
     """One ``mesh-mcp mcp`` process over pipes, initialized."""
 
-    def __init__(self, env: dict[str, str], workspace: Path, *extra: str) -> None:
+    def __init__(self, env: dict[str, str], workspace: Path, *extra: str, **environ: str) -> None:
         argv = [sys.executable, "-m", "mesh", "mcp", "--workspace", str(workspace), *extra]
         self.process = subprocess.Popen(
-            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, cwd=workspace
+            argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env={**env, **environ},
+            cwd=workspace,
         )
         self.next_id = 0
         self.send(INITIALIZE)
@@ -151,6 +158,10 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=2000)
     parser.add_argument("--starts", type=int, default=15, help="samples of each start-up measurement")
     parser.add_argument("--sessions", type=int, default=50, help="extra sessions for the memory figure")
+    parser.add_argument("--calls", default="", help="round trips of these calls only (comma-separated: ping,echo...)")
+    parser.add_argument(
+        "--parts", default="round_trips,initialize,memory", help="which measurements (comma-separated)"
+    )
     args = parser.parse_args()
     workspace = args.workspace.resolve()
     cache = Path(tempfile.mkdtemp(prefix="mesh-bench-cache-"))
@@ -170,24 +181,40 @@ def main() -> int:
         subprocess.run(
             [sys.executable, "-m", "mesh", "index", str(workspace)], env=env, check=True, capture_output=True
         )
-        results["round_trips"] = round_trips(env, workspace, args.rounds)
-        results["initialize"] = start_ups(env, workspace, args.starts)
-        results["memory"] = memory(env, workspace, args.sessions)
+        parts = args.parts.split(",")
+        if "round_trips" in parts:
+            only = tuple(name for name in args.calls.split(",") if name)
+            results["round_trips"] = round_trips(env, workspace, args.rounds, only)
+        if "initialize" in parts:
+            results["initialize"] = start_ups(env, workspace, args.starts)
+        if "memory" in parts:
+            results["memory"] = memory(env, workspace, args.sessions)
     finally:
         stop_daemon(env, workspace)
         shutil.rmtree(cache, True)
         shutil.rmtree(runtime, True)
     report(results)
     out = ROOT / "bench" / "results" / f"daemon-{time.strftime('%Y%m%d-%H%M%S')}.json"
+    out.parent.mkdir(exist_ok=True)
     out.write_text(json.dumps(results, indent=2) + "\n")
     print(f"\nwritten to {out.relative_to(ROOT)}")
     return 0
 
 
-def round_trips(env: dict[str, str], workspace: Path, rounds: int) -> dict[str, dict[str, float]]:
-    standalone = Session(env, workspace, "--standalone")
-    proxied = Session(env, workspace)
+#: The sessions compared, in the report's order.
+PATHS = ("standalone", "copy", "fds")
+
+
+def round_trips(
+    env: dict[str, str], workspace: Path, rounds: int, only: tuple[str, ...] = ()
+) -> dict[str, dict[str, float]]:
+    sessions = {
+        "standalone": Session(env, workspace, "--standalone"),
+        "copy": Session(env, workspace, MESH_PROXY_FDS="0"),
+        "fds": Session(env, workspace),
+    }
     calls = {
+        "ping": ("ping", {}),
         "tools/list": ("tools/list", {}),
         "echo": ("tools/call", {"name": "echo", "arguments": {"text": "hello"}}),
         "smart_search literal": ("tools/call", {"name": "smart_search", "arguments": {"query": "GetOrder"}}),
@@ -195,23 +222,26 @@ def round_trips(env: dict[str, str], workspace: Path, rounds: int) -> dict[str, 
     out: dict[str, dict[str, float]] = {}
     try:
         for name, (method, params) in calls.items():
-            for session in (standalone, proxied):  # warm both
+            if only and name not in only:
+                continue
+            for session in sessions.values():  # warm all
                 for _ in range(50):
                     session.round_trip(method, params)
-            samples: dict[str, list[float]] = {"standalone": [], "proxy": []}
+            samples: dict[str, list[float]] = {label: [] for label in PATHS}
             for number in range(rounds):
-                order = (("standalone", standalone), ("proxy", proxied))
-                for label, session in order if number % 2 else order[::-1]:
-                    samples[label].append(session.round_trip(method, params))
+                turn = number % len(PATHS)
+                for label in PATHS[turn:] + PATHS[:turn]:
+                    samples[label].append(sessions[label].round_trip(method, params))
             row = {}
             for label, values in samples.items():
                 row[f"{label}_p50_us"] = statistics.median(values) * 1e6
                 row[f"{label}_p99_us"] = percentile(values, 0.99) * 1e6
-            row["added_p50_us"] = row["proxy_p50_us"] - row["standalone_p50_us"]
+            for label in PATHS[1:]:
+                row[f"{label}_added_p50_us"] = row[f"{label}_p50_us"] - row["standalone_p50_us"]
             out[name] = row
     finally:
-        standalone.close()
-        proxied.close()
+        for session in sessions.values():
+            session.close()
     return out
 
 
@@ -260,26 +290,29 @@ def memory(env: dict[str, str], workspace: Path, extra: int) -> dict[str, float]
 
 
 def report(results: dict[str, object]) -> None:
-    print(f"## proxy + daemon vs standalone ({results['rounds']} rounds each, alternating)\n")
-    print("| call | standalone p50 (p99) µs | proxy p50 (p99) µs | added p50 µs |")
-    print("| --- | ---: | ---: | ---: |")
-    for name, row in results["round_trips"].items():  # type: ignore[union-attr]
+    if "round_trips" in results:
         print(
-            f"| {name} | {row['standalone_p50_us']:.0f} ({row['standalone_p99_us']:.0f}) | "
-            f"{row['proxy_p50_us']:.0f} ({row['proxy_p99_us']:.0f}) | {row['added_p50_us']:.0f} |"
+            "## standalone vs proxy + daemon, copying and passing descriptors "
+            f"({results['rounds']} rounds each, interleaved)\n"
         )
-    start = results["initialize"]
-    print(f"\n## initialize from a fresh process ({start['samples']} samples)\n")  # type: ignore[index]
-    print(f"- daemon up: p50 {start['daemon_up_p50_ms']:.0f} ms (max {start['daemon_up_max_ms']:.0f})")  # type: ignore[index]
-    print(f"- standalone: p50 {start['standalone_p50_ms']:.0f} ms")  # type: ignore[index]
-    print(
-        f"- daemon started first (index on disk): p50 {start['daemon_started_p50_ms']:.0f} ms "  # type: ignore[index]
-        f"(max {start['daemon_started_max_ms']:.0f})"  # type: ignore[index]
-    )
-    print("\n## daemon memory\n")
-    for key, value in results["memory"].items():  # type: ignore[union-attr]
-        print(f"- {key}: {value:.0f}")
-
+        print("| call | standalone p50 (p99) µs | copy p50 (p99) µs | fds p50 (p99) µs | copy added p50 µs | fds added p50 µs |")
+        print("| --- | ---: | ---: | ---: | ---: | ---: |")
+        for name, row in results["round_trips"].items():  # type: ignore[attr-defined]
+            cells = " | ".join(f"{row[f'{label}_p50_us']:.0f} ({row[f'{label}_p99_us']:.0f})" for label in PATHS)
+            print(f"| {name} | {cells} | {row['copy_added_p50_us']:.0f} | {row['fds_added_p50_us']:.0f} |")
+    if "initialize" in results:
+        start: dict[str, float] = results["initialize"]  # type: ignore[assignment]
+        print(f"\n## initialize from a fresh process ({start['samples']:.0f} samples)\n")
+        print(f"- daemon up: p50 {start['daemon_up_p50_ms']:.0f} ms (max {start['daemon_up_max_ms']:.0f})")
+        print(f"- standalone: p50 {start['standalone_p50_ms']:.0f} ms")
+        print(
+            f"- daemon started first (index on disk): p50 {start['daemon_started_p50_ms']:.0f} ms "
+            f"(max {start['daemon_started_max_ms']:.0f})"
+        )
+    if "memory" in results:
+        print("\n## daemon memory\n")
+        for key, value in results["memory"].items():  # type: ignore[attr-defined]
+            print(f"- {key}: {value:.0f}")
 
 if __name__ == "__main__":
     sys.exit(main())

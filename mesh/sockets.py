@@ -31,6 +31,15 @@ whenever a session's connection has carried nothing for that long. The session's
 not a tool: while a slow tool runs the heartbeats go on, and a daemon that is stopped (SIGSTOP)
 or hung falls silent. The proxy strips it as it strips the end marker. Both are *control records*:
 a NUL, a few ASCII bytes, a newline; a NUL never occurs in a frame.
+
+**Descriptors.** A daemon whose hello says ``fds`` takes the client's own stdin and stdout: the
+proxy's first bytes after the hello are ``FDS_RECORD``, sent with both descriptors attached
+(``SCM_RIGHTS``). The daemon's session then reads and writes the client's pipes itself, and the
+socket becomes a **control channel** carrying control records only: ``HEARTBEAT`` and, once the
+session is over, ``exit_record(code)`` from the daemon (the code the standalone server would exit
+with); ``STOP_RECORD`` (a stop signal the proxy received) from the proxy. A daemon that could not
+take the descriptors says ``COPY_RECORD`` and serves the connection as a byte stream after all.
+Any other first bytes are a byte-stream session (an older proxy, the HTTP server).
 """
 
 from __future__ import annotations
@@ -50,18 +59,26 @@ from .workspace import workspace_id
 
 __all__ = [
     "CONTROL_BYTES_MAX",
+    "COPY_RECORD",
     "END_MARKER",
+    "EXIT_RECORD",
+    "FDS_RECORD",
     "HEARTBEAT",
     "HELLO_BYTES_MAX",
+    "STOP_RECORD",
     "SUN_PATH_BYTES_MAX",
+    "ControlReader",
     "Hello",
     "SocketDirError",
     "lock_path",
     "peer_uid",
     "private_dir",
+    "exit_record",
+    "parse_exit_record",
     "read_hello",
     "socket_dir",
     "socket_path",
+    "stop_record",
 ]
 
 #: The kernel's limit for a socket path (``sun_path`` is 108 bytes with its terminating NUL).
@@ -78,6 +95,73 @@ END_MARKER: Final = b"\x00meshd:end\n"
 HEARTBEAT: Final = b"\x00meshd:beat\n"
 #: The longest control record (a NUL to its newline); a longer run is not one of ours.
 CONTROL_BYTES_MAX: Final = 64
+#: The proxy's first bytes on a connection whose daemon accepts descriptors, sent with the
+#: client's stdin and stdout attached (``SCM_RIGHTS``).
+FDS_RECORD: Final = b"\x00meshd:fds\n"
+#: The daemon could not take the descriptors (``MSG_CTRUNC``: out of descriptors): the connection
+#: is a byte stream after all, and the proxy copies.
+COPY_RECORD: Final = b"\x00meshd:copy\n"
+#: Proxy to daemon on the control channel: a stop signal (its name follows, before the newline).
+STOP_RECORD: Final = b"\x00meshd:stop"
+#: Daemon to proxy on the control channel: the session is over; its exit code follows.
+EXIT_RECORD: Final = b"\x00meshd:exit "
+
+
+#: What follows the code in an exit record when the daemon ended the session itself (stopping).
+STOPPING: Final = b"stopping"
+
+
+def exit_record(code: int, *, stopping: bool = False) -> bytes:
+    """The control record that ends a session whose descriptors the daemon held: the code the
+    standalone server would exit with; ``stopping``: the daemon itself is stopping (SIGTERM to
+    it, idle), so the client did not end the session."""
+    return EXIT_RECORD + str(code).encode() + (b" " + STOPPING if stopping else b"") + b"\n"
+
+
+def parse_exit_record(record: bytes) -> tuple[int, bool] | None:
+    """``(code, stopping)`` of an exit record; None when ``record`` is none."""
+    if not record.startswith(EXIT_RECORD) or not record.endswith(b"\n"):
+        return None
+    words = record[len(EXIT_RECORD) : -1].split()
+    if not words or not words[0].isdigit() or len(words) > 2 or words[1:] not in ([], [STOPPING]):
+        return None
+    return int(words[0]), len(words) == 2
+
+
+def stop_record(reason: str) -> bytes:
+    """The control record of a stop signal the proxy received (``reason``: the signal's name)."""
+    return STOP_RECORD + b" " + reason.encode("ascii", "replace")[:32] + b"\n"
+
+
+class ControlReader:
+    """Control records out of a control channel's bytes, however they are chunked.
+
+    :meth:`feed` returns the complete records (NUL to newline, both kept). Bytes that are no
+    record (not starting with NUL, or no newline within ``CONTROL_BYTES_MAX``) come back as one
+    item each too, so the caller can say so: they are never held without bound."""
+
+    __slots__ = ("held",)
+
+    def __init__(self) -> None:
+        self.held = b""
+
+    def feed(self, data: bytes) -> list[bytes]:
+        data = self.held + data if self.held else data
+        self.held = b""
+        records: list[bytes] = []
+        at = 0
+        while at < len(data):
+            end = data.find(b"\n", at, at + CONTROL_BYTES_MAX)
+            if end < 0:
+                if len(data) - at < CONTROL_BYTES_MAX:
+                    self.held = data[at:]
+                    break
+                records.append(data[at : at + CONTROL_BYTES_MAX])  # no record of ours: the caller says so
+                at += CONTROL_BYTES_MAX
+                continue
+            records.append(data[at : end + 1])
+            at = end + 1
+        return records
 
 
 class SocketDirError(Exception):
@@ -159,7 +243,7 @@ class Hello:
     importing attrs costs it tens of milliseconds before the first byte is copied.
     """
 
-    __slots__ = ("heartbeat_s", "log", "pid", "plugins", "status", "version", "workspace")
+    __slots__ = ("fds", "heartbeat_s", "log", "pid", "plugins", "status", "version", "workspace")
 
     def __init__(
         self,
@@ -170,6 +254,7 @@ class Hello:
         plugins: tuple[str, ...] = (),
         status: Mapping[str, Any] | None = None,
         heartbeat_s: float = 0.0,
+        fds: bool = False,
     ) -> None:
         self.version = version
         self.pid = pid
@@ -181,9 +266,12 @@ class Hello:
         #: How often the daemon writes ``HEARTBEAT`` on a quiet connection; 0: never (a daemon
         #: from before heartbeats), so its silence proves nothing.
         self.heartbeat_s = heartbeat_s
+        #: The daemon takes the client's descriptors (``FDS_RECORD``); False: a daemon from before
+        #: that, served by copying bytes.
+        self.fds = fds
 
     def _key(self) -> tuple[object, ...]:
-        return (self.version, self.pid, self.workspace, self.log, self.plugins, dict(self.status), self.heartbeat_s)
+        return (self.version, self.pid, self.workspace, self.log, self.plugins, dict(self.status), self.heartbeat_s, self.fds)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Hello) and self._key() == other._key()
@@ -194,7 +282,7 @@ class Hello:
         return f"Hello(version={self.version!r}, pid={self.pid}, workspace={self.workspace!r}, log={self.log!r})"
 
     def encode(self) -> bytes:
-        document = {
+        document: dict[str, Any] = {
             "meshd": HELLO_FORMAT,
             "version": self.version,
             "pid": self.pid,
@@ -204,6 +292,8 @@ class Hello:
             "status": dict(self.status),
             "heartbeat_s": self.heartbeat_s,
         }
+        if self.fds:
+            document["fds"] = True
         return orjson.dumps(document, option=orjson.OPT_SORT_KEYS | orjson.OPT_APPEND_NEWLINE)
 
     @classmethod
@@ -224,6 +314,7 @@ class Hello:
                 plugins=tuple(str(name) for name in document.get("plugins", ())),
                 status=dict(document.get("status") or {}),
                 heartbeat_s=_heartbeat_s(document.get("heartbeat_s", 0)),
+                fds=document.get("fds") is True,
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"a meshd hello without {exc}") from exc

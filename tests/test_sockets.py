@@ -110,3 +110,13 @@ def test_peer_uid_is_ours_on_a_socketpair() -> None:
     ours, theirs = socket.socketpair()
     with ours, theirs:
         assert peer_uid(ours) in (os.getuid(), None)
+
+
+def test_the_hello_says_whether_the_daemon_takes_descriptors_INV_PROXY_4() -> None:
+    """Only a literal ``true`` counts: a daemon from before descriptors (no key), or anything else
+    there, is served by copying bytes."""
+    taking = Hello(__version__, 1, "/ws", "/log", (), {}, 1.0, fds=True)
+    assert Hello.decode(taking.encode().strip()).fds is True
+    assert Hello.decode(Hello(__version__, 1, "/ws", "/log").encode().strip()).fds is False
+    odd = taking.encode().replace(b'"fds":true', b'"fds":"yes"')
+    assert Hello.decode(odd.strip()).fds is False

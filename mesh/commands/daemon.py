@@ -131,7 +131,7 @@ def _serve(workspace: Path, path: Path, log_file: Path, idle_exit_s: float | Non
         if refused:
             status["refused"] = refused
         return Hello(
-            __version__, os.getpid(), str(workspace), str(log_file), tuple(plugins), status, heartbeat_s
+            __version__, os.getpid(), str(workspace), str(log_file), tuple(plugins), status, heartbeat_s, fds=True
         ).encode()
 
     daemon = Daemon(

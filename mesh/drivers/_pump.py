@@ -39,6 +39,11 @@ A pump given a ``heartbeat`` (the daemon's connections) writes it between frames
 written nothing for ``heartbeat_s``: the loop, not a tool, writes it, so a peer can tell a slow
 tool (heartbeats go on) from a process that stopped or hung (they stop).
 
+A pump given a **control channel** (:meth:`ConnectionPump.rebind`: the daemon serving a client's
+own descriptors, passed by its proxy) writes the heartbeat there instead, every ``heartbeat_s``
+whatever the output does, and hands what it reads there to ``on_control`` (``b""`` at its end):
+the daemon turns it into :meth:`request_stop`.
+
 EOF on the input: the session answers everything already accepted, then reports
 ``SessionClosed``; the loop writes out every frame and returns 0 (the drain barrier). A stop
 request ends the input the same way, tells running tools to stop, answers calls not yet started
@@ -158,6 +163,26 @@ class ConnectionPump:
         self.abandoned = 0
         #: The session closed with every answer written: nothing accepted was lost.
         self.drained = False
+        #: The control channel (-1: none) and what reads it (see :meth:`rebind`).
+        self._control_fd = -1
+        self._on_control: Callable[[bytes], None] | None = None
+
+    def rebind(self, *, in_fd: int, out_fd: int, control_fd: int, on_control: Callable[[bytes], None]) -> None:
+        """Before :meth:`run`: serve ``in_fd``/``out_fd`` (a client's own descriptors) instead,
+        heartbeats going to ``control_fd`` and what it carries to ``on_control`` (on the loop's
+        thread; ``b""`` once it ends). The caller still owns every descriptor."""
+        self._in_fd, self._out_fd = in_fd, out_fd
+        self._control_fd, self._on_control = control_fd, on_control
+
+    def preload(self, data: bytes) -> None:
+        """Before :meth:`run`: input the caller read already, handed to the session first."""
+        self._unfed, self._unfed_at = data, 0
+
+    @property
+    def wake_read_fd(self) -> int:
+        """The read end of the wake-up pipe: readable once a stop is requested before :meth:`run`
+        (for a caller waiting on something else first; never read it)."""
+        return self._wake_r
 
     @property
     def name(self) -> str:
@@ -194,7 +219,12 @@ class ConnectionPump:
         input_ended = stopping = closed = False
         reading = writing = False
         deadline: float | None = None
-        wrote_at = time.monotonic()
+        wrote_at = beat_at = time.monotonic()
+        control_fd = self._control_fd
+        beat_to_control = control_fd >= 0 and bool(self._heartbeat)
+        beat_in_output = control_fd < 0 and bool(self._heartbeat)  # never into a client's own stdout
+        if control_fd >= 0:
+            poller.register(control_fd, _IN)
         if self._client_log is not None:
             self._client_log_token, recent = self._client_log.subscribe(self._post_log, threading.get_ident())
             for entry in recent:
@@ -255,7 +285,9 @@ class ConnectionPump:
                 # Everything is answered; the client has FLUSH_S_MAX to take the last frames.
                 deadline = min(deadline or float("inf"), time.monotonic() + FLUSH_S_MAX)
             wake_at = deadline
-            if self._heartbeat and not writing:
+            if beat_to_control:
+                wake_at = min(wake_at or float("inf"), beat_at + self._heartbeat_s)
+            elif beat_in_output and not writing:
                 wake_at = min(wake_at or float("inf"), wrote_at + self._heartbeat_s)
             log_at = session.timer()
             if log_at is not None:
@@ -266,9 +298,18 @@ class ConnectionPump:
             if not ready and deadline is not None and now >= deadline:
                 return self._give_up()
             session.handle_timer(now)
-            if self._heartbeat and not self._out and now >= wrote_at + self._heartbeat_s:
+            if beat_to_control:
+                if now >= beat_at + self._heartbeat_s:
+                    beat_at = now
+                    beat_to_control = self._beat(control_fd)
+            elif beat_in_output and not self._out and now >= wrote_at + self._heartbeat_s:
                 self._out += self._heartbeat  # between frames: _out holds whole frames only
-            if self._wake_r in ready:
+            if control_fd >= 0 and control_fd in ready:
+                if not self._control(control_fd):
+                    poller.unregister(control_fd)
+                    control_fd = -1
+                    beat_to_control = False
+            if self._wake_r in ready or self._stops:  # a stop the control channel just asked for
                 drain_pipe(self._wake_r)
                 while self._logs:  # before the answers: a call's log comes before its answer
                     entry = self._logs.popleft()
@@ -346,6 +387,29 @@ class ConnectionPump:
             log.warning("%s: cannot write to the client (%s); stopping", self._name, exc)
             return False
         return True
+
+    def _beat(self, control_fd: int) -> bool:
+        """Write the heartbeat on the control channel; False once it is gone (no more beats)."""
+        try:
+            os.write(control_fd, self._heartbeat)
+        except BlockingIOError:
+            pass  # the peer has not read the last ones: it is alive or will find out
+        except OSError:
+            return False
+        return True
+
+    def _control(self, control_fd: int) -> bool:
+        """Hand what the control channel carries to ``on_control``; False once it ended."""
+        try:
+            data = os.read(control_fd, 4096)
+        except BlockingIOError:
+            return True
+        except OSError as exc:
+            log.info("%s: control channel failed (%s)", self._name, exc)
+            data = b""
+        assert self._on_control is not None
+        self._on_control(data)
+        return bool(data)
 
     def _give_up(self) -> int:
         """Return without the calls still running and the answers still unwritten: 1 when that

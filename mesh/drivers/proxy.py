@@ -1,4 +1,4 @@
-"""The proxy: ``mesh-mcp mcp`` as a thin pipe between its client and the workspace's daemon.
+"""The proxy: ``mesh-mcp mcp`` hands its client to the workspace's daemon and watches the session.
 
 Theory of operation
 -------------------
@@ -9,28 +9,43 @@ retries for a bounded time. A daemon whose queue of connections is full (a burst
 :class:`DaemonUnavailable` whose message says what happened: the caller serves standalone
 instead, with one warning.
 
-:func:`run_proxy` then copies bytes both ways on one thread, adding none and parsing none: ``poll``
-on the client's input, the client's output, the socket and a wake-up pipe, every descriptor it
-writes non-blocking (a terminal aside). Each direction holds at most one chunk: a side is read
-only once what was read from it before has been written to the other (backpressure both ways,
-INV-BOUND-4), and one direction waiting never stops the other, so a daemon holding answers back
-for a slow client can never deadlock with a proxy holding requests back for it. The daemon's
-control records (its heartbeat and end marker, ``mesh/sockets.py``) are stripped, never forwarded.
+:func:`run_proxy` then serves the session one of two ways.
 
-Ends:
+**Descriptors passed** (the hello says ``fds``; :class:`_Control`). The proxy sends the client's
+own stdin and the private descriptor that is the client's stdout (``claim_stdout`` moved it off
+fd 1) with ``SCM_RIGHTS``, and from then on reads and writes no byte of the session: the daemon's
+session reads the client's requests and writes its answers itself, so no frame pays for a hop
+through this process. The socket is a control channel (``mesh/sockets.py``), and the proxy's loop
+watches it and its own signals:
 
-* the client's input ends (or SIGTERM/SIGINT arrives): the proxy shuts the socket's write half,
-  the daemon's session answers everything it was sent and closes with its end marker, the proxy
-  writes it all out and exits 0. After a signal it waits at most ``STOP_GRACE_S``; answers still
-  missing then (or at a second signal) are lost, and the exit is 1 (INV-PROXY-2);
-* the daemon closes or resets the connection first: it stopped or died mid-session. The proxy
+* a stop signal (SIGTERM/SIGINT) goes to the daemon as a stop record, which its session takes as
+  the stdio driver's stop request (input ends, running calls cancelled, unstarted ones refused,
+  5 s of grace; a second signal: at once). The proxy then waits for the exit record at most
+  ``STOP_GRACE_S`` (``SECOND_STOP_WAIT_S`` after a second signal), 1 past it;
+* the exit record ends the session: the proxy exits with its code, the standalone server's (0
+  when every answer was written, 1 when one was lost, said on stderr). An exit record that says
+  the daemon itself is stopping is no end the client asked for: 1, naming it (INV-PROXY-2);
+* the daemon closes or resets the channel without it: it stopped or died mid-session. The proxy
   logs why (the daemon's pid gone or not, the last line of its log) and where the daemon's log is,
-  and exits 1: the client sees EOF, never a hang;
-* the daemon falls silent: no byte, not even its heartbeat, for ``SILENT_BEATS_MAX`` of its
-  heartbeat periods while the proxy listens (it is stopped, SIGSTOP, or hung): the proxy says so,
-  with the daemon's state and log, and exits 1 (INV-PROXY-3). A slow tool is no silence: the
-  session's loop writes the heartbeat while tools run;
-* the client stops reading its output (EPIPE): exit 1, as the standalone server does.
+  and exits 1;
+* the daemon falls silent: no heartbeat for ``SILENT_BEATS_MAX`` of its periods (it is stopped,
+  SIGSTOP, or hung): the proxy says so, with the daemon's state and log, and exits 1
+  (INV-PROXY-3). The daemon still holds the client's stdout: that pipe closes when it resumes
+  (it finds this proxy gone and drops the session) or dies.
+
+A daemon that could not take the descriptors answers ``COPY_RECORD`` and the session is copied.
+
+**Bytes copied** (a daemon that takes no descriptors: another version; ``MESH_PROXY_FDS=0``;
+:class:`_Copy`). One thread copies bytes both ways, adding none and parsing none: ``poll`` on the
+client's input, the client's output, the socket and a wake-up pipe, every descriptor it writes
+non-blocking (a terminal aside). Each direction holds at most one chunk: a side is read only once
+what was read from it before has been written to the other (backpressure both ways,
+INV-BOUND-4), and one direction waiting never stops the other. The daemon's control records (its
+heartbeat and end marker) are stripped, never forwarded. The client's input ending, or a stop
+signal, shuts the socket's write half; the daemon's session answers everything it was sent and
+closes with its end marker, and the proxy exits 0 (after a signal within ``STOP_GRACE_S``, else
+1; at a second signal 1 at once). The daemon closing first, falling silent, or the client
+no longer reading (EPIPE) end it as above, with 1.
 """
 
 from __future__ import annotations
@@ -51,14 +66,19 @@ from typing import TYPE_CHECKING, Final
 from .. import __version__
 from ..sockets import (
     CONTROL_BYTES_MAX,
+    COPY_RECORD,
     END_MARKER,
+    FDS_RECORD,
     HEARTBEAT,
+    ControlReader,
     Hello,
     SocketDirError,
     check_length,
+    parse_exit_record,
     private_dir,
     read_hello,
     socket_path,
+    stop_record,
 )
 from ._wake import drain_pipe, wake_pipe
 
@@ -75,6 +95,9 @@ START_TIMEOUT_S: Final = 10.0
 CONNECT_TIMEOUT_S: Final = 3.0
 #: After a stop signal, how long the daemon has to answer what it was sent.
 STOP_GRACE_S: Final = 7.0
+#: After a second stop signal, how long the daemon has to say how its session ended (it returns
+#: at once: this only bounds a daemon that does not).
+SECOND_STOP_WAIT_S: Final = 1.0
 #: How long a daemon that dropped the connection is given to finish dying before it counts as alive.
 DEATH_WAIT_S: Final = 0.5
 CHUNK_BYTES: Final = 64 * 1024
@@ -178,12 +201,15 @@ def _start(workspace: Path, environ: Mapping[str, str], argv: Sequence[str] | No
     return child
 
 
-def run_proxy(link: Link, *, out_fd: int, in_fd: int = 0) -> int:
-    """Copy the client's bytes to the daemon and back until one side ends; the exit code."""
+def run_proxy(link: Link, *, out_fd: int, in_fd: int = 0, environ: Mapping[str, str] | None = None) -> int:
+    """Serve the client through the daemon until the session ends; the exit code.
+
+    A daemon that accepts descriptors gets ``in_fd`` and ``out_fd`` (the client's own) and the
+    socket carries control records only (:class:`_Control`); any other is copied to and from
+    (:class:`_Copy`). ``$MESH_PROXY_FDS=0`` copies whatever the daemon accepts (measurements)."""
+    environ = os.environ if environ is None else environ
     connection = link.connection
     connection.setblocking(False)
-    if not os.isatty(out_fd):
-        os.set_blocking(out_fd, False)  # a client that stops reading never blocks the proxy
     wake_r, wake_w = wake_pipe()
     stops: list[str] = []
 
@@ -193,6 +219,15 @@ def run_proxy(link: Link, *, out_fd: int, in_fd: int = 0) -> int:
     previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGTERM, signal.SIGINT)}
     previous_wakeup = signal.set_wakeup_fd(wake_w, warn_on_full_buffer=False)
     try:
+        if link.hello.fds and environ.get("MESH_PROXY_FDS", "1") != "0":
+            outcome = _Control(link, in_fd, out_fd, wake_r, stops).run()
+            if isinstance(outcome, int):
+                return outcome
+            link.leftover = outcome  # the daemon could not take them: bytes after all
+        else:
+            log.info("copying bytes to and from meshd (pid %d): it takes no descriptors", link.hello.pid)
+        if not os.isatty(out_fd):
+            os.set_blocking(out_fd, False)  # a client that stops reading never blocks the proxy
         return _Copy(link, in_fd, out_fd, wake_r, stops).run()
     finally:
         signal.set_wakeup_fd(previous_wakeup)
@@ -201,6 +236,127 @@ def run_proxy(link: Link, *, out_fd: int, in_fd: int = 0) -> int:
         for fd in (wake_r, wake_w):
             os.close(fd)
         connection.close()
+
+
+class _Control:
+    """The proxy's loop once the daemon holds the client's descriptors: it watches the control
+    channel and its own signals, and copies nothing (see the module docstring)."""
+
+    def __init__(self, link: Link, in_fd: int, out_fd: int, wake_r: int, stops: list[str]) -> None:
+        self.link = link
+        self.connection = link.connection
+        self.in_fd = in_fd
+        self.out_fd = out_fd
+        self.wake_r = wake_r
+        self.stops = stops
+        self.reader = ControlReader()
+        self.beats = 0
+        beat_s = link.hello.heartbeat_s
+        self.silence_s_max = beat_s * SILENT_BEATS_MAX if beat_s > 0 else None
+
+    def run(self) -> int | bytes:
+        """The exit code; or, when the daemon could not take the descriptors, the bytes it sent
+        after saying so (the connection is a byte stream from there on)."""
+        try:
+            socket.send_fds(self.connection, [FDS_RECORD], [self.in_fd, self.out_fd])
+        except BlockingIOError:  # a fresh connection's buffer is empty: never in practice
+            return _daemon_lost(self.link, "did not take the client's descriptors")
+        except OSError as exc:
+            return _daemon_lost(self.link, f"refused the client's descriptors ({exc.strerror or exc})")
+        poller = select.poll()
+        poller.register(self.wake_r, select.POLLIN)
+        poller.register(self.connection.fileno(), _IN)
+        deadline: float | None = None
+        second = False
+        handled_stops = 0
+        heard_at = time.monotonic()
+        pending = self.link.leftover
+        while True:
+            if pending:
+                for at, record in enumerate(records := self.reader.feed(pending)):
+                    outcome = self._record(record)
+                    if isinstance(outcome, bytes):  # COPY: what follows it is the byte stream
+                        rest = b"".join(records[at + 1 :]) + self.reader.held
+                        return outcome + rest
+                    if outcome is not None:
+                        return outcome
+                pending = b""
+            wake_at = deadline
+            if self.silence_s_max is not None:
+                wake_at = min(wake_at or float("inf"), heard_at + self.silence_s_max)
+            timeout_ms = None if wake_at is None else max(0, int((wake_at - time.monotonic()) * 1000) + 1)
+            ready = dict(poller.poll(timeout_ms))
+            now = time.monotonic()
+            if self.wake_r in ready:
+                drain_pipe(self.wake_r)
+                while handled_stops < len(self.stops):
+                    stop = self.stops[handled_stops]
+                    handled_stops += 1
+                    self._send_stop(stop)
+                    if deadline is None:
+                        log.info("%s: the daemon's session stops as a standalone server does", stop)
+                        deadline = now + STOP_GRACE_S
+                    elif not second:
+                        log.info("second stop request (%s): the daemon's session returns at once", stop)
+                        second = True
+                        deadline = min(deadline, now + SECOND_STOP_WAIT_S)
+            if self.connection.fileno() in ready:
+                try:
+                    data = self.connection.recv(4096)
+                except BlockingIOError:
+                    data = None
+                except ConnectionResetError:
+                    return _daemon_lost(self.link, "reset the connection")
+                except OSError as exc:
+                    return _daemon_lost(self.link, f"failed ({exc.strerror or exc})")
+                if data is not None:
+                    if not data:
+                        if self.reader.held:
+                            log.warning("the daemon closed inside a control record (%r)", self.reader.held)
+                        return _daemon_lost(self.link, "closed the connection")
+                    heard_at = now
+                    pending = data
+                    continue
+            if deadline is not None and now >= deadline:
+                log.error(
+                    "the daemon did not say how the session ended within %.0f s of the %s stop request; "
+                    "answers not yet delivered may be lost. Daemon log: %s",
+                    (SECOND_STOP_WAIT_S if second else STOP_GRACE_S),
+                    "second" if second else "first",
+                    self.link.hello.log,
+                )
+                return 1
+            if self.silence_s_max is not None and now - heard_at >= self.silence_s_max:
+                return _daemon_silent(self.link, now - heard_at)
+
+    def _record(self, record: bytes) -> int | bytes | None:
+        """What one control record means: an exit code, COPY (b""), or nothing (go on)."""
+        if record == HEARTBEAT:
+            self.beats += 1
+            return None
+        if record == COPY_RECORD:
+            log.warning("meshd (pid %d) could not take the client's descriptors: copying bytes", self.link.hello.pid)
+            return b""
+        ended = parse_exit_record(record)
+        if ended is None:
+            log.warning("unknown control record from the daemon dropped: %r", record[:CONTROL_BYTES_MAX])
+            return None
+        code, stopping = ended
+        if stopping:  # the daemon stopped, not the client: as when it closed a copied session
+            return _daemon_lost(self.link, "stopped", answered=code == 0)
+        if code != 0:
+            log.error(
+                "the session ended with answers lost (a call that ignored its cancellation, or a client that "
+                "did not read its answers); exit 1. Daemon log: %s",
+                self.link.hello.log,
+            )
+        return code
+
+    def _send_stop(self, reason: str) -> None:
+        try:
+            self.connection.send(stop_record(reason))
+        except OSError as exc:  # gone: its end comes through the read side
+            log.info("cannot pass %s to the daemon (%s)", reason, exc)
 
 
 class _Relay:

@@ -17,6 +17,16 @@ session's slow tool never holds up another's) and a session id ``meshd-<pid>-<n>
 With ``heartbeat_s``, each pump writes ``HEARTBEAT`` between frames when its connection has been
 quiet that long: the proxy's proof that the daemon still runs (``mesh/sockets.py``).
 
+**Descriptors** (a hello with ``fds``). The connection's first bytes decide what it is: the
+session's thread waits for them (writing heartbeats meanwhile, and giving way to a stop request).
+``FDS_RECORD`` with two descriptors attached (``SCM_RIGHTS``: the client's own stdin and stdout,
+passed by its proxy) makes the pump read and write those, with no process between the client
+and the session; the socket is then the session's control channel: its heartbeats go there, a
+stop record from the proxy is the stop request the stdio driver makes on SIGTERM, the channel's
+end (the proxy gone) returns at once, and the session's exit code goes back in
+``exit_record`` before the daemon closes its copies of the client's descriptors. Anything else is
+a byte-stream session (an older proxy, the HTTP server), those bytes its first input.
+
 The idle deadline may be any length (days, or infinite): ``poll`` waits at most ``POLL_SLICE_S``
 at a time, so no timeout overflows it.
 
@@ -42,7 +52,16 @@ from typing import Final
 
 from ..audit import AuditLog
 from ..protocol import ServerSession, SessionConfig
-from ..sockets import END_MARKER, HEARTBEAT, peer_uid
+from ..sockets import (
+    COPY_RECORD,
+    END_MARKER,
+    FDS_RECORD,
+    HEARTBEAT,
+    STOP_RECORD,
+    ControlReader,
+    exit_record,
+    peer_uid,
+)
 from ..tools import Registry
 from ._client_log import install as install_client_log
 from ._pump import FLUSH_S_MAX, ConnectionPump
@@ -61,6 +80,12 @@ ACCEPT_RETRY_S: Final = 0.1
 #: Connections served at once; one more is told so in its hello and closed (its proxy then
 #: serves standalone): each session holds a thread, up to four workers and its buffers.
 SESSIONS_MAX: Final = 256
+#: The longest first message read before a connection's mode is known (a byte-stream session's
+#: first bytes go on to its session).
+FIRST_READ_BYTES: Final = 64 * 1024
+#: The descriptors a proxy passes: the client's stdin and stdout.
+PASSED_FDS: Final = 2
+_MSG_CMSG_CLOEXEC: Final = getattr(socket, "MSG_CMSG_CLOEXEC", 0)
 #: The longest single wait of the accept loop: a long idle deadline is waited for in slices
 #: (``poll`` takes at most 2**31 - 1 ms, about 24.8 days).
 POLL_SLICE_S: Final = 3600.0
@@ -82,11 +107,13 @@ class Daemon:
         allowed_uid: int | None = None,
         sessions_max: int = SESSIONS_MAX,
         heartbeat_s: float = 0.0,
+        accept_fds: bool = True,
     ) -> None:
         """``hello(sessions, refused)`` makes the hello line (``sessions``: open connections, this
         one included; ``refused``: why this connection is not served, "" when it is);
         ``idle_exit_s`` 0 never exits for idleness (nor does an infinite one); ``allowed_uid``
-        defaults to ours; ``heartbeat_s`` 0 writes no heartbeat (the hello must say the same)."""
+        defaults to ours; ``heartbeat_s`` 0 writes no heartbeat (the hello must say the same);
+        ``accept_fds`` takes a proxy's descriptors (the hello must say the same)."""
         self._listener = listener
         self._registry = registry
         self._workspace = workspace
@@ -99,6 +126,7 @@ class Daemon:
         self._allowed_uid = os.getuid() if allowed_uid is None else allowed_uid
         self._sessions_max = sessions_max
         self._heartbeat_s = heartbeat_s
+        self._accept_fds = accept_fds
         #: The daemon's warnings and errors, for every session that asks for them (the index's too).
         self._client_log = install_client_log()
         self._wake_r, self._wake_w = wake_pipe()
@@ -110,6 +138,8 @@ class Daemon:
         #: Connections served so far, and refused for their uid (for logs and tests).
         self.accepted = 0
         self.refused = 0
+        #: Sessions served on a client's own descriptors so far (for logs and tests).
+        self.passed = 0
 
     @property
     def wake_fd(self) -> int:
@@ -237,9 +267,19 @@ class Daemon:
     def _serve(
         self, number: int, pump: ConnectionPump, pool: WorkerPool, connection: socket.socket, out_fd: int
     ) -> None:
+        client_fds: list[int] = []
         try:
+            if self._accept_fds:
+                client_fds = self._first_message(pump, connection)
             code = pump.run()
-            if pump.drained:  # every answer written: say so, or the proxy takes the close for a death
+            if client_fds:  # the control channel: the session's end and its code
+                for fd in client_fds:  # first: once its proxy exits, the client's stdout is closed
+                    os.close(fd)
+                client_fds = []
+                connection.setblocking(True)
+                connection.settimeout(FLUSH_S_MAX)
+                connection.sendall(exit_record(code, stopping=bool(self._stops)))
+            elif pump.drained:  # every answer written: say so, or the proxy takes the close for a death
                 connection.setblocking(True)
                 connection.settimeout(FLUSH_S_MAX)
                 connection.sendall(END_MARKER)
@@ -252,13 +292,92 @@ class Daemon:
         finally:
             pump.close()
             pool.shutdown()
-            os.close(out_fd)
+            for fd in (out_fd, *client_fds):
+                os.close(fd)
             connection.close()
             with self._lock:
                 del self._pumps[number]
                 left = len(self._pumps)
             self._wake()
         log.info("%s: closed (exit %d, %d open)", pump.name, code, left)
+
+    def _first_message(self, pump: ConnectionPump, connection: socket.socket) -> list[int]:
+        """Wait for the connection's first bytes and set ``pump`` up for what they are: the
+        client's descriptors (returned: the caller closes them), else a byte stream (``[]``).
+
+        Heartbeats go out while it waits (an idle HTTP keep-alive connection may say nothing for
+        hours); a stop request ends the wait, the pump then serving the byte stream it was made
+        for (it stops at once: nothing was read)."""
+        poller = select.poll()
+        poller.register(connection.fileno(), select.POLLIN)
+        poller.register(pump.wake_read_fd, select.POLLIN)
+        beat_at = time.monotonic()
+        while True:
+            timeout_ms = None
+            if self._heartbeat_s > 0:
+                timeout_ms = max(0, int((beat_at + self._heartbeat_s - time.monotonic()) * 1000) + 1)
+            ready = dict(poller.poll(timeout_ms))
+            if pump.wake_read_fd in ready:
+                return []
+            if connection.fileno() in ready:
+                try:
+                    data, fds, flags, _ = socket.recv_fds(connection, FIRST_READ_BYTES, PASSED_FDS, _MSG_CMSG_CLOEXEC)
+                except BlockingIOError:
+                    continue
+                except OSError:
+                    return []  # the pump reads the same error, as EOF
+                break
+            now = time.monotonic()
+            if self._heartbeat_s > 0 and now >= beat_at + self._heartbeat_s:
+                beat_at = now
+                try:
+                    connection.send(HEARTBEAT)
+                except OSError:
+                    pass  # gone or not reading: the pump finds out
+        if not data.startswith(FDS_RECORD):
+            for fd in fds:  # descriptors nobody announced: not ours to keep
+                os.close(fd)
+            pump.preload(data)  # a byte-stream session's first bytes (b"": EOF, read again)
+            return []
+        rest = data[len(FDS_RECORD) :]
+        if len(fds) != PASSED_FDS or flags & socket.MSG_CTRUNC:
+            for fd in fds:
+                os.close(fd)
+            log.warning(
+                "%s: the proxy's descriptors did not arrive (%d of %d; out of descriptors?): copying bytes instead",
+                pump.name, len(fds), PASSED_FDS,
+            )  # fmt: skip
+            connection.setblocking(True)
+            connection.settimeout(HELLO_SEND_S)
+            connection.sendall(COPY_RECORD)
+            connection.setblocking(False)
+            pump.preload(rest)
+            return []
+        in_fd, client_out = fds
+        if not os.isatty(client_out):
+            os.set_blocking(client_out, False)  # the client's stdout: the proxy made it so already
+        reader = ControlReader()
+
+        def on_control(chunk: bytes) -> None:
+            if not chunk:  # the proxy is gone (killed, or it gave up): nobody waits for this session
+                log.info("%s: the proxy left; dropping the session at once", pump.name)
+                pump.request_stop("the proxy left")
+                pump.request_stop("the proxy left")  # a second stop: at once
+                return
+            for record in reader.feed(chunk):
+                if record.startswith(STOP_RECORD) and record.endswith(b"\n"):
+                    reason = record[len(STOP_RECORD) :].strip().decode("ascii", "replace") or "stop"
+                    pump.request_stop(f"{reason} to the proxy")
+                else:
+                    log.warning("%s: unknown control record from the proxy dropped: %r", pump.name, record)
+
+        pump.rebind(in_fd=in_fd, out_fd=client_out, control_fd=connection.fileno(), on_control=on_control)
+        if rest:
+            on_control(rest)
+        with self._lock:
+            self.passed += 1
+        log.info("%s: serving the client's own descriptors", pump.name)
+        return [in_fd, client_out]
 
     # --- stopping ----------------------------------------------------------------------------
 

@@ -585,20 +585,31 @@ def test_a_planted_lock_symlink_is_refused_and_its_target_kept_INV_SOCK_3(site: 
 
 @pytest.mark.journey
 def test_a_stopped_daemon_ends_its_proxy_with_1_naming_the_cause_INV_PROXY_3(site: Site) -> None:
-    """INV-PROXY-3, end to end: SIGSTOP the daemon mid-call; the proxy ran on 15 s after EOF."""
+    """INV-PROXY-3, end to end: SIGSTOP the daemon mid-call; the proxy ran on 15 s after EOF.
+
+    The daemon holds the client's stdout (the proxy passed it): the client's pipe closes once the
+    daemon resumes, when it finds the proxy gone and drops the session at once, writing nothing."""
     server = site.proxy(MESH_DAEMON_HEARTBEAT_S="0.1")
-    assert server.stdin is not None and server.stdout is not None
+    assert server.stdin is not None and server.stdout is not None and server.stderr is not None
     server.stdin.write(handshake())
     server.stdin.flush()
     assert json.loads(server.stdout.readline())["id"] == 1
     pid = site.daemon_pid()
     os.kill(pid, signal.SIGSTOP)
     started = time.monotonic()
-    out, err = communicate(server, call(2, "sleep", {"ms": 100}))
-    assert server.returncode == 1 and out == b""
+    server.stdin.write(call(2, "sleep", {"ms": 100}))
+    server.stdin.close()
+    try:
+        assert server.wait(TIMEOUT_S) == 1
+    finally:
+        os.kill(pid, signal.SIGCONT)
     assert time.monotonic() - started < 10
+    err = server.stderr.read().decode(errors="replace")  # the proxy's own: the daemon never had it
     assert f"meshd (pid {pid}) is stopped" in err and "meshd.log" in err
     assert "not even its heartbeat" in err
+    resumed = time.monotonic()
+    assert server.stdout.read() == b""  # EOF once the daemon, resumed, let go of it; no answer
+    assert time.monotonic() - resumed < 5
 
 
 @pytest.mark.journey

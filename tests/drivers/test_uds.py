@@ -18,7 +18,17 @@ import pytest
 
 from mesh.drivers.uds import Daemon
 from mesh.protocol import SessionConfig
-from mesh.sockets import END_MARKER, Hello, read_hello
+from mesh.sockets import (
+    COPY_RECORD,
+    END_MARKER,
+    FDS_RECORD,
+    HEARTBEAT,
+    ControlReader,
+    Hello,
+    exit_record,
+    read_hello,
+    stop_record,
+)
 from mesh.tools import Registry, load_plugins
 from tests.support.memory import initialize, notification, request
 
@@ -228,8 +238,6 @@ def test_out_of_descriptors_refuses_the_new_connection_and_keeps_serving(running
 def test_a_quiet_connection_gets_the_heartbeat_and_none_without_one(running: Any) -> None:
     """With ``heartbeat_s`` every session's loop writes HEARTBEAT between frames while it is quiet
     (a slow call running too); without it, the stream holds frames only."""
-    from mesh.sockets import HEARTBEAT
-
     beating = running(heartbeat_s=0.05)
     client, _ = beating.connect()
     client.sendall(call(1, "sleep", {"ms": 300}))  # not initialized: answered at once with an error
@@ -242,3 +250,146 @@ def test_a_quiet_connection_gets_the_heartbeat_and_none_without_one(running: Any
     time.sleep(0.2)
     client.shutdown(socket.SHUT_WR)
     assert _rest(client) == END_MARKER
+
+
+# --- a client's own descriptors, passed as the proxy passes them -------------------------------------
+
+
+class Passed:
+    """A client whose stdin and stdout pipes are handed to the daemon (``SCM_RIGHTS``), as the
+    proxy does; the socket then carries control records only."""
+
+    def __init__(self, daemon: Running, *, descriptors: bool = True) -> None:
+        self.sock, self.hello = daemon.connect()
+        in_r, self.in_w = os.pipe()
+        self.out_r, out_w = os.pipe()
+        socket.send_fds(self.sock, [FDS_RECORD], [in_r, out_w] if descriptors else [])
+        os.close(in_r)
+        os.close(out_w)  # the daemon's copies are the only writers left: its close is the client's EOF
+
+    def send(self, data: bytes) -> None:
+        os.write(self.in_w, data)
+
+    def answers(self, count: int) -> list[dict[str, Any]]:
+        received = b""
+        while received.count(b"\n") < count:
+            chunk = os.read(self.out_r, 65536)
+            assert chunk, f"the client's stdout closed after {received!r}"
+            received += chunk
+        return [json.loads(line) for line in received.splitlines()]
+
+    def output_rest(self) -> bytes:
+        received = b""
+        while chunk := os.read(self.out_r, 65536):
+            received += chunk
+        return received
+
+    def close(self) -> None:
+        for fd in (self.in_w, self.out_r):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        self.sock.close()
+
+
+def control_records(received: bytes) -> list[bytes]:
+    return ControlReader().feed(received)
+
+
+def test_the_clients_own_descriptors_are_served_and_the_socket_carries_control_only(running: Any) -> None:
+    """INV-PROXY-4: the session reads the client's stdin and writes its stdout itself; the socket gets the
+    heartbeats and, at the end, the exit code (0: EOF, everything answered)."""
+    daemon = running(heartbeat_s=0.05)
+    client = Passed(daemon)
+    try:
+        client.send(initialize(request_id=1) + notification("notifications/initialized") + call(2, "echo", {"text": "hi"}))
+        first, second = client.answers(2)
+        assert first["id"] == 1 and second["result"]["content"][0]["text"] == "hi"
+        time.sleep(0.2)
+        os.close(client.in_w)  # the client's EOF, seen by the daemon on the pipe itself
+        assert client.output_rest() == b""
+        records = control_records(_rest(client.sock))
+        assert records[-1] == exit_record(0) and set(records[:-1]) == {HEARTBEAT} and len(records) >= 3
+        assert daemon.daemon.passed == 1
+    finally:
+        client.close()
+
+
+def test_a_stop_record_is_the_stdio_drivers_stop_request(running: Any) -> None:
+    """SIGTERM to the proxy, through the control channel: the running call is cancelled and
+    answered, and the session's code (0: nothing lost) comes back."""
+    daemon = running(shutdown_grace_s=5.0)
+    client = Passed(daemon)
+    try:
+        client.send(initialize(request_id=1) + notification("notifications/initialized") + call(2, "sleep", {"ms": 30_000}))
+        client.answers(1)
+        time.sleep(0.2)
+        started = time.monotonic()
+        client.sock.sendall(stop_record("SIGTERM"))
+        (answer,) = client.answers(1)
+        assert answer["id"] == 2 and answer["result"]["content"][0]["text"] == "cancelled"
+        assert control_records(_rest(client.sock)) == [exit_record(0)]
+        assert time.monotonic() - started < 5.0
+        assert client.output_rest() == b""
+    finally:
+        client.close()
+
+
+def test_the_proxy_gone_drops_its_session_at_once_and_closes_the_clients_descriptors(running: Any) -> None:
+    """INV-PROXY-4: the control channel's end (the proxy killed): nobody waits for the session; the daemon lets
+    go of the client's pipes at once (the client sees EOF) and serves the others."""
+    daemon = running(shutdown_grace_s=5.0)
+    client = Passed(daemon)
+    other, _ = daemon.connect()
+    try:
+        client.send(initialize(request_id=1) + notification("notifications/initialized") + call(2, "sleep", {"ms": 30_000}))
+        client.answers(1)
+        started = time.monotonic()
+        client.sock.close()
+        assert client.output_rest() == b""  # EOF: the daemon closed its copy of the client's stdout
+        assert time.monotonic() - started < 3.0
+        other.sendall(request(1, "ping"))
+        assert answers(other, 1) == [{"id": 1, "jsonrpc": "2.0", "result": {}}]
+    finally:
+        client.close()
+        other.close()
+
+
+def test_a_daemon_stopping_says_so_in_the_exit_record(running: Any) -> None:
+    daemon = running(shutdown_grace_s=5.0)
+    client = Passed(daemon)
+    try:
+        client.send(initialize(request_id=1) + notification("notifications/initialized") + call(2, "sleep", {"ms": 30_000}))
+        client.answers(1)
+        time.sleep(0.2)
+        assert daemon.stop() == 0
+        (answer,) = client.answers(1)
+        assert answer["result"]["content"][0]["text"] == "cancelled"
+        assert control_records(_rest(client.sock)) == [exit_record(0, stopping=True)]
+    finally:
+        client.close()
+
+
+def test_a_descriptor_record_without_descriptors_is_answered_copy_and_served_as_bytes(running: Any) -> None:
+    daemon = running()
+    client = Passed(daemon, descriptors=False)
+    try:
+        assert client.sock.recv(len(COPY_RECORD)) == COPY_RECORD
+        client.sock.sendall(request(1, "ping"))
+        assert answers(client.sock, 1) == [{"id": 1, "jsonrpc": "2.0", "result": {}}]
+        client.sock.shutdown(socket.SHUT_WR)
+        assert _rest(client.sock) == END_MARKER
+        assert daemon.daemon.passed == 0
+    finally:
+        client.close()
+
+
+def test_a_stop_before_a_connection_said_anything_ends_it_as_a_drained_byte_stream(running: Any) -> None:
+    """Its mode is not known yet (an HTTP keep-alive connection says nothing for hours): the stop
+    ends the wait, and the session ends as a byte stream with nothing lost."""
+    daemon = running()
+    client, _ = daemon.connect()
+    time.sleep(0.1)
+    started = time.monotonic()
+    assert daemon.stop() == 0
+    assert _rest(client) == END_MARKER
+    assert time.monotonic() - started < 3.0

@@ -30,6 +30,7 @@ from mesh.sockets import END_MARKER, Hello, lock_path, socket_path
 from mesh.workspace import cache_dir
 
 from .conftest import (
+    NOISY_TOOLS,
     REPO_ROOT,
     TEST_TOOLS,
     LiveServer,
@@ -156,7 +157,8 @@ def wait_gone(pid: int, timeout_s: float = EXIT_TIMEOUT_S) -> bool:
 
 
 def test_the_proxy_adds_no_bytes_the_same_session_answers_as_standalone_does_INV_PROXY_1(setup: Setup) -> None:
-    """INV-PROXY-1: the same script, standalone and through the daemon: the same frames."""
+    """INV-PROXY-1, INV-PROXY-4: the same script, standalone and through the daemon (the client's
+    descriptors passed, and bytes copied as for a daemon that takes none): the same frames."""
     script = session(
         request(2, "tools/list"),
         call(3, "smart_search", SEARCH),
@@ -167,7 +169,9 @@ def test_the_proxy_adds_no_bytes_the_same_session_answers_as_standalone_does_INV
     )
     standalone = setup.run(script, "--standalone")
     proxied = setup.run(script)
-    assert standalone.returncode == proxied.returncode == 0, proxied.stderr.decode()
+    copied = setup.run(script, MESH_PROXY_FDS="0")
+    assert standalone.returncode == proxied.returncode == copied.returncode == 0, proxied.stderr.decode()
+    assert sorted(copied.stdout.splitlines(keepends=True)) == sorted(standalone.stdout.splitlines(keepends=True))
     # Byte for byte, line by line: the proxy adds and drops nothing (tool calls run concurrently,
     # so their answers may come in another order in either run).
     assert sorted(proxied.stdout.splitlines(keepends=True)) == sorted(standalone.stdout.splitlines(keepends=True))
@@ -340,13 +344,99 @@ def test_a_bad_plugin_is_still_a_usage_error_through_the_proxy(setup: Setup) -> 
     assert result.returncode == 2 and b"MESH_TOOL_PLUGINS" in result.stderr and result.stdout == b""
 
 
-def test_sigterm_to_the_proxy_waits_for_the_answers_in_flight(setup: Setup) -> None:
+#: Stop scenarios driven the same way into ``--standalone`` and the proxy: the frames sent, the
+#: answer ids to wait for before the signals, and how many SIGTERMs.
+STOPS: Final = {
+    "a call in flight": ((call(2, "sleep", {"ms": 30_000}),), (1,), 1),
+    "nothing in flight": ((request(2, "ping"),), (1, 2), 1),
+    "a call ignoring its cancellation": ((call(2, "stubborn", {"ms": 30_000}), request(3, "ping")), (1, 3), 1),
+    "a second signal": ((call(2, "stubborn", {"ms": 30_000}), request(3, "ping")), (1, 3), 2),
+}
+
+
+def _stopped(
+    server: LiveServer, frames: tuple[bytes, ...], wait_for: tuple[int, ...], signals: int
+) -> tuple[int, dict[int, str], float]:
+    """Drive one stop scenario: its exit code, every answer's text (or "ok"), and the seconds
+    from the first signal to the exit."""
+    server.send(session(*frames))
+    for request_id in wait_for:
+        server.receive_id(request_id)
+    time.sleep(0.3)  # the call has started
+    started = time.monotonic()
+    for number in range(signals):
+        if number:
+            time.sleep(0.3)
+        server.process.send_signal(signal.SIGTERM)
+    code = server.wait(EXIT_TIMEOUT_S)
+    elapsed = time.monotonic() - started
+    texts = {}
+    for answer in server.transcript().singles:
+        texts[answer["id"]] = tool_text(answer) if "content" in answer.get("result", {}) else "ok"
+    return code, texts, elapsed
+
+
+@pytest.mark.parametrize("scenario", list(STOPS))
+def test_sigterm_to_the_proxy_does_exactly_what_it_does_to_a_standalone_server_INV_PROXY_2(
+    setup: Setup, scenario: str
+) -> None:
+    """INV-PROXY-2, INV-DRAIN-5: the proxy passes each signal to its session in the daemon (the
+    stdio driver's stop request: input ends, running calls are cancelled, 5 s of grace, a second
+    signal at once), and exits with the code the standalone server exits with, the same answers
+    written (it used to end its input only: a running call ran to its end)."""
+    frames, wait_for, signals = STOPS[scenario]
+    plugins = {"MESH_TOOL_PLUGINS": f"{TEST_TOOLS},{NOISY_TOOLS}"}
+    alone = _stopped(setup.proxy("--standalone", **plugins), frames, wait_for, signals)
+    proxied_server = setup.proxy(**plugins)
+    proxied = _stopped(proxied_server, frames, wait_for, signals)
+    assert proxied[:2] == alone[:2], proxied_server.stderr
+    assert "standalone" not in proxied_server.stderr
+    assert abs(proxied[2] - alone[2]) < 2.0  # 5 s of grace for both, or at once for both
+    if alone[0] == 1:
+        assert "lost" in proxied_server.stderr and "Daemon log" in proxied_server.stderr
+
+
+def test_the_proxy_passes_the_clients_descriptors_and_copies_no_byte_INV_PROXY_4(setup: Setup) -> None:
+    """INV-PROXY-4: the daemon reads and writes the client's own pipes: with the proxy stopped (SIGSTOP) the
+    session goes on, and the proxy's own reads and writes (``/proc/<pid>/io``) stay far below the
+    bytes the client exchanged."""
     server = setup.proxy()
-    server.send(session(call(2, "sleep", {"ms": 1000})))
+    server.send(session())
     server.receive_id(1)
-    server.process.send_signal(signal.SIGTERM)
-    assert tool_text(server.receive_id(2)) == "slept 1000 ms"
+    before = _io(server.pid)
+    server.process.send_signal(signal.SIGSTOP)
+    try:
+        big = "x" * 20_000  # within the 48 KB answer bound
+        for number in range(2, 12):
+            server.send(call(number, "echo", {"text": big}))
+            assert tool_text(server.receive_id(number)) == big  # answered while the proxy is stopped
+    finally:
+        server.process.send_signal(signal.SIGCONT)
+    after = _io(server.pid)
+    assert after["rchar"] - before["rchar"] < 10_000 and after["wchar"] - before["wchar"] < 10_000  # vs 400 KB
+    server.close_stdin()
     assert server.wait(EXIT_TIMEOUT_S) == 0
+
+
+def _io(pid: int) -> dict[str, int]:
+    rows = Path(f"/proc/{pid}/io").read_text().splitlines()
+    return {name: int(value) for name, _, value in (row.partition(": ") for row in rows)}
+
+
+def test_a_proxy_killed_mid_session_frees_its_client_and_the_daemon_serves_on_INV_PROXY_4(setup: Setup) -> None:
+    """INV-PROXY-4: kill -9 of the proxy (its client's server, as far as the client knows) ends the session:
+    the daemon drops it at once, so the client's stdout closes as it would standalone."""
+    server = setup.proxy()
+    server.send(session(call(2, "sleep", {"ms": 30_000})))
+    server.receive_id(1)
+    pid = setup.daemon_pid()
+    started = time.monotonic()
+    server.process.kill()
+    server.wait(EXIT_TIMEOUT_S)  # returns once the client's stdout is closed (drained threads)
+    assert server.transcript().ids() == [1]
+    assert time.monotonic() - started < 5.0
+    after = setup.run(session(request(2, "ping")))
+    assert after.returncode == 0 and setup.daemon_pid() == pid
 
 
 # --- a daemon of another version, another uid ------------------------------------------------
@@ -379,6 +469,7 @@ def _fake_daemon(path: Path, hello: Hello, answer: bytes) -> threading.Thread:
 
 
 def test_a_daemon_of_another_version_gets_a_warning_naming_both(setup: Setup) -> None:
+    """INV-PROXY-4: its hello takes no descriptors (a daemon from before them): bytes are copied."""
     sock = setup.runtime / "custom.sock"
     hello = Hello("0.0.1-old", os.getpid(), str(FIXTURE), "/nowhere/meshd.log", (TEST_TOOLS,))
     answer = b'{"id":1,"jsonrpc":"2.0","result":{}}\n'
