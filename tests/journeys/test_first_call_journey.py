@@ -270,7 +270,8 @@ def test_a_staged_first_build_serves_search_from_its_text_before_the_facts(tmp_p
             assert "svc00/src/special.py" in text or how == "scan", text[:300]
             if how == "text":
                 waited = ask("dependents", {"target": "svc01"})
-                assert waited["isError"] is True and waited["content"][0]["text"].startswith("Still indexing the workspace: ")
+                # still indexing, unless the facts were committed between the two calls
+                assert not waited["isError"] or waited["content"][0]["text"].startswith("Still indexing the workspace: ")
             if how == "index":
                 break
             time.sleep(0.2)
