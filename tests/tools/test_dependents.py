@@ -470,3 +470,36 @@ def test_following_the_cursors_past_a_cut_shows_every_dependent_once(two_levels,
     assert [level for level, _ in listed] == ["1"] * 20 + ["2"] * 60  # the walked level first
     assert [level for level, _ in expected] != [level for level, _ in listed]  # a whole walk: by service first
     assert "80 dependents" in cut[-1] and "Level 1 comes first" in cut[-1] and "at least" not in cut[-1]
+
+
+def test_impact_matrix_cut_says_at_least_and_the_page_past_it_shows_the_whole_table(two_levels, monkeypatch) -> None:
+    """INV-TOOL-11 for ``impact_matrix``: a cut walk's table and verdict count the walked levels and
+    say "at least"; the cursor past them walks every level and shows the whole table again; every
+    dependent is shown once across the pages."""
+    from mesh.tools import _impact
+
+    def pages() -> list:
+        rendered, cursor = [], None
+        while True:
+            arguments = {"changes": ["core/lib.py"]} | ({"cursor": cursor} if cursor else {})
+            rendered.append(_impact.run(parse_args(_impact.Args, arguments)[0], view))
+            cursor = rendered[-1].result.page.next_cursor
+            if cursor is None:
+                return rendered
+
+    with view_of(two_levels) as view:
+        whole = pages()
+        monkeypatch.setattr("mesh.tools._impact.WALK_DEPENDENTS_MAX", 10)
+        monkeypatch.setattr("mesh.render._impact.WALK_DEPENDENTS_MAX", 10)
+        cut = pages()
+    first = cut[0]
+    assert first.result.cut == 1 and first.result.verdict.at_least and first.result.page.capped
+    assert "(at least: level 2 not walked yet)" in first.text
+    assert "the page from cursor `20` walks every level and shows the whole table" in first.text
+    assert all(row.transitive == 0 for row in first.result.rows)
+    past = next(page for page in cut if page.result.page.first == 20)
+    assert past.result.rows == whole[0].result.rows and past.result.verdict == whole[0].result.verdict
+    assert "Evidence (continued past level 1)" in past.text
+    listed = [(d.level, d.path) for page in cut for d in page.result.dependents]
+    expected = [(d.level, d.path) for page in whole for d in page.result.dependents]
+    assert len(listed) == len(set(listed)) == 80 and sorted(listed) == sorted(expected)
