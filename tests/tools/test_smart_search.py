@@ -242,3 +242,25 @@ def test_definitions_the_query_matches_come_first_even_in_files_read_last(view: 
     first = _search_pages(view, query="Order")[0].result
     assert first.unread > 0
     assert [(m.path, m.line) for m in first.matches[: len(definitions)]] == definitions
+
+
+@pytest.mark.parametrize(
+    ("query", "regex"),
+    [("Order", False), ("getorder", False), (r"^\s*def \w+", True), (r"Reserve|Release", True), ("zzz_nothing", False)],
+)
+def test_definitions_are_found_alike_through_the_kept_names_or_file_by_file(
+    view: View, monkeypatch, query: str, regex: bool
+) -> None:
+    """INV-SEARCH-3: past a few candidates the definitions are looked for in the snapshot's names
+    kept in memory; the files it finds, and so the answer, are those the file-by-file lookup finds."""
+    from mesh.index.query import _search
+
+    pattern, formula = _search.compile_query(query, regex=regex, case_sensitive=False)
+    ids = [row[0] for row in view.db.execute("SELECT id FROM files ORDER BY id")]
+    by_file = _search._defining_files(view.db, ids, pattern, formula.needles())
+    first_page = ask(view, query=query, mode="regex" if regex else "literal")
+    monkeypatch.setattr(_search, "_DEFS_BY_FILE_MAX", 0)
+    assert _search._defining_files(view.db, ids, pattern, formula.needles()) == by_file
+    assert _search._defining_files(view.db, ids, pattern, formula.needles()) == by_file  # kept, asked again
+    assert ask(view, query=query, mode="regex" if regex else "literal") == first_page
+    assert bool(by_file) == (query in ("Order", "getorder", "Reserve|Release"))  # no name holds "def "
