@@ -1357,7 +1357,8 @@ def find_dependents(
             fresh.setdefault(hit.path, (hit.service, hit.kind, set()))[2].add(hit.edge)
         for path in sorted(fresh):
             service, kind, edges = fresh[path]
-            found[path] = Dependent(path, service, kind, level, tuple(sorted(edges, key=Edge.order)))
+            ordered = tuple(edges) if len(edges) == 1 else tuple(sorted(edges, key=Edge.order))
+            found[path] = Dependent(path, service, kind, level, ordered)
         if level == depth or not fresh:
             break
         if budget is not None and len(found) > budget:
