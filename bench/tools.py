@@ -8,7 +8,7 @@ For each tree the index is built first (``mesh-mcp index``, not timed here; see 
 then one ``mesh-mcp mcp --workspace TREE`` is started over pipes and every call below is sent
 ``--rounds`` times, one at a time, timing request written -> answer read. Call arguments are
 drawn from the tree's own index with a fixed seed (identifiers for search, the most imported
-files for dependents, 20 files for impact_matrix, headings for doc_sections, RPCs for
+files for dependents, 20 files for impact_matrix and the two most imported alone, headings for doc_sections, RPCs for
 grpc_trace), so two runs on one tree send the same calls. ``rg`` runs the same literal and regex
 searches side by side (its whole output, ``--count-matches``). Results are printed as Markdown and
 written to bench/results/tools-<stamp>.json.
@@ -130,6 +130,7 @@ def calls_for(db: sqlite3.Connection, prng: random.Random) -> list[tuple[str, st
     files = [row[0] for row in db.execute("SELECT path FROM files WHERE kind IN ('code', 'proto') ORDER BY path")]
     if len(files) >= 20:
         calls.append(("impact_matrix 20 files", "impact_matrix", {"changes": prng.sample(files, 20)}))
+    calls += [("impact_matrix (most imported)", "impact_matrix", {"changes": [path]}) for path in imported[:2]]
     sections = [f"{path}#{section}" for path, section in db.execute(
         "SELECT f.path, s.section_id FROM sections s JOIN files f ON f.id = s.file_id ORDER BY 1, 2"
     )]  # fmt: skip
