@@ -273,7 +273,8 @@ def main() -> int:
     for result in results:
         print(f"\n### {result['tree']} ({result['files']:,} files)\n")
         if "before" in result:
-            print("| call | calls | before p50 ms | after p50 ms | before p99 ms | after p99 ms | isError before/after |")
+            print("| call | calls | before p50 ms | after p50 ms | before p99 ms | after p99 ms"
+                  " | isError before/after |")  # fmt: skip
             print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
             for label, row in result["tools"].items():
                 old = result["before"][label]
