@@ -252,7 +252,10 @@ def _names_of(db: sqlite3.Connection) -> _Names:
     built once a generation (a few hundred ms on 270,000 definitions), then a search finds the
     names holding a needle in about a millisecond instead of scanning the table."""
     path = next((row[2] for row in db.execute("PRAGMA database_list") if row[1] == "main"), "")
-    generation = db.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
+    try:
+        generation = db.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
+    except sqlite3.OperationalError:  # no meta table: nothing tells one generation from the next
+        generation, path = None, ""
     last = db.execute("SELECT max(rowid) FROM defs").fetchone()[0]
     key = (path, None if generation is None else generation[0], last)
     with _names_lock:
