@@ -8,10 +8,15 @@ For each tree the index is built first (``mesh-mcp index``, not timed here; see 
 then one ``mesh-mcp mcp --workspace TREE`` is started over pipes and every call below is sent
 ``--rounds`` times, one at a time, timing request written -> answer read. Call arguments are
 drawn from the tree's own index with a fixed seed (identifiers for search, the most imported
-files for dependents, 20 files for impact_matrix, headings for doc_sections, RPCs for
+files for dependents, 20 files for impact_matrix and the two most imported alone, headings for doc_sections, RPCs for
 grpc_trace), so two runs on one tree send the same calls. ``rg`` runs the same literal and regex
 searches side by side (its whole output, ``--count-matches``). Results are printed as Markdown and
 written to bench/results/tools-<stamp>.json.
+
+``--baseline DIR`` (another checkout of mesh-mcp, e.g. a worktree of main) runs a second server
+from that checkout, with its own cache (``--baseline-cache``, a copy of ``--cache`` made first),
+and sends every call to both, alternating one call each, so that "before" and "after" see the same
+machine at the same time: the answer's p50 and p99 are printed side by side.
 """
 
 from __future__ import annotations
@@ -125,6 +130,7 @@ def calls_for(db: sqlite3.Connection, prng: random.Random) -> list[tuple[str, st
     files = [row[0] for row in db.execute("SELECT path FROM files WHERE kind IN ('code', 'proto') ORDER BY path")]
     if len(files) >= 20:
         calls.append(("impact_matrix 20 files", "impact_matrix", {"changes": prng.sample(files, 20)}))
+    calls += [("impact_matrix (most imported)", "impact_matrix", {"changes": [path]}) for path in imported[:2]]
     sections = [f"{path}#{section}" for path, section in db.execute(
         "SELECT f.path, s.section_id FROM sections s JOIN files f ON f.id = s.file_id ORDER BY 1, 2"
     )]  # fmt: skip
@@ -165,28 +171,18 @@ def rg_time(tree: Path, pattern: str, *, literal: bool, rounds: int) -> float | 
     return statistics.median(times)
 
 
-def bench_tree(tree: Path, rounds: int, cache: Path, *, idle: bool = True) -> dict:
-    env = {**os.environ, "MESH_CACHE_DIR": str(cache), "PYTHONPATH": str(ROOT)}
-    subprocess.run([sys.executable, "-m", "mesh", "index", str(tree)], env=env, check=True, stdout=subprocess.DEVNULL)
-    db = sqlite3.connect(cache_dir(tree.resolve(), env) / "index.db")
-    calls = calls_for(db, random.Random(20261130))
-    files = db.execute("SELECT count(*) FROM files").fetchone()[0]
-    db.close()
+def start(tree: Path, env: dict[str, str], idle: bool) -> Server:
+    subprocess.run([sys.executable, "-m", "mesh", "index", str(tree)], env=env, check=True, stdout=subprocess.DEVNULL,
+                   cwd=tree)  # fmt: skip
     server = Server(tree, env)
-    try:
-        while server.call("smart_search", {"query": "x"})[1]["content"][0]["text"].startswith("Still indexing"):
-            time.sleep(0.2)
-        if idle:
-            wait_idle(server.process.pid)
-        per_call: list[list[float]] = [[] for _ in calls]
-        errors = [0] * len(calls)
-        for _ in range(rounds):
-            for number, (_, tool, arguments) in enumerate(calls):
-                elapsed, result = server.call(tool, arguments)
-                per_call[number].append(elapsed)
-                errors[number] += bool(result.get("isError"))
-    finally:
-        server.close()
+    while server.call("smart_search", {"query": "x"})[1]["content"][0]["text"].startswith("Still indexing"):
+        time.sleep(0.2)
+    if idle:
+        wait_idle(server.process.pid)
+    return server
+
+
+def summary(calls: list, per_call: list[list[float]], errors: list[int]) -> dict[str, dict]:
     rows: dict[str, dict] = {}
     for (label, _, _), values, failed in zip(calls, per_call, errors, strict=True):
         row = rows.setdefault(label, {"values": [], "errors": 0})
@@ -199,8 +195,40 @@ def bench_tree(tree: Path, rounds: int, cache: Path, *, idle: bool = True) -> di
             p50_ms=statistics.median(values) * 1000,
             p99_ms=values[min(len(values) - 1, int(len(values) * 0.99))] * 1000,
         )
+    return rows
+
+
+def bench_tree(
+    tree: Path, rounds: int, cache: Path, *, idle: bool = True, baseline: Path | None = None,
+    baseline_cache: Path | None = None,
+) -> dict:  # fmt: skip
+    env = {**os.environ, "MESH_CACHE_DIR": str(cache), "PYTHONPATH": str(ROOT)}
+    servers = {"after": env}
+    if baseline is not None:
+        assert baseline_cache is not None
+        servers = {"before": {**os.environ, "MESH_CACHE_DIR": str(baseline_cache), "PYTHONPATH": str(baseline)},
+                   "after": env}  # fmt: skip
+    running: dict[str, Server] = {}
+    try:
+        for name, server_env in servers.items():
+            running[name] = start(tree, server_env, idle)
+        db = sqlite3.connect(cache_dir(tree.resolve(), env) / "index.db")
+        calls = calls_for(db, random.Random(20261130))
+        files = db.execute("SELECT count(*) FROM files").fetchone()[0]
+        db.close()
+        per_call = {name: [[] for _ in calls] for name in running}
+        errors = {name: [0] * len(calls) for name in running}
+        for _ in range(rounds):
+            for number, (_, tool, arguments) in enumerate(calls):
+                for name, server in running.items():  # one call each, alternating
+                    elapsed, result = server.call(tool, arguments)
+                    per_call[name][number].append(elapsed)
+                    errors[name][number] += bool(result.get("isError"))
+    finally:
+        for server in running.values():
+            server.close()
     compare = []
-    for (label, _, arguments), values in zip(calls, per_call, strict=True):
+    for number, (label, _, arguments) in enumerate(calls):
         if label not in ("smart_search literal", "smart_search regex"):
             continue
         literal = label.endswith("literal")
@@ -208,10 +236,17 @@ def bench_tree(tree: Path, rounds: int, cache: Path, *, idle: bool = True) -> di
         compare.append({
             "query": arguments["query"],
             "literal": literal,
-            "mesh_ms": statistics.median(values) * 1000,
+            **{f"{name}_ms": statistics.median(per_call[name][number]) * 1000 for name in running},
+            "mesh_ms": statistics.median(per_call["after"][number]) * 1000,
             "rg_ms": None if rg is None else rg * 1000,
         })  # fmt: skip
-    return {"tree": str(tree), "files": files, "tools": rows, "rg": compare}
+    return {
+        "tree": str(tree),
+        "files": files,
+        "tools": summary(calls, per_call["after"], errors["after"]),
+        **({"before": summary(calls, per_call["before"], errors["before"])} if "before" in running else {}),
+        "rg": compare,
+    }
 
 
 def main() -> int:
@@ -221,11 +256,39 @@ def main() -> int:
     parser.add_argument("--cache", type=Path, help="reuse this cache folder (default: a fresh one)")
     parser.add_argument("--no-wait-idle", dest="wait_idle", action="store_false",
                         help="time the calls at once, while the server may still compare files with its index")  # fmt: skip
+    parser.add_argument("--baseline", type=Path, help="another checkout to time side by side (\"before\")")
+    parser.add_argument("--baseline-cache", type=Path, help="the baseline's cache folder (default: a copy of --cache)")
     args = parser.parse_args()
     cache = args.cache or Path(tempfile.mkdtemp(prefix="mesh-bench-tools-"))
-    results = [bench_tree(tree.resolve(), args.rounds, cache, idle=args.wait_idle) for tree in args.tree]
+    baseline_cache = args.baseline_cache
+    if args.baseline is not None and baseline_cache is None:
+        baseline_cache = Path(tempfile.mkdtemp(prefix="mesh-bench-baseline-")) / "cache"
+        if cache.exists():
+            shutil.copytree(cache, baseline_cache)
+    results = [
+        bench_tree(tree.resolve(), args.rounds, cache, idle=args.wait_idle, baseline=args.baseline,
+                   baseline_cache=baseline_cache)  # fmt: skip
+        for tree in args.tree
+    ]
     for result in results:
         print(f"\n### {result['tree']} ({result['files']:,} files)\n")
+        if "before" in result:
+            print("| call | calls | before p50 ms | after p50 ms | before p99 ms | after p99 ms"
+                  " | isError before/after |")  # fmt: skip
+            print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+            for label, row in result["tools"].items():
+                old = result["before"][label]
+                print(f"| {label} | {row['calls']} | {old['p50_ms']:.1f} | {row['p50_ms']:.1f} | {old['p99_ms']:.1f}"
+                      f" | {row['p99_ms']:.1f} | {old['errors']}/{row['errors']} |")  # fmt: skip
+            print("\n| search | before p50 ms | after p50 ms | rg p50 ms (all matches) | before / rg | after / rg |")
+            print("| --- | ---: | ---: | ---: | ---: | ---: |")
+            for row in result["rg"]:
+                rg = row["rg_ms"]
+                kind = "literal" if row["literal"] else "regex"
+                ratios = ["n/a", "n/a"] if not rg else [f"{row['before_ms'] / rg:.2f}", f"{row['after_ms'] / rg:.2f}"]
+                print(f"| `{row['query']}` ({kind}) | {row['before_ms']:.1f} | {row['after_ms']:.1f} |"
+                      f" {'n/a' if rg is None else f'{rg:.1f}'} | {ratios[0]} | {ratios[1]} |")  # fmt: skip
+            continue
         print("| call | calls | p50 ms | p99 ms | isError |\n| --- | ---: | ---: | ---: | ---: |")
         for label, row in result["tools"].items():
             print(f"| {label} | {row['calls']} | {row['p50_ms']:.1f} | {row['p99_ms']:.1f} | {row['errors']} |")

@@ -22,7 +22,17 @@ from typing import Final
 
 import attrs
 
-from ..index.query._graph import Carrier, Dependent, Edge, EdgeKind, Found, Location, Scope, Target
+from ..index.query._graph import (
+    WALK_DEPENDENTS_MAX,
+    Carrier,
+    Dependent,
+    Edge,
+    EdgeKind,
+    Found,
+    Location,
+    Scope,
+    Target,
+)
 from ._paging import Page, Paging, Rendered, code, footer_of, page_of
 from ._search import PAGE_BYTES
 
@@ -126,13 +136,22 @@ class DependentsResult:
     #: The scope as given (None for none), and the dependents outside it.
     scope: str | None
     outside_scope: int
-    #: Every dependent in scope, by level and by service.
+    #: Every dependent in scope, by level and by service (of the levels walked: see ``cut``).
     total: int
     levels: list[LevelCount]
     services: list[ServiceDependents]
-    #: This page's dependents, sorted by service, level and path.
+    #: This page's dependents, sorted by service, level and path (after a cut, the walked levels'
+    #: dependents first: see ``cut``).
     dependents: list[DependentFacts]
     page: Page
+    #: None when every level up to ``depth`` was walked before this page. Else the level the walk
+    #: stopped after (it had found more than enough for a page): the counts are those of levels 1 to
+    #: ``cut``, ``total`` a lower bound (``page.capped``); the deeper levels follow them, from the
+    #: cursor ``total``, which walks them.
+    cut: int | None = None
+    #: On a page past a cut: the level the first pages were cut after; its dependents and those of
+    #: the levels before come first in this order, then the others (by service, level and path).
+    ordered_cut: int | None = None
 
 
 def render_dependents(
@@ -167,9 +186,11 @@ def compose_dependents(
     if total:
         page, shown = page_by_service(shown_set, offset=offset, used=len(head.encode()), page_bytes=page_bytes)
     end = offset + shown
+    more = end < total or (found.cut is not None and total > 0)  # a cut walk: the deeper levels follow
     paging = Paging(
-        shown=shown, total=total, noun="dependents", next_cursor=str(end) if end < total else None, first=offset
-    )
+        shown=shown, total=total, noun="dependents", next_cursor=str(end) if more else None,
+        capped=found.cut is not None, first=offset,
+    )  # fmt: skip
     facts = page_of(paging, tool=TOOL, arguments=arguments, paths=[d.path for d in shown_set])
     levels = Counter(d.level for d in shown_set)
     result = DependentsResult(
@@ -182,6 +203,8 @@ def compose_dependents(
         services=service_counts(shown_set),
         dependents=[dependent_facts(d) for d in shown_set[offset:end]],
         page=facts,
+        cut=found.cut,
+        ordered_cut=found.ordered_cut,
     )
     if total == 0:
         return Rendered(head, result)
@@ -248,7 +271,21 @@ def _summary(found: Found, dependents: Sequence[Dependent], scope: Scope | None)
         where = ""
     levels = Counter(d.level for d in dependents)
     by_level = ", ".join(f"{levels[level]} at level {level}" for level in sorted(levels))
-    return f"\n{_counted(dependents)}{where} {within}: {by_level}.\n"
+    if found.cut is not None:
+        deeper = f"level {found.depth}" if found.cut + 1 == found.depth else f"levels {found.cut + 1}-{found.depth}"
+        return (
+            f"\nAt least {_counted(dependents)}{where} {within}: {by_level}; {deeper} not walked yet"
+            f" (the walk stops past {WALK_DEPENDENTS_MAX} dependents). They follow these, from cursor"
+            f" `{len(dependents)}`, which walks them.\n"
+        )
+    text = f"\n{_counted(dependents)}{where} {within}: {by_level}.\n"
+    if found.ordered_cut is not None:
+        first = "Level 1 comes" if found.ordered_cut == 1 else f"Levels 1-{found.ordered_cut} come"
+        text += (
+            f"{first} first (the first pages were answered before the deeper levels"
+            " were walked), then the deeper ones.\n"
+        )
+    return text
 
 
 def _counted(dependents: Sequence[Dependent]) -> str:
@@ -266,9 +303,13 @@ def _counted(dependents: Sequence[Dependent]) -> str:
 
 
 def _per_service(dependents: Sequence[Dependent]) -> dict[str, Counter[int]]:
+    pairs = Counter((dependent.service, dependent.level) for dependent in dependents)
     counts: dict[str, Counter[int]] = {}
-    for dependent in dependents:
-        counts.setdefault(dependent.service, Counter())[dependent.level] += 1
+    for dependent in dependents:  # services in the order of the dependents, as the headings come
+        if dependent.service not in counts:
+            counts[dependent.service] = Counter()
+    for (service, level), count in sorted(pairs.items()):
+        counts[service][level] = count
     return counts
 
 

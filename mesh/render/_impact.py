@@ -20,7 +20,7 @@ from typing import Final
 
 import attrs
 
-from ..index.query._graph import Found, Impact, ImpactRow
+from ..index.query._graph import WALK_DEPENDENTS_MAX, Found, Impact, ImpactRow
 from ._dependents import (
     DependentFacts,
     ServiceDependents,
@@ -67,6 +67,8 @@ class ImpactVerdict:
     via_messaging: int
     #: The services counted in ``impacted``, by name.
     services: list[str]
+    #: The counts are lower bounds: the walk was cut (``ImpactResult.cut``).
+    at_least: bool = False
 
 
 @attrs.frozen
@@ -95,6 +97,13 @@ class ImpactResult:
     evidence: list[ServiceDependents]
     dependents: list[DependentFacts]
     page: Page
+    #: None when every level up to ``depth`` was walked before this page; else the level the walk
+    #: stopped after (INV-TOOL-11): the table, the verdict and the counts are those of the levels
+    #: walked (lower bounds), and the cursor ``page.total`` walks every level and shows the whole table.
+    cut: int | None = None
+    #: On a page past a cut: the level the first pages were cut after (its dependents and those of
+    #: the levels before come first in the evidence, then the others).
+    ordered_cut: int | None = None
 
 
 def render_impact(
@@ -143,12 +152,26 @@ def compose_impact(
     verdict = f"\n{impact.impacted} service{_s(impact.impacted)} impacted, {impact.via_grpc} via gRPC"
     verdict += f", {impact.via_http} via HTTP" if impact.via_http else ""
     verdict += f", {impact.via_messaging} via messaging" if impact.via_messaging else ""
+    cut_note = ""
+    if found.cut is not None:
+        deeper = f"level {found.depth}" if found.cut + 1 == found.depth else f"levels {found.cut + 1}-{found.depth}"
+        verdict += f" (at least: {deeper} not walked yet)"
+        cut_note = (
+            f"\nAt least: {deeper} not walked yet (the walk stops past {WALK_DEPENDENTS_MAX} dependents), so the"
+            f" table counts levels 1-{found.cut} only; the page from cursor `{total}` walks every level and shows"
+            " the whole table.\n"
+        )
     verdict += "\n"
+    # The whole table comes on the first page, and again on the first page past a cut walk's.
+    past_cut = found.ordered_cut is not None and offset == sum(1 for d in dependents if d.level <= found.ordered_cut)
     parts = [head]
-    if offset == 0:
+    if offset == 0 or past_cut:
         parts.append(_changes(found, missing))
         parts.append(_table(impact.rows))
-        if total:
+        parts.append(cut_note)
+        if past_cut:
+            parts.append(f"\n### Evidence (continued past level {found.ordered_cut})\n")
+        elif total:
             parts.append("\n### Evidence\n")
         else:
             parts.append("\nNothing depends on the change" + (" in this scope" if scope_text else "") + ".\n")
@@ -159,9 +182,11 @@ def compose_impact(
     parts += page
     parts.append(verdict)
     end = offset + shown
+    more = end < total or (found.cut is not None and total > 0)  # a cut walk: the deeper levels follow
     paging = Paging(
-        shown=shown, total=total, noun="dependents", next_cursor=str(end) if end < total else None, first=offset
-    )
+        shown=shown, total=total, noun="dependents", next_cursor=str(end) if more else None,
+        capped=found.cut is not None, first=offset,
+    )  # fmt: skip
     facts = page_of(paging, tool=TOOL, arguments=arguments, paths=[d.path for d in dependents])
     footer = footer_of(facts)
     result = ImpactResult(
@@ -182,10 +207,13 @@ def compose_impact(
             via_http=impact.via_http,
             via_messaging=impact.via_messaging,
             services=sorted({d.service for d in dependents if d.service}),
+            at_least=found.cut is not None,
         ),
         evidence=service_counts(dependents),
         dependents=[dependent_facts(d) for d in dependents[offset:end]],
         page=facts,
+        cut=found.cut,
+        ordered_cut=found.ordered_cut,
     )
     return Rendered("".join(parts) + ("\n" + footer if footer else ""), result)
 

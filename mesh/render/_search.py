@@ -18,12 +18,12 @@ service named like a folder) says which reading was taken and gives the call for
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Final, Literal
 
 import attrs
 
-from ..index.query._search import Found, LeftOut, Match, NotSearched
+from ..index.query._search import Found, LeftOut, Match, NotSearched, Ranked
 from ._paging import FollowUp, Page, Paging, Rendered, call_text, code, escape_controls, footer_of, page_of
 
 __all__ = ["PAGE_BYTES", "ScopeReading", "SearchResult", "compose_search", "render_search"]
@@ -128,6 +128,14 @@ class SearchResult:
     page: Page
     #: With ``context``: the lines around this page's matches, windows that touch merged.
     context: list[ContextBlock] = attrs.field(factory=list)
+    #: Candidate files (those the trigram index and the filters let through), and how many were
+    #: not read: reading stops once the page is known (INV-SEARCH-3); then ``total`` and ``files``
+    #: count what was read (``capped``), and ``estimate`` and ``estimate_files`` say about how many
+    #: matches and files all the candidates hold (the rates of the files read). 0 unread: exact.
+    candidates: int = 0
+    unread: int = 0
+    estimate: int = 0
+    estimate_files: int = 0
 
 
 @attrs.frozen
@@ -169,7 +177,7 @@ def render_search(
 
 
 def compose_search(
-    found: Found,
+    found: Found | Ranked,
     arguments: Mapping[str, object],
     *,
     offset: int = 0,
@@ -186,12 +194,13 @@ def compose_search(
     lines before and after it, windows of one file that touch merged into one block (``N:`` a
     matching line, ``N-`` a line around it, as ``grep -n -C`` writes them), all within the page."""
     query = str(arguments.get("query", ""))
-    total = len(found.matches)
     noun: Literal["matches", "definitions"] = "definitions" if symbols else "matches"
-    files = f"{found.files} file" + ("" if found.files == 1 else "s")
-    head = f"## {code(query)}: {total}{'+' if found.capped else ''} {noun} in {files}\n"
-    if scope is not None:
-        head += "\n" + _scope_line(scope, arguments)
+    lazy = found if isinstance(found, Ranked) else None
+    if lazy is not None:
+        lazy.at(offset)  # the first match of the page: whether there is one, and the head's counts so far
+        found = lazy.found()
+    head = _head(query, found, noun, scope, arguments)
+    total = len(found.matches)
     left = not_searched if not_searched is not None else NotSearched()
     note = _not_searched_note(left, symbols=symbols, nothing_found=total == 0)
     line_of = _symbol_line if symbols else _match_line
@@ -210,13 +219,17 @@ def compose_search(
     used = len(head.encode()) + len(note.encode())
     groups: dict[str, list[Match]] = {}
     page: list[Match] = []
-    for match in found.matches[offset:] if total else ():
+    for match in _from(lazy, found, offset) if total else ():
         cost = len(line_of(match).encode()) + (0 if match.path in groups else len(_title(match).encode()))
         if page and used + cost > page_bytes:
             break
         groups.setdefault(match.path, []).append(match)
         page.append(match)
         used += cost
+    if lazy is not None:  # read as far as the page (and the match after it): the counts of what was read
+        found = lazy.found()
+        head = _head(query, found, noun, scope, arguments)
+        total = len(found.matches)
     end = offset + len(page)
     paging = Paging(
         shown=len(page),
@@ -237,6 +250,10 @@ def compose_search(
         matches=[attrs.evolve(match, text=_shown_text(match, symbols)) for match in page],
         not_searched=_left_out_facts(left, nothing_found=total == 0),
         page=facts,
+        candidates=found.candidates,
+        unread=found.unread,
+        estimate=found.estimate,
+        estimate_files=found.estimate_files,
     )
     if total == 0:
         return Rendered(head + "\n" + _no_match(left, symbols) + (f"\n{note}" if note else ""), result)
@@ -254,6 +271,34 @@ def compose_search(
     result = attrs.evolve(result, context=blocks)
     footer = footer_of(facts)
     return Rendered("".join(parts) + (f"\n{note}" if note else "") + ("\n" + footer if footer else ""), result)
+
+
+def _head(
+    query: str, found: Found, noun: str, scope: ScopeReading | None, arguments: Mapping[str, object]
+) -> str:
+    """The title (the counts of what was read), what was not read yet, how a two-way scope was read."""
+    files = f"{found.files} file" + ("" if found.files == 1 else "s")
+    head = f"## {code(query)}: {len(found.matches)}{'+' if found.capped else ''} {noun} in {files}\n"
+    if found.unread:
+        head += (
+            f"\nAbout {found.estimate:,} {noun} in {found.estimate_files:,} files; {found.unread:,} of"
+            f" {found.candidates:,} candidate files not yet read (reading stopped once this page was known,"
+            " after the definitions; a later page reads further).\n"
+        )
+    if scope is not None:
+        head += "\n" + _scope_line(scope, arguments)
+    return head
+
+
+def _from(lazy: Ranked | None, found: Found, offset: int) -> Iterator[Match]:
+    """The ranked matches from ``offset``: those of ``found``, or read as far as they are taken."""
+    if lazy is None:
+        yield from found.matches[offset:]
+        return
+    index = offset
+    while (match := lazy.at(index)) is not None:
+        yield match
+        index += 1
 
 
 def _window_text(lines: list[str] | None, line: int, context: int) -> str:

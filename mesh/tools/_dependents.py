@@ -10,6 +10,12 @@ that names nothing, or several things, is a :class:`ToolError` that lists the ca
 
 Answers page at about 8 KB: ``cursor`` is the number of dependents already shown, as printed in the
 footer of the previous page.
+
+The walk is bounded (INV-TOOL-11): it goes to the next level only while it has found at most
+:data:`WALK_DEPENDENTS_MAX` dependents. A cut walk answers with the levels it walked (their
+dependents first, by service, level and path), a total marked "at least", and the cursor past
+them; a cursor at or past that point walks every level and pages on in the same order (the
+walked levels first, then the others), so following the cursors shows each dependent once.
 """
 
 from __future__ import annotations
@@ -18,14 +24,23 @@ from typing import Final
 
 import attrs
 
-from ..index.query._graph import GraphError, Scope, find_dependents, resolve_scope, resolve_target
+from ..index.query._graph import (
+    WALK_DEPENDENTS_MAX,
+    GraphError,
+    Scope,
+    cut_order,
+    find_dependents,
+    resolve_scope,
+    resolve_target,
+)
 from ..render._dependents import DependentsResult, compose_dependents
 from ..render._paging import Rendered
 from ._args import describe
 from ._registry import ToolError
 from ._view import CURSOR_CHARS_MAX, View, arguments_of, cursor_offset, workspace_path
 
-__all__ = ["DESCRIPTION", "NAME", "TITLE", "Args", "Result", "answer", "run", "scope_of_text"]
+__all__ = ["DESCRIPTION", "NAME", "TITLE", "WALK_DEPENDENTS_MAX", "Args", "Result", "answer", "run", "scope_of_text",
+           "wanted_offset"]  # fmt: skip
 
 NAME: Final = "dependents"
 TITLE: Final = "Dependents of a file, module, symbol or contract"
@@ -70,12 +85,23 @@ def run(args: Args, view: View) -> Rendered:
     try:
         target = resolve_target(view.db, args.target, path)
         scope = scope_of_text(view, args.scope)
-        found = find_dependents(view.db, [target], args.depth)
+        found = find_dependents(view.db, [target], args.depth, budget=WALK_DEPENDENTS_MAX)
+        total = sum(1 for d in found.dependents if scope is None or scope.holds(d.path, d.service))
+        if found.cut is not None and wanted_offset(args.cursor) >= total:  # the page is past the walked levels
+            found = cut_order(find_dependents(view.db, [target], args.depth), found.cut)
+            total = sum(1 for d in found.dependents if scope is None or scope.holds(d.path, d.service))
     except GraphError as exc:
         raise ToolError(str(exc)) from None
-    total = sum(1 for d in found.dependents if scope is None or scope.holds(d.path, d.service))
     offset = cursor_offset(args.cursor, total, tool=NAME, args=args, noun="dependents")
     return compose_dependents(found, arguments_of(args), scope=scope, offset=offset)
+
+
+def wanted_offset(cursor: str | None) -> int:
+    """The offset a cursor asks for, 0 for none or one no answer printed (which
+    :func:`cursor_offset` then refuses)."""
+    if cursor and len(cursor) <= CURSOR_CHARS_MAX and cursor.isascii() and cursor.isdigit():
+        return int(cursor)
+    return 0
 
 
 def scope_of_text(view: View, text: str | None) -> Scope | None:

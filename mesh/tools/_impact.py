@@ -13,7 +13,10 @@ are listed and not followed. Every message and service of a changed ``.proto`` c
 The dependents of all the changes together are found as ``dependents`` finds them (up to ``depth``,
 default 2) and tabled per service by :func:`mesh.index.query._graph.impact_of`; the answer ends with the
 verdict ``N services impacted, M via gRPC``. ``scope`` limits the table and the evidence to a
-service or a path prefix; ``cursor`` pages through the evidence.
+service or a path prefix; ``cursor`` pages through the evidence. The walk is bounded as
+``dependents``' is (INV-TOOL-11): past :data:`WALK_DEPENDENTS_MAX` dependents it stops at the end of
+a level, the table and the verdict count the levels walked and say "at least", and the cursor past
+them walks every level and shows the whole table again before the rest of the evidence.
 
 Running git is the one thing this tool does besides reading the snapshot: the working tree may be
 ahead of the index, which answers as of its snapshot.
@@ -29,11 +32,20 @@ from typing import Final
 
 import attrs
 
-from ..index.query._graph import GraphError, Target, find_dependents, impact_of, resolve_file, resolve_target
+from ..index.query._graph import (
+    WALK_DEPENDENTS_MAX,
+    GraphError,
+    Target,
+    cut_order,
+    find_dependents,
+    impact_of,
+    resolve_file,
+    resolve_target,
+)
 from ..render._impact import ImpactResult, compose_impact
 from ..render._paging import Rendered, code
 from ._args import describe
-from ._dependents import scope_of_text
+from ._dependents import scope_of_text, wanted_offset
 from ._registry import ToolError
 from ._view import CURSOR_CHARS_MAX, View, arguments_of, cursor_offset, workspace_path
 
@@ -120,10 +132,13 @@ def run(args: Args, view: View) -> Rendered:
             title = f"{code(label)} ({len(paths)} changed file{'s' if len(paths) != 1 else ''})"
             changed_files = len(paths)
         scope = scope_of_text(view, args.scope)
-        found = find_dependents(view.db, targets, args.depth)
+        found = find_dependents(view.db, targets, args.depth, budget=WALK_DEPENDENTS_MAX)
+        impact = impact_of(found, scope)
+        if found.cut is not None and wanted_offset(args.cursor) >= len(impact.dependents):  # past the walked levels
+            found = cut_order(find_dependents(view.db, targets, args.depth), found.cut)
+            impact = impact_of(found, scope)
     except GraphError as exc:
         raise ToolError(str(exc)) from None
-    impact = impact_of(found, scope)
     offset = cursor_offset(args.cursor, len(impact.dependents), tool=NAME, args=args, noun="dependents")
     return compose_impact(
         found,

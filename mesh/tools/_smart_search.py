@@ -9,7 +9,9 @@ lines defining a symbol the query matches come first, then code, protos, tests, 
 inside the workspace. A service name that is also the name of another folder (a service ``src``
 beside a folder ``src/``) reads as the service, and ``src/`` as the folder; the answer says which
 reading it took and gives the call for the other. The cursor is the offset of the next page in
-the ranked list.
+the ranked list. A text search reads its candidate files only as far as the page needs (the
+definitions first, then the others in rank order) and says how many it has not read yet, with
+an estimate of the total (INV-SEARCH-3); a later page reads further.
 
 Every answer also says what it could not read in its scope: files and folders left out of the
 index (generated, vendored, secret-looking, too large, binary...), with the lines generated files
@@ -32,10 +34,20 @@ import attrs
 
 from ..index.query._scan import Scanned, scan_left_out
 from ..index.query._scan import scan as scan_files
-from ..index.query._search import SearchError, file_text, left_out_under, not_searched, search, symbols, text_lines
+from ..index.query._search import (
+    Ranked,
+    SearchError,
+    file_text,
+    left_out_under,
+    not_searched,
+    ranked,
+    symbols,
+    text_lines,
+)
 from ..render._paging import Rendered
 from ..render._search import ScopeReading, SearchResult, compose_search
 from ._args import describe
+from ._dependents import wanted_offset
 from ._registry import ToolError
 from ._view import CURSOR_CHARS_MAX, View, arguments_of, cursor_offset, workspace_path
 
@@ -106,7 +118,7 @@ def run(args: Args, view: View) -> Rendered:
         if args.mode == "symbol":
             found = symbols(view.db, query, case_sensitive=args.case_sensitive, **filters)
         else:
-            found = search(
+            found = ranked(
                 view.db,
                 query,
                 regex=regex,
@@ -128,7 +140,12 @@ def run(args: Args, view: View) -> Rendered:
     except SearchError as exc:
         hint = " Escape it, or use mode literal." if regex else ""
         raise ToolError(f"Cannot search for `{query}`: {exc}.{hint}") from None
-    offset = cursor_offset(args.cursor, len(found.matches), tool=NAME, args=args, noun="matches")
+    if isinstance(found, Ranked):  # read as far as the cursor: is there a match there?
+        wanted = wanted_offset(args.cursor)
+        known = wanted + 1 if found.at(wanted) is not None else len(found.found().matches)
+    else:
+        known = len(found.matches)
+    offset = cursor_offset(args.cursor, known, tool=NAME, args=args, noun="matches")
     return compose_search(
         found, arguments_of(args), offset=offset, symbols=args.mode == "symbol", not_searched=left, scope=reading,
         context=args.context, read_lines=lambda path: _lines(view, path),

@@ -396,3 +396,110 @@ def test_answers_do_not_depend_on_the_hash_seed(tmp_path: Path) -> None:
         assert done.returncode == 0, done.stderr[-2000:]
         outputs.append(done.stdout)
     assert outputs[0] == outputs[1]
+
+
+# -- bounded walks (INV-TOOL-11) -------------------------------------------------------------------
+
+MIDDLE = {"alpha": 12, "beta": 8}
+
+
+@pytest.fixture(scope="module")
+def two_levels(tmp_path_factory: pytest.TempPathFactory):
+    """``core/lib.py`` imported by 20 files in two services (level 1), each imported by three
+    others (level 2: 60 files, some in a service that sorts before both)."""
+    root = tmp_path_factory.mktemp("levels")
+    (root / "core").mkdir()
+    (root / "core" / "lib.py").write_text("def thing():\n    return 1\n")
+    for service, count in MIDDLE.items():
+        (root / service / "mods").mkdir(parents=True)
+        for number in range(count):
+            (root / service / "mods" / f"m_{number:03d}.py").write_text("from core.lib import thing\n")
+            for user, folder in enumerate(("aaa/uses", f"{service}/uses", "zzz/uses")):
+                (root / folder).mkdir(parents=True, exist_ok=True)
+                (root / folder / f"{service}_{number:03d}_{user}.py").write_text(
+                    f"from {service}.mods.m_{number:03d} import thing\n"
+                )
+    index = Index(root, tmp_path_factory.mktemp("levels-cache"), workers=2)
+    index.refresh()
+    yield index
+    index.close()
+
+
+def _pages(view: View, **arguments) -> list[str]:
+    texts, cursor = [], None
+    while True:
+        texts.append(ask(view, **arguments | ({"cursor": cursor} if cursor else {})))
+        match = re.search(r'Next page: `dependents` `\{.*"cursor":"(\d+)".*\}`', texts[-1])
+        if match is None:
+            return texts
+        cursor = match.group(1)
+
+
+def test_a_walk_past_its_budget_stops_at_a_level_and_marks_its_total_as_a_lower_bound(two_levels, monkeypatch) -> None:
+    """INV-TOOL-11: past the budget the walk stops at the end of a level; the answer counts the
+    walked levels as "at least", says which levels were not walked and gives the cursor that walks them."""
+    monkeypatch.setattr("mesh.tools._dependents.WALK_DEPENDENTS_MAX", 10)
+    monkeypatch.setattr("mesh.render._dependents.WALK_DEPENDENTS_MAX", 10)
+    from mesh.tools._dependents import run
+
+    with view_of(two_levels) as view:
+        rendered = run(parse_args(Args, {"target": "core/lib.py"})[0], view)
+    text, result = rendered.text, rendered.result
+    assert "At least 20 dependents in 2 services within depth 2: 20 at level 1; level 2 not walked yet" in text
+    assert "from cursor `20`, which walks them" in text
+    assert re.findall(r"- L(\d) ", text) == ["1"] * 20
+    assert "Shown 20 of at least 20 dependents." in text
+    assert 'Next page: `dependents` `{"cursor":"20","target":"core/lib.py"}`' in text
+    assert (result.cut, result.total, result.page.capped, result.page.next_cursor) == (1, 20, True, "20")
+    assert [(level.level, level.count) for level in result.levels] == [(1, 20)]
+
+
+def test_following_the_cursors_past_a_cut_shows_every_dependent_once(two_levels, monkeypatch) -> None:
+    """INV-TOOL-11: the pages of a cut walk and then of the whole walk (the walked levels first)
+    show each dependent of the whole walk exactly once, and the last page's total is exact."""
+    with view_of(two_levels) as view:
+        whole = _pages(view, target="core/lib.py")
+        monkeypatch.setattr("mesh.tools._dependents.WALK_DEPENDENTS_MAX", 10)
+        monkeypatch.setattr("mesh.render._dependents.WALK_DEPENDENTS_MAX", 10)
+        cut = _pages(view, target="core/lib.py")
+        assert cut == _pages(view, target="core/lib.py")  # the same calls give the same bytes
+    listed = [found for text in cut for found in re.findall(r"- L(\d) `([^`:]+):1`", text)]
+    expected = [found for text in whole for found in re.findall(r"- L(\d) `([^`:]+):1`", text)]
+    assert len(expected) == 80 and len(set(expected)) == 80
+    assert sorted(listed) == sorted(expected) and len(listed) == len(set(listed))
+    assert [level for level, _ in listed] == ["1"] * 20 + ["2"] * 60  # the walked level first
+    assert [level for level, _ in expected] != [level for level, _ in listed]  # a whole walk: by service first
+    assert "80 dependents" in cut[-1] and "Level 1 comes first" in cut[-1] and "at least" not in cut[-1]
+
+
+def test_impact_matrix_cut_says_at_least_and_the_page_past_it_shows_the_whole_table(two_levels, monkeypatch) -> None:
+    """INV-TOOL-11 for ``impact_matrix``: a cut walk's table and verdict count the walked levels and
+    say "at least"; the cursor past them walks every level and shows the whole table again; every
+    dependent is shown once across the pages."""
+    from mesh.tools import _impact
+
+    def pages() -> list:
+        rendered, cursor = [], None
+        while True:
+            arguments = {"changes": ["core/lib.py"]} | ({"cursor": cursor} if cursor else {})
+            rendered.append(_impact.run(parse_args(_impact.Args, arguments)[0], view))
+            cursor = rendered[-1].result.page.next_cursor
+            if cursor is None:
+                return rendered
+
+    with view_of(two_levels) as view:
+        whole = pages()
+        monkeypatch.setattr("mesh.tools._impact.WALK_DEPENDENTS_MAX", 10)
+        monkeypatch.setattr("mesh.render._impact.WALK_DEPENDENTS_MAX", 10)
+        cut = pages()
+    first = cut[0]
+    assert first.result.cut == 1 and first.result.verdict.at_least and first.result.page.capped
+    assert "(at least: level 2 not walked yet)" in first.text
+    assert "the page from cursor `20` walks every level and shows the whole table" in first.text
+    assert all(row.transitive == 0 for row in first.result.rows)
+    past = next(page for page in cut if page.result.page.first == 20)
+    assert past.result.rows == whole[0].result.rows and past.result.verdict == whole[0].result.verdict
+    assert "Evidence (continued past level 1)" in past.text
+    listed = [(d.level, d.path) for page in cut for d in page.result.dependents]
+    expected = [(d.level, d.path) for page in whole for d in page.result.dependents]
+    assert len(listed) == len(set(listed)) == 80 and sorted(listed) == sorted(expected)

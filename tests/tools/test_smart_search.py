@@ -59,7 +59,7 @@ def test_an_overflowing_query_says_what_was_shown_and_how_to_narrow(view: View) 
     text = ask(view, query="e")
     assert len(text.encode()) < 10_000
     footer = text.split("\n---\n", 1)[1]
-    shown, total = map(int, re.search(r"Shown (\d+) of (\d+) matches", footer).groups())
+    shown, total = map(int, re.search(r"Shown (\d+) of (?:at least )?(\d+) matches", footer).groups())
     assert 0 < shown < total
     assert footer.count("` (") == 3  # three busiest scopes with counts
     assert 'Narrow to the busiest: `smart_search` `{"query":"e","scope":"' in footer
@@ -177,3 +177,90 @@ def test_a_file_changed_on_disk_is_searched_as_the_snapshot_has_it(tmp_path: Pat
     with view_of(index) as view:
         assert "- 1: `needle = 1`" in ask(view, query="needle")
     index.close()
+
+
+# -- reading as far as the page needs (INV-SEARCH-3) -----------------------------------------------
+
+
+def _search_pages(view: View, **arguments) -> list:
+    from mesh.tools._smart_search import run
+
+    pages, cursor = [], None
+    while True:
+        args, _ = parse_args(Args, arguments | ({"cursor": cursor} if cursor else {}))
+        pages.append(run(args, view))
+        cursor = pages[-1].result.page.next_cursor
+        if cursor is None:
+            return pages
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [{"query": r"\w+\(", "mode": "regex"}, {"query": "order"}, {"query": r"[a-z]+\.[a-z]+\(", "mode": "regex"}],
+)
+def test_a_search_stopped_early_pages_on_through_the_same_ranked_list(view: View, arguments: dict) -> None:
+    """INV-SEARCH-3: the first page stops reading once it is known, says what it has not read and
+    marks its counts; following the cursors gives every match of the whole ranked list exactly once,
+    in its order (definitions first, then code, protos, tests...), and the last page's counts are exact."""
+    from mesh.index.query._search import search
+
+    whole = search(view.db, arguments["query"], regex=arguments.get("mode") == "regex", root=view.root)
+    pages = _search_pages(view, **arguments)
+    first = pages[0].result
+    assert len(pages) > 1 and first.unread > 0 and first.capped and first.page.capped
+    assert f"{first.unread:,} of {first.candidates:,} candidate files not yet read" in pages[0].text
+    assert f"About {first.estimate:,} matches in {first.estimate_files:,} files" in pages[0].text
+    assert f" of at least {first.total} matches." in pages[0].text
+    shown = [(match.path, match.line, match.definition) for page in pages for match in page.result.matches]
+    assert shown == [(match.path, match.line, match.definition) for match in whole.matches]
+    last = pages[-1].result
+    assert (last.unread, last.capped, last.total, last.files) == (0, False, len(whole.matches), whole.files)
+    assert last.estimate == last.total and last.estimate_files == last.files
+
+
+def test_a_search_stopped_early_gives_the_same_bytes_twice(view: View) -> None:
+    """INV-SEARCH-3 with INV-TOOL-3: where reading stops, and so the estimate, is the same every time."""
+    for cursor in (None, "40"):
+        arguments = {"query": r"\w+\(", "mode": "regex"} | ({"cursor": cursor} if cursor else {})
+        assert ask(view, **arguments) == ask(view, **arguments)
+
+
+def test_a_cursor_past_the_last_match_of_an_early_stopped_search_is_refused(view: View) -> None:
+    """A cursor past the end is refused even though the first page did not read every file."""
+    with pytest.raises(ToolError, match="past the last of"):
+        ask(view, query=r"\w+\(", mode="regex", cursor="999999")
+
+
+def test_definitions_the_query_matches_come_first_even_in_files_read_last(view: View) -> None:
+    """INV-SEARCH-3: a definition is found in the ``defs`` table before any text is read, so one
+    in a file that sorts last still heads the first page."""
+    from mesh.index.query._search import search
+
+    whole = search(view.db, "Order", root=view.root)
+    definitions = [(m.path, m.line) for m in whole.matches if m.definition]
+    assert definitions and not whole.matches[len(definitions)].definition
+    first = _search_pages(view, query="Order")[0].result
+    assert first.unread > 0
+    assert [(m.path, m.line) for m in first.matches[: len(definitions)]] == definitions
+
+
+@pytest.mark.parametrize(
+    ("query", "regex"),
+    [("Order", False), ("getorder", False), (r"^\s*def \w+", True), (r"Reserve|Release", True), ("zzz_nothing", False)],
+)
+def test_definitions_are_found_alike_through_the_kept_names_or_file_by_file(
+    view: View, monkeypatch, query: str, regex: bool
+) -> None:
+    """INV-SEARCH-3: past a few candidates the definitions are looked for in the snapshot's names
+    kept in memory; the files it finds, and so the answer, are those the file-by-file lookup finds."""
+    from mesh.index.query import _search
+
+    pattern, formula = _search.compile_query(query, regex=regex, case_sensitive=False)
+    ids = [row[0] for row in view.db.execute("SELECT id FROM files ORDER BY id")]
+    by_file = _search._defining_files(view.db, ids, pattern, formula.needles())
+    first_page = ask(view, query=query, mode="regex" if regex else "literal")
+    monkeypatch.setattr(_search, "_DEFS_BY_FILE_MAX", 0)
+    assert _search._defining_files(view.db, ids, pattern, formula.needles()) == by_file
+    assert _search._defining_files(view.db, ids, pattern, formula.needles()) == by_file  # kept, asked again
+    assert ask(view, query=query, mode="regex" if regex else "literal") == first_page
+    assert bool(by_file) == (query in ("Order", "getorder", "Reserve|Release"))  # no name holds "def "

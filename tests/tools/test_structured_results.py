@@ -467,7 +467,10 @@ def test_following_the_structured_next_call_shows_every_result_once_INV_TOOL_5(
     """INV-TOOL-5, INV-TOOL-8: the next-page call of the structured result is the Markdown's; following
     it shows every result exactly once, and the counts add up to the total."""
     pages = list(_pages(registry, name, arguments))
-    total = pages[0]["page"]["total"]
+    total = pages[-1]["page"]["total"]  # the last page has read everything (INV-SEARCH-3, INV-TOOL-11)
+    assert not pages[-1]["page"]["capped"]
+    assert all(page["page"]["total"] <= total for page in pages)
+    assert all(page["page"]["capped"] for page in pages if page["page"]["total"] < total)
     assert sum(page["page"]["shown"] for page in pages) == total
     assert [page["page"]["first"] for page in pages] == [
         sum(page["page"]["shown"] for page in pages[:i]) for i in range(len(pages))

@@ -71,6 +71,9 @@ what uses the messages whose fields hold the changed one (their fields elsewhere
 them), not every importer of its generated code.
 The target's own files are never dependents (for a folder or a service, nothing inside it). A
 dependent keeps every edge of its own level, sorted: its evidence, the last hop of its chain.
+A bounded walk (``budget``) goes to the next level only while it has found at most that many
+dependents: ``Found.cut`` names the last level walked, and :func:`cut_order` puts a whole walk in
+the order the cut one's pages continue in (INV-TOOL-11).
 
 **Impact.** :func:`impact_of` sorts dependents into the columns of ``impact_matrix`` per service:
 direct import or reference (level 1 through an import, or a resolved reference of a changed
@@ -107,6 +110,7 @@ from ._messages import Messages, full_name, full_names
 
 __all__ = [
     "MAX_DEPTH",
+    "WALK_DEPENDENTS_MAX",
     "Carrier",
     "Dependent",
     "Edge",
@@ -118,6 +122,7 @@ __all__ = [
     "Location",
     "Scope",
     "Target",
+    "cut_order",
     "find_dependents",
     "impact_of",
     "resolve_file",
@@ -127,6 +132,10 @@ __all__ = [
 ]
 
 MAX_DEPTH: Final = 5
+#: A bounded walk (``dependents``, ``impact_matrix``) past this many dependents stops at the end of
+#: its level: a page needs no more, and the next level of a file imported by thousands is the
+#: thousands importing those.
+WALK_DEPENDENTS_MAX: Final = 1000
 #: Values bound per ``IN (...)`` query.
 BATCH: Final = 500
 #: Candidates listed in an ambiguity, names suggested for an unknown target.
@@ -283,6 +292,12 @@ class Found:
     dependents: tuple[Dependent, ...]
     #: The RPCs carrying a message of the targets, by message and RPC (each once, by its shortest route).
     carriers: tuple[Carrier, ...] = ()
+    #: None for a whole walk; else the last level a bounded walk looked at (it had found more than
+    #: its ``budget`` dependents by then): the levels past it, up to ``depth``, were not walked.
+    cut: int | None = None
+    #: Set on a whole walk paged after a cut one (:func:`cut_order`): the level that walk was cut
+    #: after, whose dependents (and those of the levels before) come first.
+    ordered_cut: int | None = None
 
 
 @attrs.frozen
@@ -1321,9 +1336,16 @@ def _container_hits(db: sqlite3.Connection, containers: dict[str, set[str]]) -> 
     return [attrs.evolve(hit, edge=attrs.evolve(hit.edge, via=via(hit.edge))) for hit in hits]
 
 
-def find_dependents(db: sqlite3.Connection, targets: Sequence[Target], depth: int) -> Found:
-    """Every file depending on any of ``targets`` within ``depth`` levels (breadth first)."""
+def find_dependents(
+    db: sqlite3.Connection, targets: Sequence[Target], depth: int, *, budget: int | None = None
+) -> Found:
+    """Every file depending on any of ``targets`` within ``depth`` levels (breadth first).
+
+    With ``budget``, the walk goes to the next level only while it has found at most ``budget``
+    dependents: the levels it walked are whole, those past ``Found.walked`` are not looked at (a
+    file imported by thousands costs one level, not the thousands of files importing those)."""
     depth = max(1, min(depth, MAX_DEPTH))
+    cut: int | None = None
     held = _Held.of(targets)
     found: dict[str, Dependent] = {}
     hits, carriers = _first_hop(db, targets)
@@ -1335,8 +1357,12 @@ def find_dependents(db: sqlite3.Connection, targets: Sequence[Target], depth: in
             fresh.setdefault(hit.path, (hit.service, hit.kind, set()))[2].add(hit.edge)
         for path in sorted(fresh):
             service, kind, edges = fresh[path]
-            found[path] = Dependent(path, service, kind, level, tuple(sorted(edges, key=Edge.order)))
+            ordered = tuple(edges) if len(edges) == 1 else tuple(sorted(edges, key=Edge.order))
+            found[path] = Dependent(path, service, kind, level, ordered)
         if level == depth or not fresh:
+            break
+        if budget is not None and len(found) > budget:
+            cut = level
             break
         data = {path: edges for path, (_, kind, edges) in fresh.items() if _holds_data(kind, edges)}
         files = {path: kind for path, (_, kind, _) in fresh.items() if kind != "docs" and path not in data}
@@ -1346,7 +1372,17 @@ def find_dependents(db: sqlite3.Connection, targets: Sequence[Target], depth: in
                 containers.setdefault(full, set()).update(paths)
         hits = _file_edges(db, files) + _container_hits(db, containers)
     dependents = tuple(sorted(found.values(), key=Dependent.order))
-    return Found(tuple(targets), depth, dependents, tuple(carriers))
+    return Found(tuple(targets), depth, dependents, tuple(carriers), cut)
+
+
+def cut_order(found: Found, cut: int | None) -> Found:
+    """``found`` (a whole walk) in the order of the same walk cut after level ``cut``: the dependents
+    of levels up to ``cut`` first, then the others, each part by service, level and path. Paging
+    through the cut walk's answer, then this one past it, shows every dependent exactly once."""
+    if cut is None:
+        return found
+    ordered = tuple(sorted(found.dependents, key=lambda d: (d.level > cut, *d.order())))
+    return attrs.evolve(found, dependents=ordered, ordered_cut=cut)
 
 
 # -- targets ----------------------------------------------------------------------------------------

@@ -14,6 +14,15 @@ Matches are ranked the same way every time: a line that defines a symbol the que
 first, then code, protos, tests, config, docs and the rest, then path and line. The caller pages
 through the ranked list.
 
+:func:`ranked` reads only as far as a page needs (INV-SEARCH-3). The definitions the query can
+match are found first in the ``defs`` table (a name the pattern matches holds one of the formula's
+needles, so ``LIKE`` over the names narrows them, names with non-ASCII characters always kept),
+and the files holding one are read at once: every definition match is known before anything
+else. The other candidates are then read one at a time in rank order (kind, then path), each
+once, so the matches after the definitions come out already ranked: the list is known up to the
+last file read, and a page asks for no more than it shows. What was not read is counted
+(``Found.unread`` of ``Found.candidates``) and the total estimated from the files read.
+
 Regular expressions run on RE2 (``google-re2``): matching is linear in the text, so no pattern can
 hang a server. A pattern is checked and compiled before anything is read, and an invalid one (RE2
 has no back-references or lookaround) is a :class:`SearchError` that says why. The trigram plan
@@ -30,7 +39,9 @@ lines that would have matched; secret-looking files are counted, never read.
 
 from __future__ import annotations
 
+import bisect
 import fnmatch
+import json
 import re
 import sqlite3
 import threading
@@ -48,8 +59,8 @@ from ..parse import language_of
 from ..parse._kinds import kind_of
 from ..store._trigrams import ALL, Query, fold, plan, plan_literal
 
-__all__ = ["Found", "LeftOut", "Match", "NotSearched", "SearchError", "compile_query", "file_text", "left_out_under",
-           "not_searched", "search", "symbols", "text_lines"]  # fmt: skip
+__all__ = ["Found", "LeftOut", "Match", "NotSearched", "Ranked", "SearchError", "compile_query", "file_text",
+           "left_out_under", "not_searched", "ranked", "search", "symbols", "text_lines"]  # fmt: skip
 
 #: Rank of each kind of file: lower first.
 KIND_RANK: Final = {"code": 0, "proto": 1, "test": 2, "config": 3, "docs": 4, "other": 5}
@@ -111,8 +122,16 @@ class Found:
     matches: tuple[Match, ...]
     #: Files that had at least one match.
     files: int
-    #: Reading stopped at ``max_matches``: there may be more.
+    #: Reading stopped at ``max_matches``, or before the last candidate: there may be more.
     capped: bool
+    #: Candidate files (those the trigram index and the filters let through), and how many of them
+    #: were not read (reading stopped once the page was known): 0 when every one was read.
+    candidates: int = 0
+    unread: int = 0
+    #: About how many matches all the candidates hold, and in how many files: the counts of the
+    #: files read, and for the unread ones the same rates as in those read (exact when none is unread).
+    estimate: int = 0
+    estimate_files: int = 0
 
 
 def search(
@@ -136,12 +155,35 @@ def search(
     snapshot is read from disk (measured about 4x faster than decompressing the stored copy);
     any other is read from the snapshot's own stored text.
     """
+    return ranked(
+        db, query, regex=regex, case_sensitive=case_sensitive, services=services, path_prefix=path_prefix,
+        path_glob=path_glob, language=language, kind=kind, max_matches=max_matches, root=root, cancelled=cancelled,
+    ).read_all()  # fmt: skip
+
+
+def ranked(
+    db: sqlite3.Connection,
+    query: str,
+    *,
+    regex: bool = False,
+    case_sensitive: bool = False,
+    services: tuple[str, ...] = (),
+    path_prefix: str = "",
+    path_glob: str = "",
+    language: str = "",
+    kind: str = "",
+    max_matches: int = MAX_MATCHES,
+    root: Path | None = None,
+    cancelled: threading.Event | None = None,
+) -> Ranked:
+    """The ranked matches of :func:`search`, read as far as asked (:meth:`Ranked.at`): the files
+    defining a symbol the query can match are read now, the other candidates when a page reaches them."""
     if not query:
         raise SearchError("the query is empty")
     pattern, formula = compile_query(query, regex=regex, case_sensitive=case_sensitive)
     needles = formula.needles()
     if needles == ():
-        return Found((), 0, False)  # the formula cannot be satisfied: nothing can match
+        return Ranked(db, root, pattern, needles, regex, [], set(), max_matches, cancelled)  # nothing can match
     where, params = _filters(services, path_prefix, language, kind)
     match = formula.fts5(phrases=False)
     if match is None:
@@ -153,33 +195,232 @@ def search(
             f" WHERE text MATCH ? {where}"
         )
         params = [match, *params]
-    matches: list[Match] = []
-    files = 0
-    capped = False
-    rows = db.execute(sql + " ORDER BY f.path", params).fetchall()
-    for file_id, path, service, lang, file_kind, size, mtime_ns in rows:
-        if cancelled is not None and cancelled.is_set():
+    rows = db.execute(sql, params).fetchall()
+    if path_glob:
+        rows = [row for row in rows if fnmatch.fnmatchcase(row[1], path_glob)]
+    rows.sort(key=lambda row: (KIND_RANK.get(row[4], 9), row[1]))  # rank order: kind, then path
+    defining = _defining_files(db, [row[0] for row in rows], pattern, needles)
+    return Ranked(db, root, pattern, needles, regex, rows, defining, max_matches, cancelled)
+
+
+#: Up to this many candidates, their definitions are looked at candidate by candidate (about 9 us
+#: each, through ``defs_file``); past it, in the snapshot's names kept in memory (:func:`_names_of`).
+_DEFS_BY_FILE_MAX: Final = 200
+#: The characters outside ASCII whose folded form is an ASCII letter (U+0130, U+0131, U+017F, U+212A).
+_FOLDED_TO_ASCII: Final = tuple(chr(code) for code in (0x130, 0x131, 0x17F, 0x212A))
+#: Definition names kept in memory, by database and generation: the last few.
+_NAMES_KEPT: Final = 2
+_names_lock = threading.Lock()
+_names_kept: dict[tuple, _Names] = {}
+
+
+@attrs.frozen
+class _Names:
+    """Every distinct definition name of one generation of an index, and their folded forms joined by
+    newlines: a needle is found in all of them with a few ``str.find`` calls."""
+
+    names: tuple[str, ...]
+    #: The folded names joined by "\n" (a newline in a name folded as NUL), and where each starts.
+    text: str
+    starts: tuple[int, ...]
+
+    @classmethod
+    def of(cls, names: list[str]) -> _Names:
+        text = fold("\n".join(name.replace("\n", "\0") for name in names))  # fold keeps the length
+        starts, at = [], 0
+        for name in names:
+            starts.append(at)
+            at += len(name) + 1
+        return cls(tuple(names), text, tuple(starts))
+
+    def holding(self, needles: tuple[str, ...]) -> list[str]:
+        """The names whose folded form holds one of ``needles``, in name order."""
+        found: set[int] = set()
+        for needle in needles:
+            position = self.text.find(needle)
+            while position >= 0:
+                number = bisect.bisect_right(self.starts, position) - 1
+                found.add(number)
+                following = self.starts[number + 1] if number + 1 < len(self.starts) else len(self.text)
+                position = self.text.find(needle, following)
+        return [self.names[number] for number in sorted(found)]
+
+
+def _names_of(db: sqlite3.Connection) -> _Names:
+    """The distinct definition names of the snapshot ``db`` reads, kept for the next search of the
+    same generation (keyed by the database file, ``meta.generation`` and the last ``defs`` row):
+    built once a generation (a few hundred ms on 270,000 definitions), then a search finds the
+    names holding a needle in about a millisecond instead of scanning the table."""
+    path = next((row[2] for row in db.execute("PRAGMA database_list") if row[1] == "main"), "")
+    try:
+        generation = db.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
+    except sqlite3.OperationalError:  # no meta table: nothing tells one generation from the next
+        generation, path = None, ""
+    last = db.execute("SELECT max(rowid) FROM defs").fetchone()[0]
+    key = (path, None if generation is None else generation[0], last)
+    with _names_lock:
+        names = _names_kept.get(key)
+    if names is None:
+        names = _Names.of(list(dict.fromkeys(name for (name,) in db.execute("SELECT name FROM defs ORDER BY rowid"))))
+        if path:  # an in-memory database has no file to key it by
+            with _names_lock:
+                while len(_names_kept) >= _NAMES_KEPT:
+                    del _names_kept[next(iter(_names_kept))]
+                _names_kept[key] = names
+    return names
+
+
+def _defining_files(
+    db: sqlite3.Connection, ids: list[int], pattern: Pattern, needles: tuple[str, ...] | None
+) -> set[int]:
+    """The candidates (``ids``) defining a symbol whose name the pattern matches.
+
+    A name the pattern matches satisfies the trigram formula, so its folded form holds one of the
+    formula's needles. Few candidates: their definitions are read (``LIKE``, case-insensitive in
+    ASCII, narrows them; a name with one of the few characters folding to an ASCII letter, or any
+    name beyond ASCII for a needle beyond it, is kept). Many: the needles are looked for in the
+    snapshot's names (:func:`_names_of`), and the files defining those that match looked up by
+    name. Either way the pattern decides."""
+    if not ids:
+        return set()
+    if len(ids) <= _DEFS_BY_FILE_MAX:
+        condition, params = "1", []
+        if needles is not None:
+            ascii_needles = [needle for needle in needles if needle.isascii()]
+            clauses = ["d.name LIKE ? ESCAPE '\\'"] * len(ascii_needles) + ["instr(d.name, ?)"] * len(_FOLDED_TO_ASCII)
+            params = ["%" + re.sub(r"([%_\\])", r"\\\1", needle) + "%" for needle in ascii_needles]
+            params += list(_FOLDED_TO_ASCII)
+            if len(ascii_needles) < len(needles):
+                clauses.append("length(d.name) != length(CAST(d.name AS BLOB))")
+            condition = " OR ".join(clauses)
+        rows = db.execute(
+            "SELECT d.file_id, d.name FROM json_each(?) j CROSS JOIN defs d ON d.file_id = j.value"
+            f" WHERE ({condition})",
+            [json.dumps(ids), *params],
+        )
+        return {file_id for file_id, name in rows if pattern.search(name)}
+    names = _names_of(db)
+    holding = list(names.names) if needles is None else names.holding(needles)
+    matching = [name for name in holding if pattern.search(name)]
+    if not matching:
+        return set()
+    wanted, exact = set(ids), set(matching)
+    rows = db.execute(
+        "SELECT d.file_id, d.name FROM json_each(?) j CROSS JOIN defs d ON d.name = j.value COLLATE NOCASE",
+        (json.dumps(matching),),
+    )
+    return {file_id for file_id, name in rows if name in exact and file_id in wanted}
+
+
+class Ranked:
+    """The matches of one search in rank order, read as far as asked.
+
+    The files defining a symbol the query matches are read when it is made: every definition match
+    ranks first, so they are all known at once (and the other matches of those files kept for their
+    turn). :meth:`at` reads the other candidates one at a time in rank order (kind, then path) until
+    the match asked for is known; each file is read once. Reading stops at ``max_matches``.
+    """
+
+    def __init__(
+        self,
+        db: sqlite3.Connection,
+        root: Path | None,
+        pattern: Pattern,
+        needles: tuple[str, ...] | None,
+        regex: bool,
+        rows: list[tuple],
+        defining: set[int],
+        max_matches: int,
+        cancelled: threading.Event | None,
+    ) -> None:
+        self._db, self._root, self._pattern, self._needles, self._regex = db, root, pattern, needles, regex
+        self._rows = rows
+        self._max = max_matches
+        self._cancelled = cancelled
+        self._defined: list[Match] = []
+        self._kept: dict[int, list[Match]] = {}  # the other matches of the files defining something
+        self._plain: list[Match] = []  # the other matches of the files passed, in rank order
+        self._next = 0  # the next candidate to pass
+        self._read = 0  # candidates read
+        self._files = 0  # candidates read holding a match
+        self._matched = 0  # matches in the candidates read
+        self._capped = False
+        for row in rows:
+            if row[0] in defining:
+                matches = self._matches_of(row)
+                self._defined += [match for match in matches if match.definition]
+                self._kept[row[0]] = [match for match in matches if not match.definition]
+        self._defined.sort(key=Match.rank)
+        if len(self._defined) >= max_matches:
+            del self._defined[max_matches:]
+            self._capped = True
+
+    def _matches_of(self, row: tuple) -> list[Match]:
+        if self._cancelled is not None and self._cancelled.is_set():
             raise SearchError("the search was cancelled")
-        if path_glob and not fnmatch.fnmatchcase(path, path_glob):
-            continue
-        text = file_text(db, root, file_id, path, size, mtime_ns)
+        file_id, path, service, lang, file_kind, size, mtime_ns = row
+        self._read += 1
+        text = file_text(self._db, self._root, file_id, path, size, mtime_ns)
         if text is None:
-            continue
-        found = _regex_lines(text, pattern) if regex else _lines(text, pattern, needles)
+            return []
+        found = _regex_lines(text, self._pattern) if self._regex else _lines(text, self._pattern, self._needles)
         if not found:
-            continue
-        files += 1
-        about = _definitions(db, file_id, [number for number, _ in found], pattern)
-        for number, text in found:
-            kind, enclosing = about[number]
-            matches.append(Match(path, number, text, service, lang, file_kind, kind, enclosing))
-            if len(matches) >= max_matches:
-                capped = True
-                break
-        if capped:
-            break
-    matches.sort(key=Match.rank)
-    return Found(tuple(matches), files, capped)
+            return []
+        self._files += 1
+        self._matched += len(found)
+        about = _definitions(self._db, file_id, [number for number, _ in found], self._pattern)
+        return [
+            Match(path, number, line, service, lang, file_kind, *about[number])
+            for number, line in found
+        ]  # fmt: skip
+
+    def _known(self) -> int:
+        return len(self._defined) + len(self._plain)
+
+    def _pass_one(self) -> bool:
+        """Pass the next candidate (read it, or take what was kept of it); False when none is left."""
+        if self._next >= len(self._rows) or self._capped:
+            return False
+        row = self._rows[self._next]
+        self._next += 1
+        kept = self._kept.pop(row[0], None)
+        self._plain += kept if kept is not None else self._matches_of(row)
+        if self._known() >= self._max:
+            self._capped = True
+            del self._plain[max(0, self._max - len(self._defined)) :]
+        return True
+
+    def at(self, index: int) -> Match | None:
+        """The match of rank ``index`` (0 first), reading as far as needed; None past the last."""
+        while self._known() <= index and self._pass_one():
+            pass
+        if index < len(self._defined):
+            return self._defined[index]
+        index -= len(self._defined)
+        return self._plain[index] if index < len(self._plain) else None
+
+    def read_all(self) -> Found:
+        """Every match (up to ``max_matches``): every candidate read."""
+        while self._pass_one():
+            pass
+        return self.found()
+
+    def found(self) -> Found:
+        """What is known now: the matches ranked so far, the files holding them, what is left."""
+        unread = 0 if self._capped else len(self._rows) - self._read  # capped: the cap says it
+        estimate, estimate_files = self._matched, self._files
+        if unread and self._read:  # the unread candidates as rich as those read
+            estimate += round(unread * self._matched / self._read)
+            estimate_files += round(unread * self._files / self._read)
+        return Found(
+            tuple(self._defined + self._plain),
+            self._files,
+            self._capped or unread > 0,
+            candidates=len(self._rows),
+            unread=unread,
+            estimate=estimate,
+            estimate_files=estimate_files,
+        )
 
 
 @attrs.frozen
