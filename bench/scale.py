@@ -6,8 +6,9 @@ Run by hand, one heavy build at a time (never in CI; the machine is shared and n
 
 For each size, in this order, nothing else of this script running meanwhile:
 
-1. **the tree**: ``<work>/ws-<N>-s<seed>``, generated once (a ``.json`` beside it says it is whole)
-   and reused by later runs; the generator's wall time is reported when it ran.
+1. **the tree**: ``<work>/ws-<N>-s<seed>``, generated once (a ``.json`` beside it says it is whole,
+   and by which version of the generator: the sha256 of gen_workspace.py) and reused by later runs
+   of the same generator; the generator's wall time and peak RSS are reported when it ran.
 2. **cold build**: ``mesh-mcp index --json`` into an emptied ``<work>/cache-<N>-s<seed>``, its own
    process: wall time and that process's peak RSS (``wait4``, so no earlier child masks it).
 3. **no-change restart**: the same command again on the same cache.
@@ -30,6 +31,7 @@ SVG drawn here). ``--also OLD.json`` adds the sizes of earlier runs to the table
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import shutil
@@ -71,13 +73,18 @@ def run_measured(argv: list[str], env: dict[str, str]) -> tuple[float, int, str]
 def ensure_tree(work: Path, files: int, seed: int) -> tuple[Path, dict]:
     tree = work / f"ws-{files}-s{seed}"
     done = work / f"ws-{files}-s{seed}.json"
+    generator = hashlib.sha256((BENCH / "gen_workspace.py").read_bytes()).hexdigest()
     if tree.exists() and done.exists():
-        return tree, {**json.loads(done.read_text()), "reused": True}
-    shutil.rmtree(tree, ignore_errors=True)  # a tree without its marker is a generation cut short
+        known = json.loads(done.read_text())
+        if known.get("generator") == generator:
+            return tree, {**known, "reused": True}
+    # a tree without its marker is a generation cut short; one of another generator is another tree
+    shutil.rmtree(tree, ignore_errors=True)
     argv = [sys.executable, str(BENCH / "gen_workspace.py"), "--files", str(files), "--seed", str(seed), str(tree)]
     elapsed, peak, _ = run_measured(argv, dict(os.environ))
     on_disk_files, on_disk_bytes = bench_index.tree_size(tree)
-    info = {"files": on_disk_files, "bytes": on_disk_bytes, "generate_s": elapsed, "generate_rss_kib": peak}
+    info = {"files": on_disk_files, "bytes": on_disk_bytes, "generate_s": elapsed, "generate_rss_kib": peak,
+            "generator": generator}  # fmt: skip
     done.write_text(json.dumps(info, indent=2))
     return tree, {**info, "reused": False}
 
@@ -417,7 +424,10 @@ def main() -> int:
     print(table(shown))
     drawn = plot(shown, args.plot)
     for r in shown:
-        print(f"- {r['files']:,} files: edited {r['edit_file']}; largest {r['largest_edit_file']};"
+        made = r["generated"]
+        how = "reused" if made["reused"] else f"generated in {made['generate_s']:.0f} s, {made['generate_rss_kib'] / 1024:.0f} MiB"
+        print(f"- {r['files']:,} files ({made['bytes'] / 1e6:,.0f} MB on disk, {how}): edited {r['edit_file']};"
+              f" largest {r['largest_edit_file']};"
               f" tables {r['index_tables']}")  # fmt: skip
     print(f"\nwritten {out}; plot {args.plot} ({drawn})")
     return 0
