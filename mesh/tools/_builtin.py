@@ -54,11 +54,12 @@ POLL_S: Final = 0.1
 BUILD_FILES_PER_S: Final = 500
 #: A build still starting, or listing the workspace's files, after this long is of a workspace too large to index
 #: within the wait (a walk lists thousands of files in a tenth of a second).
-WALK_WAIT_S: Final = 0.5
-#: A call answered without the index (a scan) answers this long after it came...
-FIRST_ANSWER_S: Final = 1.0
+WALK_WAIT_S: Final = 0.3
+#: A call answered without the index (a scan) stops reading this long after it came, so that its
+#: answer (rendered and written after) reaches the client within a second...
+FIRST_ANSWER_S: Final = 0.8
 #: ... but reads for at least this long, however long it waited first.
-SCAN_S_MIN: Final = 0.5
+SCAN_S_MIN: Final = 0.4
 
 #: Every built-in tool only reads, and only the workspace (the specification reads the destructive and
 #: idempotent hints only when ``readOnlyHint`` is false: they would cost every session bytes for nothing).
