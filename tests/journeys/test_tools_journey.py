@@ -66,7 +66,7 @@ def ready_answer(server: LiveServer, name: str, arguments: dict) -> dict:
         request_id += 1
         result = call(server, request_id, name, arguments)
         text = result["content"][0]["text"]
-        if not text.startswith(("Still indexing", "_Answered by scanning")):
+        if not text.startswith(("Still indexing", "_Answered by scanning", "_Answered from the text index")):
             return result
         assert time.monotonic() < deadline, text
         time.sleep(0.2)
