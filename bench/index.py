@@ -73,25 +73,39 @@ def indexed_bytes(cache: Path) -> tuple[int, dict[str, int]]:
 
 
 def edit_latency(tree: Path, cache: Path, edits: int, pick: str) -> tuple[list[float], str, int]:
-    """Seconds from a saved edit to the edit being visible in a snapshot, with the watcher running.
+    """Seconds from a saved edit to the edit being visible in a snapshot, with the watcher running,
+    in a copy of ``tree``.
 
     ``pick`` chooses the edited file among the tree's Python files: "median" (a typical file) or
     "largest" (the worst case).
     """
     sys.path.insert(0, str(ROOT))
-    from mesh.index import Index, Watcher
+    from mesh.index import Index
     from mesh.workspace import cache_dir
 
     work = Path(tempfile.mkdtemp(prefix="mesh-edit-"))
     copy = work / "tree"
     shutil.copytree(tree, copy, symlinks=True)
     index = Index(copy, cache_dir(copy, {"MESH_CACHE_DIR": str(cache)}))
-    index.refresh()
+    try:
+        index.refresh()
+        return timed_edits(index, copy, edits, pick, limit_s=30)
+    finally:
+        index.close()
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def timed_edits(index, root: Path, edits: int, pick: str, *, limit_s: float) -> tuple[list[float], str, int]:
+    """The edit loop of :func:`edit_latency` on ``index`` (refreshed, of ``root``): a marker function
+    appended to the picked file ``edits`` times, each timed until a snapshot defines it; the file's
+    bytes are put back at the end. (latencies, the file, its size)."""
+    from mesh.index import Watcher
+
     with index.store.snapshot() as db:  # only files the index holds (not ignored, not vendored)
         held = db.execute("SELECT path, size FROM files WHERE language = 'python' AND error = '' ORDER BY size, path")
-        sources = [copy / path for path, _ in held]
+        sources = [root / path for path, _ in held]
     victim = sources[-1] if pick == "largest" else sources[len(sources) // 2]
-    original = victim.read_text(encoding="utf-8", errors="replace")
+    original = victim.read_bytes()
     watcher = Watcher(index, reconcile_s=3600)
     watcher.start()
     time.sleep(0.5)
@@ -100,21 +114,20 @@ def edit_latency(tree: Path, cache: Path, edits: int, pick: str) -> tuple[list[f
         for number in range(edits):
             marker = f"mesh_bench_marker_{number}"
             started = time.perf_counter()
-            victim.write_text(original + f"\n\ndef {marker}():\n    pass\n", encoding="utf-8")
+            victim.write_bytes(original + f"\n\ndef {marker}():\n    pass\n".encode())
             while True:
                 with index.store.snapshot() as db:
                     if db.execute("SELECT 1 FROM defs WHERE name = ?", (marker,)).fetchone():
                         break
-                if time.perf_counter() - started > 30:
+                if time.perf_counter() - started > limit_s:
                     raise RuntimeError("an edit never reached the index")
                 time.sleep(0.005)
             latencies.append(time.perf_counter() - started)
             time.sleep(0.2)
     finally:
         watcher.stop()
-        index.close()
-        shutil.rmtree(work, ignore_errors=True)
-    return latencies, str(victim.relative_to(copy)), len(original.encode())
+        victim.write_bytes(original)
+    return latencies, str(victim.relative_to(root)), len(original)
 
 
 def walk_vs_rg(tree: Path, rounds: int) -> tuple[float, float, int, int]:

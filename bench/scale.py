@@ -91,39 +91,16 @@ def ensure_tree(work: Path, files: int, seed: int) -> tuple[Path, dict]:
 
 def edit_visible(tree: Path, cache: Path, edits: int, pick: str) -> tuple[list[float], str, int]:
     """bench/index.py's ``edit_latency`` in the tree itself, on the cache already built."""
-    from mesh.index import Index, Watcher
+    from mesh.index import Index
 
     index = Index(tree, cache_dir(tree, {"MESH_CACHE_DIR": str(cache)}))
-    index.refresh()
-    with index.store.snapshot() as db:
-        held = db.execute("SELECT path, size FROM files WHERE language = 'python' AND error = '' ORDER BY size, path")
-        sources = [tree / path for path, _ in held]
-    victim = sources[-1] if pick == "largest" else sources[len(sources) // 2]
-    original = victim.read_bytes()
-    watcher = Watcher(index, reconcile_s=3600)
-    watcher.start()
-    time.sleep(0.5)
-    latencies = []
     try:
-        for number in range(edits):
-            marker = f"mesh_scale_marker_{number}"
-            started = time.perf_counter()
-            victim.write_bytes(original + f"\n\ndef {marker}():\n    pass\n".encode())
-            while True:
-                with index.store.snapshot() as db:
-                    if db.execute("SELECT 1 FROM defs WHERE name = ?", (marker,)).fetchone():
-                        break
-                if time.perf_counter() - started > 60:
-                    raise RuntimeError("an edit never reached the index")
-                time.sleep(0.005)
-            latencies.append(time.perf_counter() - started)
-            time.sleep(0.2)
-    finally:
-        watcher.stop()
-        victim.write_bytes(original)
         index.refresh()
+        found = bench_index.timed_edits(index, tree, edits, pick, limit_s=60)
+        index.refresh()  # the file's bytes are back: so is the index
+        return found
+    finally:
         index.close()
-    return latencies, str(victim.relative_to(tree)), len(original)
 
 
 class ProxySession(bench_tools.Server):
