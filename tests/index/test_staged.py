@@ -19,8 +19,9 @@ import pytest
 from mesh.index import Index, Progress
 from mesh.index.build import _build
 from mesh.index.query._search import search
-from mesh.index.store._store import _FACT_TABLES
 from mesh.tools import builtin_registry
+
+from ._compare import facts_by_path
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "workspace"
 
@@ -28,23 +29,6 @@ FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "workspace"
 @pytest.fixture(autouse=True)
 def small_stages(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(_build, "STAGED_MIN", 10)  # the fixture's 59 files are staged
-
-
-def facts_by_path(index: Index) -> dict[str, list[tuple]]:
-    """Every fact table's rows, file ids written as paths, row ids left out: comparable across builds."""
-    out: dict[str, list[tuple]] = {}
-    with index.store.snapshot() as db:
-        paths = dict(db.execute("SELECT id, path FROM files"))
-        out["files"] = sorted(db.execute("SELECT path, service, language, kind, lines, error, hash, size FROM files"))
-        out["refs"] = sorted((name, paths[file_id], sites) for name, file_id, sites in db.execute("SELECT * FROM refs"))
-        for table in _FACT_TABLES:
-            columns = [row[1] for row in db.execute(f"PRAGMA table_info({table})")]
-            keep = [at for at, name in enumerate(columns) if name == "file_id" or not (name == "id" or name.endswith("_id"))]
-            found = []
-            for row in db.execute(f"SELECT * FROM {table}"):
-                found.append(tuple(paths.get(row[at]) if columns[at] == "file_id" else row[at] for at in keep))
-            out[table] = sorted(found, key=repr)
-    return out
 
 
 def stage_of(db: sqlite3.Connection) -> str | None:

@@ -35,7 +35,7 @@ from ._enumerate import GENERATED_RULE, SECRET_CONTENT_REASON, SECRET_RULE, File
 from ..parse._kinds import kind_of
 from ._pool import DEFAULT_BUDGET_S, WORKER_MODULE, ParsePool, run_inline
 from ._progress import TEXT_STAGE, Progress
-from ._resolve import resolve
+from ._resolve import reaches_workspace, resolve
 from ..store._store import DiskFull, FileRecord, IndexUnavailable, Store, Writer
 from ._work import Outcome, Task
 from ._services import structural
@@ -220,7 +220,10 @@ class Index:
         if only is None and self.staged and len(walked) > STAGED_MIN:
             self._text_stage(tree, workspace, walked, report)
         with self.store.transaction() as writer:
-            known = writer.known_files()
+            known = writer.known_files(None if only is None else only)
+            # whether the files about to change reach the rest of the workspace (gRPC, links) as they
+            # were: when not, nor as they become, only their own imports are resolved (INV-INDEX-11)
+            reached_before = only is None or reaches_workspace(writer.db, [old[0] for old in known.values()])
             # Generated code and secrets found by their first bytes: an unchanged one is not read again,
             # unless a rule (or include_vendored, include_secrets) changed since the last refresh: then
             # every file is read once.
@@ -319,8 +322,9 @@ class Index:
                 protos = any(outcome_path.endswith(".proto") for outcome_path in only)
                 self._put_workspace(writer, workspace)  # a manifest's wiring may have changed
                 self._files = resolve(
-                    writer.db, written=written, gone=gone, added=added, known=None if protos else self._files
-                )
+                    writer.db, written=written, gone=gone, added=added, known=None if protos else self._files,
+                    reached_before=reached_before,
+                )  # fmt: skip
                 writer.put_skipped(skipped_rows, only=only)
             writer.set_meta(root=str(self.root), updated_at=f"{time.time():.3f}", generated_rule=rule)
             if only is None:  # every file was looked at: the facts are all of these extractors

@@ -48,7 +48,7 @@ from ..parse._heritage import Heritage, heritage
 from ..store._trigrams import indexed, trigrams
 from ._links import resolve_links
 
-__all__ = ["resolve"]
+__all__ = ["reaches_workspace", "resolve"]
 
 log = logging.getLogger("mesh.index")
 
@@ -66,6 +66,7 @@ def resolve(
     gone: list[str] = (),
     added: list[str] = (),
     known: _Files | None = None,
+    reached_before: bool = True,
 ) -> _Files:
     """Recompute derived keys and import targets in the open transaction of ``db``.
 
@@ -76,10 +77,14 @@ def resolve(
     With ``written`` (the file ids just written), only what those changes can affect is redone:
     their own imports, imports that pointed at a ``gone`` path, and imports whose module names an
     ``added`` file's stem or folder (they may now resolve to it, or to it rather than its package).
-    gRPC keys are always recomputed (they are few).
+    gRPC keys are recomputed with the derived gRPC facts and the links, unless the change is a
+    *quiet edit*: existing files edited, none added or gone, none reaching the rest of the workspace
+    (:func:`reaches_workspace`) before (``reached_before``, asked of their former rows) or after.
+    Then only the edited files' imports are resolved: the work is that of the edit, not of the
+    workspace (INV-INDEX-11).
     """
-    methods = _resolve_grpc(db)
     if written is None:
+        methods = _resolve_grpc(db)
         files = _Files(db)
         _resolve_imports(db, files, "")
         _Derivation(db, methods).run()  # after the imports: it follows them
@@ -99,20 +104,88 @@ def resolve(
         stems.add(name.split(".", 1)[0])
         stems.add(folder.rsplit("/", 1)[-1])
     db.executemany("INSERT INTO stems VALUES (?)", [(stem,) for stem in sorted(stems) if stem])
-    where = (
-        " WHERE i.file_id IN (SELECT file_id FROM touched) OR i.target_path IN (SELECT path FROM gone)"
-        " OR EXISTS (SELECT 1 FROM stems WHERE instr(i.module, stems.stem) > 0)"
-    )
+    where = " WHERE i.file_id IN (SELECT file_id FROM touched)"
+    if gone:
+        where += " OR i.target_path IN (SELECT path FROM gone)"
+    if stems:  # every import's module is read (an added file may be what any of them names)
+        where += " OR EXISTS (SELECT 1 FROM stems WHERE instr(i.module, stems.stem) > 0)"
     paths = [path for (path,) in db.execute("SELECT path FROM files WHERE id IN (SELECT file_id FROM touched)")]
     paths += [*gone, *added]
     reshaped = any(_reshapes_imports(path, known) for path in paths)
     files = known if known is not None and not gone and not added and not reshaped else _Files(db)
     if reshaped or any(_reshapes_imports(path, files) for path in paths):
         where = ""
+    elif not gone and not added and not reached_before and not reaches_workspace(db, written):
+        _resolve_imports(db, files, where)
+        return files
+    methods = _resolve_grpc(db)
     _resolve_imports(db, files, where)
     _Derivation(db, methods).run()  # after the imports: it follows them
     _links(db, files)
     return files
+
+
+#: The tables of facts that whole-workspace resolution reads or writes besides imports and definitions.
+_WORKSPACE_FACTS: Final = ("grpc", "http_routes", "http_calls", "messages", "constants", "settings")
+
+
+def reaches_workspace(db: sqlite3.Connection, file_ids: Iterable[int]) -> bool:
+    """Whether a change to these files can change a derived gRPC fact or a resolved link elsewhere.
+
+    So it can when one of them holds a gRPC fact (extracted or derived) or a link fact, or is in reach
+    of a server type (:class:`_Derivation`): a subclass candidate of one of its language family (its
+    text holds every trigram of the type's name, as :meth:`_Derivation.candidates` asks; a Go
+    method's receiver and a C# partial class's part name the type too), or a file that a file
+    registering a service imports (Node handlers defined there). Asked
+    of an edit's files before they are written and after: when neither reaches, the facts derived
+    from the rest of the workspace stand (INV-INDEX-11). A superset of what can matter: a file
+    wrongly said to reach costs a whole resolve, never a stale fact."""
+    ids = sorted(set(file_ids))
+    if not ids:
+        return False
+    db.execute("CREATE TEMP TABLE IF NOT EXISTS reach(file_id INTEGER PRIMARY KEY)")
+    db.execute("DELETE FROM reach")
+    db.executemany("INSERT INTO reach VALUES (?)", [(file_id,) for file_id in ids])
+    for table in _WORKSPACE_FACTS:
+        if db.execute(f"SELECT 1 FROM {table} WHERE file_id IN (SELECT file_id FROM reach) LIMIT 1").fetchone():
+            return True
+    if db.execute(
+        "SELECT 1 FROM imports i JOIN files f ON f.path = i.target_path WHERE f.id IN (SELECT file_id FROM reach)"
+        " AND EXISTS (SELECT 1 FROM grpc g WHERE g.file_id = i.file_id AND g.role = 'server') LIMIT 1"
+    ).fetchone():
+        return True
+    names: dict[str, set[str]] = defaultdict(set)  # family -> short names of server types
+    marks = ", ".join("?" * len(_TYPE_KINDS))
+    for file_id, symbol, language in db.execute(
+        "SELECT DISTINCT g.file_id, g.symbol, f.language FROM grpc g JOIN files f ON f.id = g.file_id"
+        " WHERE g.role = 'server' AND g.symbol != '' ORDER BY g.file_id, g.symbol"
+    ).fetchall():
+        container, _, name = symbol.rpartition(".")
+        if not db.execute(
+            f"SELECT 1 FROM defs WHERE file_id = ? AND name = ? AND container = ? AND kind IN ({marks}) LIMIT 1",
+            (file_id, name, container, *_TYPE_KINDS),
+        ).fetchone():
+            continue  # a function registering a service (``serve``, ``main``): no type to derive from
+        family = LANGUAGE_FAMILY.get(language)
+        if family is not None:
+            names[family].add(name)
+    grams = {family: [trigrams(indexed(name)) for name in sorted(found)] for family, found in names.items()}
+    for language, data in db.execute(
+        "SELECT f.language, c.data FROM files f LEFT JOIN content c ON c.file_id = f.id"
+        " WHERE f.id IN (SELECT file_id FROM reach)"
+    ):
+        wanted = grams.get(LANGUAGE_FAMILY.get(language, ""))
+        if not wanted or data is None:
+            continue
+        if any(not needed for needed in wanted):  # a name too short to narrow: every file is a candidate
+            return True
+        try:
+            held = trigrams(indexed(zlib.decompress(data).decode("utf-8", "replace")))
+        except zlib.error:
+            return True
+        if any(needed <= held for needed in wanted):
+            return True
+    return False
 
 
 def _links(db: sqlite3.Connection, files: _Files) -> None:
@@ -603,11 +676,15 @@ class _Files:
         self.folders = set(self.folder_service)
         #: folders holding Go source (a generated package whose .pb.go files were skipped holds none)
         self.go_folders = {posixpath.dirname(path) for path, language in self.language.items() if language == "go"}
-        self.by_suffix: dict[str, list[str]] = defaultdict(list)
+        #: the last one and the last two parts of a path -> the paths ending so, sorted: every suffix
+        #: is found through them (not each suffix a key: that was most of a daemon's memory)
+        self.by_tail: dict[str, list[str]] = defaultdict(list)
         for path in sorted(self.service):
-            parts = path.split("/")
-            for start in range(len(parts)):
-                self.by_suffix["/".join(parts[start:])].append(path)
+            name = path.rpartition("/")[2]
+            self.by_tail[name].append(path)
+            folder = path[: len(path) - len(name) - 1]
+            if folder:
+                self.by_tail[folder.rpartition("/")[2] + "/" + name].append(path)
         self.folder_suffix: dict[str, list[str]] = defaultdict(list)
         for folder in sorted(self.folders):
             parts = folder.split("/") if folder else []
@@ -660,7 +737,9 @@ class _Files:
     def suffix(self, importer: str, *suffixes: str) -> str | None:
         found: list[str] = []
         for suffix in suffixes:
-            found += self.by_suffix.get(suffix, [])
+            tail = "/".join(suffix.rsplit("/", 2)[-2:])
+            held = self.by_tail.get(tail, [])
+            found += held if tail == suffix else [path for path in held if path.endswith("/" + suffix) or path == suffix]
         return self.best(found, importer)
 
     def folder(self, importer: str, suffix: str) -> str | None:

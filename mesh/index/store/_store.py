@@ -844,9 +844,19 @@ class Writer:
     def __init__(self, db: sqlite3.Connection) -> None:
         self.db = db
 
-    def known_files(self) -> dict[str, tuple[int, int, int, bytes]]:
-        """path -> (id, size, mtime_ns, hash) of every indexed file."""
-        rows = self.db.execute("SELECT path, id, size, mtime_ns, hash FROM files")
+    def known_files(self, only: Iterable[str] | None = None) -> dict[str, tuple[int, int, int, bytes]]:
+        """path -> (id, size, mtime_ns, hash) of every indexed file; with ``only``, of those paths and
+        of the files under them (folders), found through the index on ``path``: a saved edit reads its
+        own rows, not the workspace's."""
+        sql = "SELECT path, id, size, mtime_ns, hash FROM files"
+        if only is None:
+            rows = self.db.execute(sql).fetchall()
+        else:
+            rows = []
+            for path in sorted(set(only)):
+                rows += self.db.execute(sql + " WHERE path = ?", (path,)).fetchall()
+                # under the folder: "path/" <= p < "path0" ("0" follows "/")
+                rows += self.db.execute(sql + " WHERE path >= ? AND path < ?", (path + "/", path + "0")).fetchall()
         return {path: (file_id, size, mtime, digest) for path, file_id, size, mtime, digest in rows}
 
     def touch(self, file_id: int, size: int, mtime_ns: int) -> None:

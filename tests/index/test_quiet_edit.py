@@ -1,0 +1,149 @@
+"""A saved edit costs the edit, not the workspace (INV-INDEX-11).
+
+An edit of existing files that reach nothing else (no gRPC or link fact, no server type's name,
+package folder, service or registration in reach, before or after) resolves only its own imports;
+any other change resolves gRPC derivations and links over the whole workspace. Either way the index
+it leaves holds exactly the facts of a build from scratch of the same files.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from mesh.index import Index
+from mesh.index.build import _build, _resolve
+
+from ._compare import facts_by_path
+from .test_grpc_derivation import CHAINS, INVENTORY_PROTO, write
+
+PLAIN = "def helper():\n    return 1\n"
+
+WORKSPACE = {
+    **CHAINS,
+    "py/app/extra.py": PLAIN,
+    "py/app/plain.py": PLAIN,
+    "go/server/util.go": "package server\n\nfunc helper() int { return 1 }\n",
+    "cs/Util.cs": "namespace Cs;\npublic class Util { }\n",
+    "node/package.json": '{"name": "node"}\n',
+    "node/inventory.proto": INVENTORY_PROTO,
+    "node/src/server.js": (
+        "const grpc = require('@grpc/grpc-js');\n"
+        "const protoLoader = require('@grpc/proto-loader');\n"
+        "const pkg = grpc.loadPackageDefinition(protoLoader.loadSync('inventory.proto')).acme.inventory.v1;\n"
+        "const { StockKeeper } = require('./keeper');\n"
+        "const server = new grpc.Server();\n"
+        "server.addService(pkg.Third.service, new StockKeeper());\n"
+    ),
+    "node/src/keeper.js": "class StockKeeper {\n}\nmodule.exports = { StockKeeper };\n",
+    "web/requirements.txt": "flask\n",
+    "web/app.py": (
+        'from flask import Flask\n\napp = Flask(__name__)\n\n\n@app.route("/orders")\ndef orders():\n    return ""\n'
+    ),
+    "web/util.py": PLAIN,
+    "web/NOTES.md": "# Notes\n\nThe web app.\n",
+}
+
+#: (path, new text, quiet?): each applied in turn, the index compared with a build from scratch after each.
+EDITS = [
+    ("py/app/plain.py", PLAIN + "\n\ndef more():\n    return 2\n", True),
+    # now subclasses a server type in sight (same folder): derived SERVER and HANDLER facts appear
+    ("py/app/extra.py", "from .base import BaseInventory\n\n\nclass Extra(BaseInventory):\n"
+                        "    def Reserve(self, request, context):\n        return None\n", False),  # fmt: skip
+    # and no longer does: they go
+    ("py/app/extra.py", PLAIN, False),
+    # a method of the Go server type in another file of its package
+    ("go/server/util.go", "package server\n\nfunc (s *Server) Release(ctx context.Context, r *pb.R) (*pb.R, error)"
+                          " { return nil, nil }\n", False),  # fmt: skip
+    # another part of a C# partial server class
+    ("cs/Util.cs", "namespace Cs;\npublic partial class Impl {\n"
+                   "  public override Task<R> Release(R r, ServerCallContext c) => null;\n}\n", False),  # fmt: skip
+    # the implementation a Node registration imports gets the method its service declares
+    ("node/src/keeper.js", "class StockKeeper {\n  reserve(call, cb) {}\n}\nmodule.exports = { StockKeeper };\n", False),
+    # a route's line moves; a route appears in a plain file; the first one goes
+    ("web/app.py", "# moved\n" + WORKSPACE["web/app.py"], False),
+    ("web/util.py", 'from app import app\n\n\n@app.route("/health")\ndef health():\n    return ""\n', False),
+    ("web/app.py", "from flask import Flask\n\napp = Flask(__name__)\n", False),
+    ("web/NOTES.md", "# Notes\n\nThe web app, and /orders.\n", True),
+    ("py/app/plain.py", PLAIN, True),
+]
+
+
+@pytest.fixture(autouse=True)
+def inline(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_build, "INLINE_MAX", 1000)  # every build parsed in this process: no worker start-up
+
+
+@pytest.fixture
+def counted(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
+    """Names of the whole-workspace passes run by resolves (the derivation, the links)."""
+    runs: list[str] = []
+    derive, links = _resolve._Derivation.run, _resolve._links
+
+    def run(self) -> None:
+        runs.append("derive")
+        derive(self)
+
+    def linked(db, files) -> None:
+        runs.append("links")
+        links(db, files)
+
+    monkeypatch.setattr(_resolve._Derivation, "run", run)
+    monkeypatch.setattr(_resolve, "_links", linked)
+    yield runs
+
+
+def test_inv_index_11_an_edit_leaves_the_facts_of_a_build_from_scratch(tmp_path: Path, counted: list[str]) -> None:
+    """INV-INDEX-11: after every edit, quiet or not, the index equals a fresh build of the same
+    files; the quiet ones ran neither the gRPC derivation nor the links."""
+    root = tmp_path / "ws"
+    write(root, WORKSPACE)
+    index = Index(root, tmp_path / "cache", workers=1)
+    index.refresh()
+    try:
+        for number, (path, text, quiet) in enumerate(EDITS):
+            (root / path).write_text(text)
+            counted.clear()
+            index.refresh(changed=[path])
+            assert (counted == []) is quiet, (path, counted)
+            fresh = Index(root, tmp_path / f"fresh-{number}", workers=1)
+            try:
+                fresh.refresh()
+                assert facts_by_path(index) == facts_by_path(fresh), path
+            finally:
+                fresh.close()
+    finally:
+        index.close()
+
+
+def test_inv_index_11_the_loud_edits_change_derived_facts(tmp_path: Path) -> None:
+    """The comparison above is not vacuous: each edit said to reach the workspace changes a derived
+    gRPC fact or a resolved link, which a resolve of the edited file's imports alone would miss."""
+    root = tmp_path / "ws"
+    write(root, WORKSPACE)
+    index = Index(root, tmp_path / "cache", workers=1)
+    index.refresh()
+
+    def derived() -> list[tuple]:
+        with index.store.snapshot() as db:
+            return sorted(
+                db.execute(
+                    "SELECT f.path, g.role, g.line, g.symbol, g.via FROM grpc g JOIN files f ON f.id = g.file_id"
+                    " WHERE g.via != '' OR g.service_key IS NULL"
+                )
+            ) + sorted(db.execute("SELECT f.path, r.path, r.line, r.hidden, r.via FROM http_routes r"
+                                  " JOIN files f ON f.id = r.file_id"))  # fmt: skip
+
+    try:
+        for path, text, quiet in EDITS:
+            before = derived()
+            (root / path).write_text(text)
+            index.refresh(changed=[path])
+            if not quiet and path != "web/util.py":  # the new route is the file's own fact
+                assert derived() != before, path
+            if quiet:
+                assert derived() == before, path
+    finally:
+        index.close()
