@@ -8,6 +8,7 @@ it leaves holds exactly the facts of a build from scratch of the same files.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -147,3 +148,39 @@ def test_inv_index_11_the_loud_edits_change_derived_facts(tmp_path: Path) -> Non
                 assert derived() == before, path
     finally:
         index.close()
+
+
+def test_inv_index_11_a_server_builds_the_resolver_tables_before_the_first_edit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A watched index builds the tables an edit resolves imports against once its first refresh is
+    done: the first saved edit, like every later one, does not build them."""
+    from mesh.index.build._live import LiveIndex
+
+    root = tmp_path / "ws"
+    write(root, WORKSPACE)
+    built: list[int] = []
+    tables = _resolve._Files
+
+    class Counted(tables):  # type: ignore[misc,valid-type]
+        def __init__(self, db) -> None:
+            built.append(1)
+            super().__init__(db)
+
+    monkeypatch.setattr(_resolve, "_Files", Counted)
+    live = LiveIndex(root, tmp_path / "cache", workers=1, reconcile_s=3600)
+    live.start()
+    try:
+        assert live.wait_settled(60)
+        deadline = time.monotonic() + 30
+        while live.index is None or live.index._files is None:
+            assert time.monotonic() < deadline, "the tables were never built ahead"
+            time.sleep(0.02)
+        before = len(built)
+        (root / "py/app/plain.py").write_text(PLAIN + "\n\ndef ahead():\n    return 3\n")
+        live.index.refresh(changed=["py/app/plain.py"])
+        assert len(built) == before
+        with live.index.store.snapshot() as db:
+            assert db.execute("SELECT 1 FROM defs WHERE name = 'ahead'").fetchone()
+    finally:
+        live.close()

@@ -35,7 +35,7 @@ from ._enumerate import GENERATED_RULE, SECRET_CONTENT_REASON, SECRET_RULE, File
 from ..parse._kinds import kind_of
 from ._pool import DEFAULT_BUDGET_S, WORKER_MODULE, ParsePool, run_inline
 from ._progress import TEXT_STAGE, Progress
-from ._resolve import reaches_workspace, resolve
+from ._resolve import file_tables, reaches_workspace, resolve
 from ..store._store import DiskFull, FileRecord, IndexUnavailable, Store, Writer
 from ._work import Outcome, Task
 from ._services import structural
@@ -164,6 +164,15 @@ class Index:
                 if not why:
                     raise
             return self._rebuild(why, progress)
+
+    def prepare_edits(self) -> None:
+        """Build the resolver's file tables ahead of the first saved edit (a server's index, once its
+        first refresh is done), so that edit resolves its own imports only (INV-INDEX-11) instead of
+        building them first. A refresh that built them already, or is running, wins."""
+        with self._refreshing:
+            if self._files is None and self._workspace is not None:
+                with self.store.snapshot() as db:
+                    self._files = file_tables(db)
 
     def rebuild(
         self, why: str, progress: Callable[[Progress], None] | None = None, *, inode: int | None = None

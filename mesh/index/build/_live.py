@@ -407,6 +407,13 @@ class LiveIndex:
             self._settled.set()
         with self._lock:
             closed = self._closed
+        if not closed and self.watcher is not None and not self._state.failure:
+            try:
+                index.prepare_edits()  # the first saved edit then costs the edit (INV-INDEX-11)
+            except Exception as exc:  # only an edit's head start: the edit builds them itself
+                log.debug("resolver tables not built ahead: %s", exc)
+        with self._lock:
+            closed = self._closed
         if closed and (self.watcher is None or not self.watcher.alive):
             self._release()
 

@@ -48,7 +48,7 @@ from ..parse._heritage import Heritage, heritage
 from ..store._trigrams import indexed, trigrams
 from ._links import resolve_links
 
-__all__ = ["reaches_workspace", "resolve"]
+__all__ = ["file_tables", "reaches_workspace", "resolve"]
 
 log = logging.getLogger("mesh.index")
 
@@ -186,6 +186,11 @@ def reaches_workspace(db: sqlite3.Connection, file_ids: Iterable[int]) -> bool:
         if any(needed <= held for needed in wanted):
             return True
     return False
+
+
+def file_tables(db: sqlite3.Connection) -> _Files:
+    """The tables :func:`resolve` resolves imports against, built from ``db`` (pass as ``known``)."""
+    return _Files(db)
 
 
 def _links(db: sqlite3.Connection, files: _Files) -> None:
