@@ -136,10 +136,10 @@ def reaches_workspace(db: sqlite3.Connection, file_ids: Iterable[int]) -> bool:
     of a server type (:class:`_Derivation`): a subclass candidate of one of its language family (its
     text holds every trigram of the type's name, as :meth:`_Derivation.candidates` asks; a Go
     method's receiver and a C# partial class's part name the type too), or a file that a file
-    registering a service imports (Node handlers defined there). Asked
-    of an edit's files before they are written and after: when neither reaches, the facts derived
-    from the rest of the workspace stand (INV-INDEX-11). A superset of what can matter: a file
-    wrongly said to reach costs a whole resolve, never a stale fact."""
+    registering a service imports (Node handlers defined there). Asked of an edit's files before
+    they are written and after: when neither reaches, the facts derived from the rest of the
+    workspace stand (INV-INDEX-11). A superset of what can matter: a file wrongly said to reach
+    costs a whole resolve, never a stale fact."""
     ids = sorted(set(file_ids))
     if not ids:
         return False
@@ -169,7 +169,7 @@ def reaches_workspace(db: sqlite3.Connection, file_ids: Iterable[int]) -> bool:
         family = LANGUAGE_FAMILY.get(language)
         if family is not None:
             names[family].add(name)
-    grams = {family: [trigrams(indexed(name)) for name in sorted(found)] for family, found in names.items()}
+    grams = {family: [(name, trigrams(indexed(name))) for name in sorted(found)] for family, found in names.items()}
     for language, data in db.execute(
         "SELECT f.language, c.data FROM files f LEFT JOIN content c ON c.file_id = f.id"
         " WHERE f.id IN (SELECT file_id FROM reach)"
@@ -177,13 +177,16 @@ def reaches_workspace(db: sqlite3.Connection, file_ids: Iterable[int]) -> bool:
         wanted = grams.get(LANGUAGE_FAMILY.get(language, ""))
         if not wanted or data is None:
             continue
-        if any(not needed for needed in wanted):  # a name too short to narrow: every file is a candidate
+        if any(not needed for _, needed in wanted):  # a name too short to narrow: every file is a candidate
             return True
         try:
-            held = trigrams(indexed(zlib.decompress(data).decode("utf-8", "replace")))
+            text = zlib.decompress(data).decode("utf-8", "replace")
         except zlib.error:
             return True
-        if any(needed <= held for needed in wanted):
+        if any(name in text for name, _ in wanted):  # the common case, without the text's trigrams
+            return True
+        held = trigrams(indexed(text))
+        if any(needed <= held for _, needed in wanted):
             return True
     return False
 
