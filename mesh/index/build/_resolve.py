@@ -23,8 +23,11 @@ entry files), read from the index's stored text as go.mod is. Code generated fro
 tied to that ``.proto`` by the options protoc reads (``java_package``, ``java_outer_classname``,
 ``java_multiple_files``, ``go_package``, ``csharp_namespace``), else by its package: a Go package
 whose ``.pb.go`` files are skipped or not in the workspace still resolves to its ``.proto``.
-Both passes are recomputed on every refresh, inside its transaction; a change to a ``.proto``, a
-project config or a manifest re-resolves every import.
+Both passes run inside the refresh's transaction. A saved edit re-resolves the edited files'
+imports; a change to a ``.proto``, a project config or a manifest re-resolves every import. The
+gRPC derivation and the links are recomputed over the whole workspace unless the change is a quiet
+edit, whose files reach neither, as they were nor as they are (:func:`reaches_workspace`,
+INV-INDEX-11): then the derived facts of the rest of the workspace stand as they are.
 """
 
 from __future__ import annotations
