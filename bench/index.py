@@ -117,7 +117,11 @@ def timed_edits(index, root: Path, edits: int, pick: str, *, limit_s: float) -> 
             victim.write_bytes(original + f"\n\ndef {marker}():\n    pass\n".encode())
             while True:
                 with index.store.snapshot() as db:
-                    if db.execute("SELECT 1 FROM defs WHERE name = ?", (marker,)).fetchone():
+                    # through the index on names (NOCASE): a scan of every definition would be most
+                    # of the time measured on a large tree (0.3 s a poll at 100,000 files)
+                    if db.execute(
+                        "SELECT 1 FROM defs WHERE name = ? COLLATE NOCASE AND name = ?", (marker, marker)
+                    ).fetchone():
                         break
                 if time.perf_counter() - started > limit_s:
                     raise RuntimeError("an edit never reached the index")
