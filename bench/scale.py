@@ -11,6 +11,9 @@ For each size, in this order, nothing else of this script running meanwhile:
    of the same generator; the generator's wall time and peak RSS are reported when it ran.
 2. **cold build**: ``mesh-mcp index --json`` into an emptied ``<work>/cache-<N>-s<seed>``, its own
    process: wall time and that process's peak RSS (``wait4``, so no earlier child masks it).
+   With ``--cold-from EARLIER.json`` the cache that run left is kept and brought up to date, and
+   its cold build's figures are reported, marked with that file's name: everything else is
+   measured again after a change that does not touch the cold build, without an hour's rebuild.
 3. **no-change restart**: the same command again on the same cache.
 4. **index size**: the cache folder on disk, and the bytes of the files it holds (bench/index.py's
    ``folder_bytes`` and ``indexed_bytes``).
@@ -192,18 +195,31 @@ def tool_latencies(tree: Path, cache: Path, rounds: int) -> dict:
     }
 
 
-def measure(files: int, seed: int, work: Path, rounds: int, edits: int) -> dict:
+def measure(files: int, seed: int, work: Path, rounds: int, edits: int, cold_from: Path | None = None) -> dict:
+    """Every figure of one size. With ``cold_from`` (an earlier scale-*.json measuring this size),
+    the cache of that run is kept and its cold build's figures are reported (``cold_from`` says so):
+    the rest is measured again without an hour's cold build."""
     tree, generated = ensure_tree(work, files, seed)
     print(f"[{files:,}] tree {tree} ({'reused' if generated['reused'] else 'generated'})", file=sys.stderr)
     cache = work / f"cache-{files}-s{seed}"
-    shutil.rmtree(cache, ignore_errors=True)
-    cache.mkdir(parents=True)
     env = {**os.environ, "MESH_CACHE_DIR": str(cache)}
     argv = [*bench_index.MESH, "index", str(tree), "--json"]
-    cold_s, cold_kib, text = run_measured(argv, env)
-    summary = json.loads(text)
-    print(f"[{files:,}] cold build {cold_s:.1f} s, peak RSS {cold_kib / 1024:.0f} MiB", file=sys.stderr)
-    restart_s, restart_kib, _ = run_measured(argv, env)
+    earlier = None
+    if cold_from is not None:
+        earlier = next((r for r in json.loads(cold_from.read_text()) if r["files"] == files), None)
+        if earlier is None or not (cache_dir(tree, env) / "index.db").exists():
+            raise SystemExit(f"--cold-from {cold_from}: no figures of {files} files there, or no cache in {cache}")
+        cold_s, cold_kib = earlier["cold_s"], earlier["build_peak_rss_mib"] * 1024
+        run_measured(argv, env)  # brings the kept cache up to date first
+        restart_s, restart_kib, text = run_measured(argv, env)
+        summary = json.loads(text)
+    else:
+        shutil.rmtree(cache, ignore_errors=True)
+        cache.mkdir(parents=True)
+        cold_s, cold_kib, text = run_measured(argv, env)
+        summary = json.loads(text)
+        print(f"[{files:,}] cold build {cold_s:.1f} s, peak RSS {cold_kib / 1024:.0f} MiB", file=sys.stderr)
+        restart_s, restart_kib, _ = run_measured(argv, env)
     index_bytes = bench_index.folder_bytes(cache)
     source_bytes, tables = bench_index.indexed_bytes(cache)
     latencies, victim, victim_bytes = edit_visible(tree, cache, edits, "median")
@@ -221,9 +237,10 @@ def measure(files: int, seed: int, work: Path, rounds: int, edits: int) -> dict:
         "symbols": summary["symbols"],
         "grpc": {k: summary.get(k) for k in ("grpc_services", "grpc_methods", "grpc_implementations", "grpc_clients")},
         "problems": len(summary["failures"]),
+        "cold_from": cold_from.name if cold_from is not None else "",
         "cold_s": cold_s,
         "cold_files_per_s": summary["files"] / cold_s,
-        "cold_mb_per_s": source_bytes / cold_s / 1e6,
+        "cold_mb_per_s": earlier["cold_mb_per_s"] if earlier is not None else source_bytes / cold_s / 1e6,
         "build_peak_rss_mib": cold_kib / 1024,
         "restart_s": restart_s,
         "restart_peak_rss_mib": restart_kib / 1024,
@@ -249,6 +266,7 @@ def table(results: list[dict]) -> str:
     for r in results:
         lines.append(
             f"| {r['files_indexed']:,} ({r['indexed_source_bytes'] / 1e6:,.0f}) | {r['services']} | {r['cold_s']:,.1f} s"
+            f"{' (' + r['cold_from'] + ')' if r.get('cold_from') else ''}"
             f" | {r['cold_files_per_s']:,.0f} | {r['restart_s']:.2f} s | {r['edit_visible_p50_s'] * 1000:,.0f} ms"
             f" ({r['largest_edit_p50_s'] * 1000:,.0f} ms) | {r['index_bytes'] / 1e6:,.0f} MB ({r['index_ratio']:.2f})"
             f" | {r['build_peak_rss_mib']:,.0f} MiB | {r['daemon_rss_mib']:,.0f} MiB ({r['daemon_peak_rss_mib']:,.0f} MiB) |"
@@ -379,6 +397,7 @@ def main() -> int:
     parser.add_argument("--work", type=Path, required=True, help="where trees and caches are kept between runs")
     parser.add_argument("--rounds", type=int, default=5, help="times each tool call is sent")
     parser.add_argument("--edits", type=int, default=10)
+    parser.add_argument("--cold-from", type=Path, help="keep the caches and report the cold builds of this earlier run")
     parser.add_argument("--also", type=Path, action="append", default=[], help="an earlier scale-*.json to add")
     parser.add_argument("--plot", type=Path, default=ROOT / "docs" / "scale-plot.svg")
     args = parser.parse_args()
@@ -389,7 +408,7 @@ def main() -> int:
     if not sizes or min(sizes) < 200:
         parser.error("every size must be at least 200 files")
     args.work.mkdir(parents=True, exist_ok=True)
-    results = [measure(size, args.seed, args.work.resolve(), args.rounds, args.edits) for size in sizes]
+    results = [measure(size, args.seed, args.work.resolve(), args.rounds, args.edits, args.cold_from) for size in sizes]
     out = ROOT / "bench" / "results" / f"scale-{time.strftime('%Y%m%d-%H%M%S')}.json"
     out.parent.mkdir(exist_ok=True)
     out.write_text(json.dumps(results, indent=2))
