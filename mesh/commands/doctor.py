@@ -2,9 +2,9 @@
 
 Theory of operation
 -------------------
-Ten checks run in a fixed order, each a small function returning a :class:`Check` (name,
+Eleven checks run in a fixed order, each a small function returning a :class:`Check` (name,
 status, one-line detail and, when something is to be done, a remedy): the workspace and its
-``mesh.toml``, the cache folder, the room on its disk, the socket folder, the daemon, the index,
+``mesh.toml``, the cache folder, the room on its disk, the room in memory, the socket folder, the daemon, the index,
 the services, the watcher, the parsers and SQLite. The daemon is asked once (its hello line carries the index and watcher
 state); the index and watcher checks read that answer, or the index file when no daemon runs.
 
@@ -139,15 +139,23 @@ def diagnose(root: Path, *, given: bool, environ: Mapping[str, str], now: float)
 
     workspace = _guarded("workspace", lambda: check_workspace(root, given=given))
     cache = _guarded("cache folder", lambda: check_cache_folder(folder))
-    disk = _guarded("disk", lambda: check_disk(root, folder))
+    size: list[tuple[int, int, str]] = []
+
+    def counted() -> tuple[int, int, str]:
+        if not size:  # one walk (or count of the index) for the disk and the memory
+            size.append(_workspace_size(root, folder))
+        return size[0]
+
+    disk = _guarded("disk", lambda: check_disk(root, folder, counted()))
     sockets = _guarded("socket folder", lambda: check_socket_folder(root, environ))
     daemon = _guarded("daemon", ask_daemon)
+    memory = _guarded("memory", lambda: check_memory(counted(), hello, environ))
     index = _guarded("index", lambda: check_index(root, folder, hello, now=now))
     services = _guarded("services", lambda: check_services(root, folder))
     watcher = _guarded("watcher", lambda: check_watcher(daemon, hello, folder))
     parsers = _guarded("parsers", check_parsers)
     sqlite = _guarded("sqlite", lambda: check_sqlite(folder))
-    return (workspace, cache, disk, sockets, daemon, index, services, watcher, parsers, sqlite)
+    return (workspace, cache, disk, memory, sockets, daemon, index, services, watcher, parsers, sqlite)
 
 
 def _guarded(name: str, plan: Callable[[], Check]) -> Check:
@@ -283,12 +291,9 @@ def check_cache_folder(folder: Path) -> Check:
     return Check("cache folder", Status.OK, f"{folder} ({mode:04o})")
 
 
-def check_disk(root: Path, folder: Path) -> Check:
-    """Room for the index: the free space of the cache folder's disk against about what building
-    this workspace's index takes (``space_needed`` of its text: counted by the index when there is
-    one, else by a walk), the index already there counted as room (a rebuild replaces it)."""
-    from ..index.store._store import _free_bytes, _human, space_needed
-
+def _workspace_size(root: Path, folder: Path) -> tuple[int, int, str]:
+    """(files, bytes of text, how counted) of the workspace: counted by the index when there is
+    one, else by a walk with the index's rules."""
     counted = _indexed_text(folder / INDEX_DB)
     if counted is None:
         from ..index.build._enumerate import walk
@@ -302,7 +307,16 @@ def check_disk(root: Path, folder: Path) -> Check:
                       include_secrets=config.include_secrets,
                       extra_ignores=ignore_patterns(config.ignore, config.services or ()))  # fmt: skip
         counted = (len(walked.files), sum(entry.size for entry in walked.files), "listed by a walk")
-    files, text, how = counted
+    return counted
+
+
+def check_disk(root: Path, folder: Path, counted: tuple[int, int, str] | None = None) -> Check:
+    """Room for the index: the free space of the cache folder's disk against about what building
+    this workspace's index takes (``space_needed`` of its text: counted by the index when there is
+    one, else by a walk), the index already there counted as room (a rebuild replaces it)."""
+    from ..index.store._store import _free_bytes, _human, space_needed
+
+    files, text, how = _workspace_size(root, folder) if counted is None else counted
     need = space_needed(text)
     probe = folder
     while not probe.exists() and probe != probe.parent:
@@ -320,6 +334,46 @@ def check_disk(root: Path, folder: Path) -> Check:
         Status.FAIL,
         f"too little room: {said}; a build would stop before writing, saying so",
         "free space on that disk, or set MESH_CACHE_DIR to a folder on a disk with room",
+    )
+
+
+def check_memory(
+    counted: tuple[int, int, str],
+    hello: Hello | None,
+    environ: Mapping[str, str],
+    read: Callable[[str], str | None] | None = None,
+) -> Check:
+    """Room in memory: what the machine has left (``MemAvailable``, or a memory cgroup's room when
+    smaller) against about what a server of this workspace takes while it builds and serves
+    (``serve_need`` of its files, mesh/index/build/_memory.py); a daemon already serving it holds
+    part of that already (its ``VmRSS``, counted as room). A machine that does not say is not checked."""
+    from ..index.build._memory import CHECK_VARIABLE, available, held, read_text, serve_need, switched_off
+    from ..index.store._store import _human
+
+    read = read or read_text
+    files, _text, how = counted
+    room = available(read)
+    if room is None:
+        return Check("memory", Status.INFO, "the machine does not say how much memory it has left (no /proc/meminfo): not checked")
+    need = serve_need(files, workers=os.cpu_count() or 1)
+    daemon = held(read, hello.pid) if hello is not None and hello.pid > 0 else 0
+    holding = f", {_human(daemon)} of it held by the running daemon" if daemon else ""
+    said = (
+        f"{_human(room.bytes)} available ({room.source}); a server of this workspace ({files:,} files, {how}) needs"
+        f" about {_human(need)} while it builds and serves{holding}"
+    )
+    if need - daemon <= room.bytes:
+        return Check("memory", Status.OK, said)
+    if switched_off(environ):
+        return Check(
+            "memory", Status.WARN, f"too little memory: {said}; {CHECK_VARIABLE}=off, so a build would try anyway",
+            "free memory or leave folders out ([index] ignore in mesh.toml), or the machine may swap",
+        )  # fmt: skip
+    return Check(
+        "memory",
+        Status.FAIL,
+        f"too little memory: {said}; a build would stop before parsing, saying so",
+        f"free memory, leave folders out ([index] ignore in mesh.toml), or set {CHECK_VARIABLE}=off to try anyway",
     )
 
 
