@@ -33,7 +33,7 @@ BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
 sys.path.insert(0, str(ROOT))
 
-from mesh.index.build._memory import build_need  # noqa: E402
+from mesh.index.build._memory import build_need, worker_need  # noqa: E402
 
 MIB = 1 << 20
 
@@ -76,8 +76,9 @@ def _tree(pid: int) -> list[int]:
     return found
 
 
-def walked(tree: Path) -> tuple[int, int]:
-    """Files and bytes as the index walks them (its rules: ignores, size cap, vendored, secrets)."""
+def walked(tree: Path) -> tuple[int, int, int]:
+    """Files, bytes and the largest file's bytes as the index walks them (its rules: ignores, size
+    cap, vendored, secrets)."""
     from mesh.index.build._enumerate import walk
     from mesh.index.build._workspace import Config, ConfigError, ignore_patterns, load_config
 
@@ -88,7 +89,8 @@ def walked(tree: Path) -> tuple[int, int]:
     found = walk(tree, max_file_bytes=config.max_file_bytes, include_vendored=config.include_vendored,
                  include_secrets=config.include_secrets,
                  extra_ignores=ignore_patterns(config.ignore, config.services or ()))  # fmt: skip
-    return len(found.files), sum(entry.size for entry in found.files)
+    sizes = [entry.size for entry in found.files]
+    return len(sizes), sum(sizes), max(sizes, default=0)
 
 
 def measure(tree: Path, workers: int | None) -> dict:
@@ -118,18 +120,21 @@ def measure(tree: Path, workers: int | None) -> dict:
             summary = json.loads(out.read())
     finally:
         shutil.rmtree(cache, ignore_errors=True)
-    files, size = walked(tree)
+    files, size, largest = walked(tree)
+    workers = workers or os.cpu_count() or 1
     return {
         "tree": str(tree),
         "files_walked": files,
         "bytes_walked": size,
+        "largest_bytes": largest,
         "files_indexed": summary["files"],
         "elapsed_s": round(elapsed, 2),
         "main_peak_mib": round(usage.ru_maxrss * 1024 / MIB, 1),
         "tree_peak_mib": round(peak_sum / MIB, 1),
         "worker_peak_mib": round(peak_worker / MIB, 1),
-        "estimate_mib": round(build_need(files, workers=workers or os.cpu_count() or 1) / MIB, 1),
-        "workers": workers or os.cpu_count() or 1,
+        "estimate_mib": round(build_need(files, workers=workers, largest=largest) / MIB, 1),
+        "worker_estimate_mib": round(worker_need(largest) / MIB, 1),
+        "workers": workers,
     }
 
 
@@ -146,13 +151,13 @@ def main() -> None:
     results = BENCH / "results"
     results.mkdir(exist_ok=True)
     (results / f"memory-{time.strftime('%Y%m%d-%H%M%S')}.json").write_text(json.dumps(rows, indent=2) + "\n")
-    print("| tree | files (MB) | build process peak | whole tree peak (largest worker) | estimate | time |")
+    print("| tree | files (MB, largest KB) | build process peak | whole tree peak (largest worker) | estimate (a worker) | time |")
     print("| --- | ---: | ---: | ---: | ---: | ---: |")
     for row in rows:
         print(
-            f"| {Path(row['tree']).name} | {row['files_walked']:,} ({row['bytes_walked'] / 1e6:.0f})"
+            f"| {Path(row['tree']).name} | {row['files_walked']:,} ({row['bytes_walked'] / 1e6:.0f}, {row['largest_bytes'] / 1024:.0f})"
             f" | {row['main_peak_mib']:.0f} MiB | {row['tree_peak_mib']:.0f} MiB ({row['worker_peak_mib']:.0f} MiB)"
-            f" | {row['estimate_mib']:.0f} MiB | {row['elapsed_s']:.0f} s |"
+            f" | {row['estimate_mib']:.0f} MiB ({row['worker_estimate_mib']:.0f} MiB) | {row['elapsed_s']:.0f} s |"
         )
 
 

@@ -784,14 +784,15 @@ def test_the_memory_check_says_need_and_available_INV_INDEX_9(
     from mesh.index.build import _memory
 
     monkeypatch.delenv("MESH_MEMORY_CHECK", raising=False)
-    counted = (100_000, 890_000_000, "listed by a walk")
-    need = _memory.serve_need(100_000, workers=os.cpu_count() or 1)
+    counted = (100_000, 890_000_000, "listed by a walk", 300 << 10)
+    need = _memory.serve_need(100_000, workers=os.cpu_count() or 1, largest=300 << 10)
     need_said = f"needs about {need / (1 << 20):.1f} MB while it builds and serves"
     monkeypatch.setattr(_memory, "read_text", fake_machine(8192))
     roomy = check_memory(counted, None, {})
     assert roomy.status is Status.OK, roomy
     assert roomy.detail == (
-        f"8.0 GB available (MemAvailable); a server of this workspace (100,000 files, listed by a walk) {need_said}"
+        f"8.0 GB available (MemAvailable); a server of this workspace (100,000 files, the largest 300.0 KB, listed"
+        f" by a walk) {need_said}"
     )
     monkeypatch.setattr(_memory, "read_text", fake_machine(256))
     tight = check_memory(counted, None, {})
@@ -822,4 +823,5 @@ def test_the_memory_check_counts_the_workspace_in_the_report(
     memory = checks["memory"]
     files = checks["disk"].detail.split("an index of this workspace (", 1)[1].split(" files", 1)[0]
     assert memory.status is Status.FAIL, memory
-    assert f"a server of this workspace ({files} files, listed by a walk) needs about" in memory.detail
+    assert f"a server of this workspace ({files} files, the largest " in memory.detail
+    assert "listed by a walk) needs about" in memory.detail

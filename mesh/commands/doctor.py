@@ -139,9 +139,9 @@ def diagnose(root: Path, *, given: bool, environ: Mapping[str, str], now: float)
 
     workspace = _guarded("workspace", lambda: check_workspace(root, given=given))
     cache = _guarded("cache folder", lambda: check_cache_folder(folder))
-    size: list[tuple[int, int, str]] = []
+    size: list[tuple[int, int, str, int]] = []
 
-    def counted() -> tuple[int, int, str]:
+    def counted() -> tuple[int, int, str, int]:
         if not size:  # one walk (or count of the index) for the disk and the memory
             size.append(_workspace_size(root, folder))
         return size[0]
@@ -291,9 +291,9 @@ def check_cache_folder(folder: Path) -> Check:
     return Check("cache folder", Status.OK, f"{folder} ({mode:04o})")
 
 
-def _workspace_size(root: Path, folder: Path) -> tuple[int, int, str]:
-    """(files, bytes of text, how counted) of the workspace: counted by the index when there is
-    one, else by a walk with the index's rules."""
+def _workspace_size(root: Path, folder: Path) -> tuple[int, int, str, int]:
+    """(files, bytes of text, how counted, bytes of the largest file) of the workspace: counted by
+    the index when there is one, else by a walk with the index's rules."""
     counted = _indexed_text(folder / INDEX_DB)
     if counted is None:
         from ..index.build._enumerate import walk
@@ -306,17 +306,18 @@ def _workspace_size(root: Path, folder: Path) -> tuple[int, int, str]:
         walked = walk(root, max_file_bytes=config.max_file_bytes, include_vendored=config.include_vendored,
                       include_secrets=config.include_secrets,
                       extra_ignores=ignore_patterns(config.ignore, config.services or ()))  # fmt: skip
-        counted = (len(walked.files), sum(entry.size for entry in walked.files), "listed by a walk")
+        sizes = [entry.size for entry in walked.files]
+        counted = (len(sizes), sum(sizes), "listed by a walk", max(sizes, default=0))
     return counted
 
 
-def check_disk(root: Path, folder: Path, counted: tuple[int, int, str] | None = None) -> Check:
+def check_disk(root: Path, folder: Path, counted: tuple[int, int, str, int] | None = None) -> Check:
     """Room for the index: the free space of the cache folder's disk against about what building
     this workspace's index takes (``space_needed`` of its text: counted by the index when there is
     one, else by a walk), the index already there counted as room (a rebuild replaces it)."""
     from ..index.store._store import _free_bytes, _human, space_needed
 
-    files, text, how = _workspace_size(root, folder) if counted is None else counted
+    files, text, how, _largest = _workspace_size(root, folder) if counted is None else counted
     need = space_needed(text)
     probe = folder
     while not probe.exists() and probe != probe.parent:
@@ -338,7 +339,7 @@ def check_disk(root: Path, folder: Path, counted: tuple[int, int, str] | None = 
 
 
 def check_memory(
-    counted: tuple[int, int, str],
+    counted: tuple[int, int, str, int],
     hello: Hello | None,
     environ: Mapping[str, str],
     read: Callable[[str], str | None] | None = None,
@@ -351,15 +352,16 @@ def check_memory(
     from ..index.store._store import _human
 
     read = read or read_text
-    files, _text, how = counted
+    files, _text, how, largest = counted
     room = available(read)
     if room is None:
         return Check("memory", Status.INFO, "the machine does not say how much memory it has left (no /proc/meminfo): not checked")
-    need = serve_need(files, workers=os.cpu_count() or 1)
+    need = serve_need(files, workers=os.cpu_count() or 1, largest=largest)
     daemon = held(read, hello.pid) if hello is not None and hello.pid > 0 else 0
     holding = f", {_human(daemon)} of it held by the running daemon" if daemon else ""
     said = (
-        f"{_human(room.bytes)} available ({room.source}); a server of this workspace ({files:,} files, {how}) needs"
+        f"{_human(room.bytes)} available ({room.source}); a server of this workspace ({files:,} files, the largest"
+        f" {_human(largest)}, {how}) needs"
         f" about {_human(need)} while it builds and serves{holding}"
     )
     if need - daemon <= room.bytes:
@@ -377,19 +379,22 @@ def check_memory(
     )
 
 
-def _indexed_text(path: Path) -> tuple[int, int, str] | None:
-    """(files, bytes of text, how counted) of the index at ``path``; None without a readable one."""
+def _indexed_text(path: Path) -> tuple[int, int, str, int] | None:
+    """(files, bytes of text, how counted, bytes of the largest file) of the index at ``path``;
+    None without a readable one."""
     if not path.exists():
         return None
     try:
         connection = sqlite3.connect(f"file:{quote(str(path))}?mode=ro", uri=True, timeout=SQLITE_TIMEOUT_S)
         try:
-            files, text = connection.execute("SELECT count(*), coalesce(sum(size), 0) FROM files").fetchone()
+            files, text, largest = connection.execute(
+                "SELECT count(*), coalesce(sum(size), 0), coalesce(max(size), 0) FROM files"
+            ).fetchone()
         finally:
             connection.close()
     except sqlite3.Error:
         return None  # the index check says why
-    return (files, text, "as indexed") if files else None
+    return (files, text, "as indexed", largest) if files else None
 
 
 def _size(path: Path) -> int:

@@ -217,7 +217,8 @@ class Index:
             )
         walked = {entry.path: entry for entry in tree.files}
         if only is None:  # a workspace too large for the machine's memory says so before parsing (INV-INDEX-9)
-            check_memory(len(walked), workers=self.workers, serving=self._pool is not None)
+            check_memory(len(walked), largest=max((entry.size for entry in tree.files), default=0),
+                         workers=self.workers, serving=self._pool is not None)  # fmt: skip
         counts = Counter[str]()
         failures: list[tuple[str, str]] = []
         if only is None and self.staged and len(walked) > STAGED_MIN:

@@ -11,15 +11,21 @@ the machine has left (:func:`available`): when the estimate exceeds it, the buil
 :class:`MemoryShort` before any file is read or parsed, naming both numbers, instead of swapping
 the machine to a halt.
 
-The model (bench/memory.py; docs/performance.md, "Memory"), in MiB, for ``F`` thousand files and
-``W`` parse workers::
+The model (bench/memory.py; docs/performance.md, "Memory"), in MiB, for ``F`` thousand files,
+``W`` parse workers and the largest file of ``L`` MiB::
 
-    build = 48 + 3.0 F + 40 W           serve = build + 2.4 F
+    build = 56 + 3.0 F + W (52 + 58 L)          serve = build + 3.2 F
 
-It is fitted above every peak measured (``mesh-mcp index``: 114 MiB at 25,000 files, 331 MiB at
-100,000, plus its parse workers; the daemon: 74 MiB at 25,000, 626 MiB at its peak under load at
-100,000) with a margin of 5-30% (least at the 100,000-file points), so that it refuses only a
-workspace that would not fit: an estimate a little high costs nothing while the machine has room.
+The building process grows with the files (measured 58 MiB at 2,000 files, 67 at 8,000, 109 at
+26,611, 114 at 25,000 and 331 at 100,000: about 3 KB a file over a 56 MiB start); a worker grows
+with the largest file it parses, not with the workspace (58 MiB with a 130 KB file, 62 with 190 KB,
+108 with 1 MiB: 52 MiB and 58 bytes a byte). A server holds more once it answers under load
+(the daemon's peak, 626 MiB at 100,000 files, less the build's 331: 3 KB a file). Every worker
+is counted at its largest file at the same moment as the building process at its peak, so the
+estimate is an upper bound: the largest sums of the whole tree of processes measured were 153,
+160 and 226 MiB where it says 181, 205 and 354 (18-57% over; bench/memory.py). It refuses only a
+workspace that would not fit; an estimate a little high costs nothing while the machine has room,
+and ``MESH_MEMORY_CHECK=off`` is there for a user who knows better.
 
 What is available is the smaller of ``MemAvailable`` (``/proc/meminfo``) and the room a memory
 cgroup leaves (v2 ``memory.max`` less ``memory.current``; v1 ``memory.limit_in_bytes`` less
@@ -27,7 +33,7 @@ cgroup leaves (v2 ``memory.max`` less ``memory.current``; v1 ``memory.limit_in_b
 room). What this process holds already (``VmRSS``) is out of both and part of the need, so it is
 taken off the need: a server re-scanning a workspace it already holds is not refused for the
 memory it has. A machine that says none of this (no ``/proc``, another OS) is never refused.
-``MESH_MEMORY_CHECK=off`` skips the check for a user who knows better.
+``MESH_MEMORY_CHECK=off`` (also ``0``, ``no``, ``false``) skips the check.
 
 The files are read through ``read`` (a path to its text, None when absent), so tests fake a small
 machine without touching the real ``/proc`` (or replace :func:`read_text`, which every reader
@@ -45,7 +51,9 @@ import attrs
 
 from ..store._store import IndexUnavailable, _human
 
-__all__ = ["MemoryShort", "Room", "available", "build_need", "check_memory", "held", "serve_need", "switched_off"]
+__all__ = [
+    "MemoryShort", "Room", "available", "build_need", "check_memory", "held", "serve_need", "switched_off", "worker_need",
+]
 
 log = logging.getLogger("mesh.index")
 
@@ -55,32 +63,37 @@ CHECK_VARIABLE: Final = "MESH_MEMORY_CHECK"
 _OFF: Final = frozenset({"off", "0", "no", "false"})
 
 # The model, in bytes (see the module's docstring for where the numbers come from).
-#: The building process's fixed part: the interpreter, the extractors, SQLite (55-58 MiB measured
-#: at 2,000 files).
+#: The building process's fixed part: the interpreter, the extractors, SQLite.
 BUILD_BASE: Final = 56 * MIB
-#: The walk's entries, the known files and the resolver's tables, per file of the workspace (2.4 KB
-#: a file measured from 2,000 to 25,000 files, 2.9 KB to 100,000).
+#: The walk's entries, the known files and the resolver's tables, per file of the workspace.
 BUILD_PER_FILE: Final = 3 * 1024
-#: One parse worker: an interpreter with every grammar, and the largest file it parses (58-63 MiB
-#: measured).
-WORKER: Final = 64 * MIB
-#: A serving daemon beyond its build, per file: what it holds between calls and answers under load
-#: (its peak under load, 626 MiB at 100,000 files, less the build's 331 MiB: 3.0 KB a file).
+#: One parse worker: an interpreter with every grammar loaded...
+WORKER_BASE: Final = 52 * MIB
+#: ... and the trees and facts of the largest file it parses, per byte of that file.
+WORKER_PER_BYTE: Final = 58
+#: A serving daemon beyond its build, per file: what it holds between calls and answers under load.
 SERVE_PER_FILE: Final = 3 * 1024 + 200
 #: cgroup limits from here up mean "no limit" (v1 writes 2^63 rounded down to a page).
 _NO_LIMIT: Final = 1 << 60
 
 
-def build_need(files: int, *, workers: int) -> int:
-    """About the most memory (bytes) a cold build of ``files`` files with ``workers`` parse
-    workers takes: the building process and its workers together."""
-    return BUILD_BASE + BUILD_PER_FILE * files + WORKER * max(1, workers)
+def worker_need(largest: int) -> int:
+    """About the most memory (bytes) one parse worker takes when the largest file it may parse
+    is ``largest`` bytes."""
+    return WORKER_BASE + WORKER_PER_BYTE * largest
 
 
-def serve_need(files: int, *, workers: int) -> int:
+def build_need(files: int, *, workers: int, largest: int) -> int:
+    """About the most memory (bytes) a cold build of ``files`` files, the largest of ``largest``
+    bytes, with ``workers`` parse workers takes: the building process and its workers together,
+    each worker counted at its largest file."""
+    return BUILD_BASE + BUILD_PER_FILE * files + max(1, workers) * worker_need(largest)
+
+
+def serve_need(files: int, *, workers: int, largest: int) -> int:
     """About the most memory (bytes) a server takes that builds the index of ``files`` files, then
     answers tools on it under load."""
-    return build_need(files, workers=workers) + SERVE_PER_FILE * files
+    return build_need(files, workers=workers, largest=largest) + SERVE_PER_FILE * files
 
 
 @attrs.frozen
@@ -96,15 +109,17 @@ class MemoryShort(IndexUnavailable):
     """The machine has less memory left than a build of the workspace takes: said before any file
     is parsed, with both numbers (INV-INDEX-9)."""
 
-    def __init__(self, *, files: int, need_bytes: int, room: Room, held_bytes: int = 0) -> None:
+    def __init__(self, *, files: int, largest: int, need_bytes: int, room: Room, held_bytes: int = 0) -> None:
         self.files = files
+        self.largest = largest
         self.need_bytes = need_bytes
         self.available_bytes = room.bytes
         self.source = room.source
         self.held_bytes = held_bytes
         held = f", of which this process holds {_human(held_bytes)} already" if held_bytes else ""
         super().__init__(
-            f"this machine has too little memory to index this workspace: a build of its {files:,} files needs"
+            f"this machine has too little memory to index this workspace: a build of its {files:,} files (the"
+            f" largest {_human(largest)}) needs"
             f" about {_human(need_bytes)}{held}, and {_human(room.bytes)} is available ({room.source}); free"
             f" memory, leave folders out ([index] ignore in mesh.toml), or set {CHECK_VARIABLE}=off to try anyway"
         )
@@ -183,12 +198,14 @@ def switched_off(environ: Mapping[str, str]) -> bool:
 def check_memory(
     files: int,
     *,
+    largest: int,
     workers: int | None,
     serving: bool,
     environ: Mapping[str, str] | None = None,
     read: Callable[[str], str | None] | None = None,
 ) -> None:
-    """Raise :class:`MemoryShort` when a build of ``files`` files (``serving``: then served) needs
+    """Raise :class:`MemoryShort` when a build of ``files`` files, the largest ``largest`` bytes
+    (``serving``: then served), needs
     more memory than the machine has left; nothing when it fits, when the machine does not say, or
     when ``MESH_MEMORY_CHECK`` is ``off``."""
     environ = os.environ if environ is None else environ
@@ -198,9 +215,9 @@ def check_memory(
     if room is None:
         return  # another OS, no /proc: no check rather than a false refusal
     count = max(1, workers or os.cpu_count() or 1)
-    need = (serve_need if serving else build_need)(files, workers=count)
+    need = (serve_need if serving else build_need)(files, workers=count, largest=largest)
     holding = held(read)
     if need - holding > room.bytes:
-        raise MemoryShort(files=files, need_bytes=need, room=room, held_bytes=holding)
+        raise MemoryShort(files=files, largest=largest, need_bytes=need, room=room, held_bytes=holding)
     log.debug("memory: %s needed for %d files, %s held, %s available (%s)", _human(need), files,
               _human(holding), _human(room.bytes), room.source)  # fmt: skip
