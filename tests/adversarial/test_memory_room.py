@@ -18,6 +18,7 @@ from mesh.index.build._live import LiveIndex, NotReady
 from mesh.index.build._memory import (
     MIB, MemoryShort, Room, available, build_need, check_memory, serve_need, worker_need,
 )
+from mesh.tools import builtin_registry
 from mesh.tools._builtin import not_ready_text
 
 from .index_faults import many_dependents
@@ -200,5 +201,9 @@ def test_a_server_on_a_small_machine_says_it_through_its_tools_INV_INDEX_9(
         text = not_ready_text(caught.value)
         assert text.startswith("The workspace index is not available: this machine has too little memory"), text
         assert "MESH_MEMORY_CHECK=off" in text and "16.0 MB is available" in text
+        # a tool says it at once (no wait for a snapshot that will not come, no scan instead)
+        output = builtin_registry(live, wait_s=5).call("smart_search", {"query": "core"}, None, workspace=root)
+        assert output.is_error and output.text.startswith("The workspace index is not available: this machine has")
+        assert "16.0 MB is available (MemAvailable)" in output.text, output.text
     finally:
         live.close()
