@@ -151,11 +151,13 @@ def main() -> None:
     results = BENCH / "results"
     results.mkdir(exist_ok=True)
     (results / f"memory-{time.strftime('%Y%m%d-%H%M%S')}.json").write_text(json.dumps(rows, indent=2) + "\n")
-    print("| tree | files (MB, largest KB) | build process peak | whole tree peak (largest worker) | estimate (a worker) | time |")
+    print("| tree | files (MB, largest KB) | build process peak | whole tree peak (largest worker)"
+          " | estimate (a worker) | time |")
     print("| --- | ---: | ---: | ---: | ---: | ---: |")
     for row in rows:
         print(
-            f"| {Path(row['tree']).name} | {row['files_walked']:,} ({row['bytes_walked'] / 1e6:.0f}, {row['largest_bytes'] / 1024:.0f})"
+            f"| {Path(row['tree']).name} | {row['files_walked']:,}"
+            f" ({row['bytes_walked'] / 1e6:.0f}, {row['largest_bytes'] / 1024:.0f})"
             f" | {row['main_peak_mib']:.0f} MiB | {row['tree_peak_mib']:.0f} MiB ({row['worker_peak_mib']:.0f} MiB)"
             f" | {row['estimate_mib']:.0f} MiB ({row['worker_estimate_mib']:.0f} MiB) | {row['elapsed_s']:.0f} s |"
         )

@@ -796,7 +796,8 @@ def test_the_memory_check_says_need_and_available_INV_INDEX_9(
     )
     monkeypatch.setattr(_memory, "read_text", fake_machine(256))
     tight = check_memory(counted, None, {})
-    assert tight.status is Status.FAIL and tight.detail.startswith("too little memory: 256.0 MB available (MemAvailable)")
+    assert tight.status is Status.FAIL
+    assert tight.detail.startswith("too little memory: 256.0 MB available (MemAvailable)"), tight.detail
     assert need_said in tight.detail and "a build would stop before parsing" in tight.detail
     assert "MESH_MEMORY_CHECK=off" in (tight.remedy or "") and "[index] ignore" in (tight.remedy or "")
     anyway = check_memory(counted, None, {"MESH_MEMORY_CHECK": "off"})

@@ -4,9 +4,11 @@ Theory of operation
 -------------------
 Eleven checks run in a fixed order, each a small function returning a :class:`Check` (name,
 status, one-line detail and, when something is to be done, a remedy): the workspace and its
-``mesh.toml``, the cache folder, the room on its disk, the room in memory, the socket folder, the daemon, the index,
-the services, the watcher, the parsers and SQLite. The daemon is asked once (its hello line carries the index and watcher
-state); the index and watcher checks read that answer, or the index file when no daemon runs.
+``mesh.toml``, the cache folder, the room on its disk, the room in memory, the socket folder, the
+daemon, the index, the services, the watcher, the parsers and SQLite. The daemon is asked once
+(its hello line carries the index and watcher state); the index and watcher checks read that
+answer, or the index file when no daemon runs. The disk and memory checks share one count of the
+workspace's files (the index's, else a walk's).
 
 The doctor only looks. It never starts a daemon or builds the index; it writes only scratch files
 in the cache folder or the temp folder (and removes them); every socket operation has a deadline,
@@ -355,7 +357,8 @@ def check_memory(
     files, _text, how, largest = counted
     room = available(read)
     if room is None:
-        return Check("memory", Status.INFO, "the machine does not say how much memory it has left (no /proc/meminfo): not checked")
+        said = "the machine does not say how much memory it has left (no /proc/meminfo): not checked"
+        return Check("memory", Status.INFO, said)
     need = serve_need(files, workers=os.cpu_count() or 1, largest=largest)
     daemon = held(read, hello.pid) if hello is not None and hello.pid > 0 else 0
     holding = f", {_human(daemon)} of it held by the running daemon" if daemon else ""

@@ -38,7 +38,7 @@ def machine(
     (limit, usage, ``total_inactive_file``), in MiB."""
     files: dict[str, str] = {}
     if available_mib is not None:
-        files["/proc/meminfo"] = f"MemTotal:       {64 << 20} kB\nMemFree:  1024 kB\nMemAvailable:   {available_mib << 10} kB\n"
+        files["/proc/meminfo"] = f"MemTotal: {64 << 20} kB\nMemFree: 1024 kB\nMemAvailable: {available_mib << 10} kB\n"
         files["/proc/self/status"] = f"Name:\tpython\nVmHWM:\t{rss_mib << 10} kB\nVmRSS:\t{rss_mib << 10} kB\n"
     if cgroup_v2 is not None:
         limit, current, inactive = cgroup_v2
@@ -68,7 +68,8 @@ def test_available_is_memavailable_or_the_smaller_cgroup_room() -> None:
     assert available(machine(3000, cgroup_v2=("max", 900, 300))) == Room(3000 * MIB, "MemAvailable")
     # v1 without a limit writes 2^63 rounded down to a page: no limit
     assert available(machine(3000, cgroup_v1=(9223372036854771712, 900, 0))) == Room(3000 * MIB, "MemAvailable")
-    assert available(machine(3000, cgroup_v1=(512 * MIB, 600, 200))) == Room(112 * MIB, "the cgroup's memory.limit_in_bytes")
+    v1 = Room(112 * MIB, "the cgroup's memory.limit_in_bytes")
+    assert available(machine(3000, cgroup_v1=(512 * MIB, 600, 200))) == v1
     # a cgroup over its limit leaves nothing, not a negative room
     assert available(machine(3000, cgroup_v2=(str(100 * MIB), 150, 0))) == Room(0, "the cgroup's memory.max")
 

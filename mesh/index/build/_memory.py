@@ -52,7 +52,8 @@ import attrs
 from ..store._store import IndexUnavailable, _human
 
 __all__ = [
-    "MemoryShort", "Room", "available", "build_need", "check_memory", "held", "serve_need", "switched_off", "worker_need",
+    "MemoryShort", "Room", "available", "build_need", "check_memory", "held", "serve_need", "switched_off",
+    "worker_need",
 ]
 
 log = logging.getLogger("mesh.index")
