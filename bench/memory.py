@@ -14,6 +14,11 @@ bench/scale.py's "build peak RSS"), the largest sum of the whole tree of process
 sample (what the machine must hold: the workers count too), the largest single worker seen, and the
 estimate. A sample every 0.1 s may miss a peak shorter than that: the sum is a lower bound.
 
+With ``--daemon``, each tree is served instead: ``mesh-mcp daemon`` on a fresh cache (a private
+socket folder), sampled the same way until its index is whole (``meta.stage`` ``full``) and 5 s
+more at rest, then stopped (SIGTERM); the estimate is then ``serve_need``. No tool is called: the
+peak under load is bench/scale.py's.
+
 Results: JSON in bench/results/memory-<stamp>.json and a Markdown table on stdout.
 """
 
@@ -33,7 +38,7 @@ BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
 sys.path.insert(0, str(ROOT))
 
-from mesh.index.build._memory import build_need, worker_need  # noqa: E402
+from mesh.index.build._memory import build_need, serve_need, worker_need  # noqa: E402
 
 MIB = 1 << 20
 
@@ -93,6 +98,74 @@ def walked(tree: Path) -> tuple[int, int, int]:
     return len(sizes), sum(sizes), max(sizes, default=0)
 
 
+def _index_whole(db: Path) -> bool:
+    import sqlite3
+
+    if not db.exists():
+        return False
+    try:
+        connection = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=1.0)
+        try:
+            row = connection.execute("SELECT value FROM meta WHERE key = 'stage'").fetchone()
+        finally:
+            connection.close()
+    except sqlite3.Error:
+        return False
+    return row == ("full",)
+
+
+def measure_daemon(tree: Path) -> dict:
+    """Peak memory of a daemon building the index of ``tree`` and then at rest for 5 s."""
+    import signal
+
+    from mesh.workspace import cache_dir
+
+    cache = Path(tempfile.mkdtemp(prefix="mesh-memory-"))
+    sockets = Path(tempfile.mkdtemp(prefix="mm-", dir="/tmp"))
+    env = dict(os.environ, MESH_CACHE_DIR=str(cache), MESH_SOCKET_PATH=str(sockets), MESH_MEMORY_CHECK="off")
+    db = cache_dir(tree, {"MESH_CACHE_DIR": str(cache)}) / "index.db"
+    argv = [sys.executable, "-m", "mesh", "daemon", "--workspace", str(tree), "--idle-exit", "0"]
+    started = time.perf_counter()
+    process = subprocess.Popen(argv, env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    peak_sum = peak_worker = 0
+    whole_at = None
+    try:
+        while whole_at is None or time.perf_counter() - whole_at < 5.0:
+            if process.poll() is not None:
+                raise RuntimeError(f"the daemon exited {process.returncode}")
+            pids = _tree(process.pid)
+            rss = {p: _status(p).get("VmRSS", 0) for p in pids}
+            peak_sum = max(peak_sum, sum(rss.values()))
+            peak_worker = max([peak_worker, *(v for p, v in rss.items() if p != process.pid)])
+            if whole_at is None and _index_whole(db):
+                whole_at = time.perf_counter()
+            time.sleep(0.1)
+        daemon_hwm = _status(process.pid).get("VmHWM", 0)
+        rest = sum(_status(p).get("VmRSS", 0) for p in _tree(process.pid))
+    finally:
+        process.send_signal(signal.SIGTERM)
+        process.wait(timeout=60)
+        shutil.rmtree(cache, ignore_errors=True)
+        shutil.rmtree(sockets, ignore_errors=True)
+    files, size, largest = walked(tree)
+    workers = os.cpu_count() or 1
+    return {
+        "tree": str(tree),
+        "daemon": True,
+        "files_walked": files,
+        "bytes_walked": size,
+        "largest_bytes": largest,
+        "elapsed_s": round((whole_at or started) - started, 2),
+        "main_peak_mib": round(daemon_hwm / MIB, 1),
+        "tree_peak_mib": round(peak_sum / MIB, 1),
+        "tree_rest_mib": round(rest / MIB, 1),
+        "worker_peak_mib": round(peak_worker / MIB, 1),
+        "estimate_mib": round(serve_need(files, workers=workers, largest=largest) / MIB, 1),
+        "worker_estimate_mib": round(worker_need(largest) / MIB, 1),
+        "workers": workers,
+    }
+
+
 def measure(tree: Path, workers: int | None) -> dict:
     cache = Path(tempfile.mkdtemp(prefix="mesh-memory-"))
     env = dict(os.environ, MESH_CACHE_DIR=str(cache), MESH_MEMORY_CHECK="off")
@@ -142,10 +215,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("trees", nargs="+", type=Path)
     parser.add_argument("--workers", type=int, default=None)
+    parser.add_argument("--daemon", action="store_true", help="serve each tree (meshd) instead of `mesh-mcp index`")
     args = parser.parse_args()
     rows = []
     for tree in args.trees:
-        row = measure(tree.resolve(), args.workers)
+        row = measure_daemon(tree.resolve()) if args.daemon else measure(tree.resolve(), args.workers)
         print(json.dumps(row), file=sys.stderr, flush=True)
         rows.append(row)
     results = BENCH / "results"

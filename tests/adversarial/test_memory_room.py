@@ -85,6 +85,8 @@ def test_the_model_is_over_every_peak_it_was_fitted_on() -> None:
     for files, main_mib in ((25_000, 116), (26611, 109), (100_000, 331)):  # the building process alone
         assert build_need(files, workers=2, largest=0) - 2 * worker_need(0) >= main_mib * MIB
     assert serve_need(100_000, workers=2, largest=342 * kib) >= 626 * MIB  # the daemon's peak under load
+    assert serve_need(8000, workers=2, largest=193867) >= 195 * MIB  # a daemon and its kept workers (--daemon)
+    assert worker_need(193867) >= 64 * MIB  # a daemon's kept worker
     assert worker_need(1048384) >= 108 * MIB and worker_need(343097) >= 69 * MIB and worker_need(133162) >= 58 * MIB
     assert build_need(1000, workers=4, largest=kib) - build_need(1000, workers=2, largest=kib) == 2 * worker_need(kib)
     assert build_need(2000, workers=2, largest=kib) > build_need(1000, workers=2, largest=kib)

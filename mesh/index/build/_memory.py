@@ -14,16 +14,18 @@ the machine to a halt.
 The model (bench/memory.py; docs/performance.md, "Memory"), in MiB, for ``F`` thousand files,
 ``W`` parse workers and the largest file of ``L`` MiB::
 
-    build = 56 + 3.0 F + W (52 + 58 L)          serve = build + 3.2 F
+    build = 56 + 3.0 F + W (54 + 58 L)          serve = build + 3.2 F
 
 The building process grows with the files (measured 58 MiB at 2,000 files, 67 at 8,000, 116 at
 25,000, 109 at 26,611 and 331 at 100,000: about 3 KB a file over a 56 MiB start); a worker grows
 with the largest file it parses, not with the workspace (58 MiB with a 130 KB file, 62 with 190 KB,
-69 with 335 KB, 108 with 1 MiB: 52 MiB and 58 bytes a byte). A server holds more once it answers under load
+69 with 335 KB, 108 with 1 MiB; a daemon's kept worker 64 with 190 KB: 54 MiB and 58 bytes a
+byte). A server holds more once it answers under load
 (the daemon's peak, 626 MiB at 100,000 files, less the build's 331: 3 KB a file). Every worker
 is counted at its largest file at the same moment as the building process at its peak, so the
 estimate is an upper bound: the largest sums of the whole tree of processes measured were 153,
-160, 177 and 226 MiB where it says 181, 205, 271 and 354 (18-57% over; bench/memory.py). It refuses only a
+160, 177 and 226 MiB where it says 185, 209, 275 and 358 (21-58% over), and of a daemon that
+built 8,000 files 195 MiB where ``serve`` says 234 (bench/memory.py). It refuses only a
 workspace that would not fit; an estimate a little high costs nothing while the machine has room,
 and ``MESH_MEMORY_CHECK=off`` is there for a user who knows better.
 
@@ -69,7 +71,7 @@ BUILD_BASE: Final = 56 * MIB
 #: The walk's entries, the known files and the resolver's tables, per file of the workspace.
 BUILD_PER_FILE: Final = 3 * 1024
 #: One parse worker: an interpreter with every grammar loaded...
-WORKER_BASE: Final = 52 * MIB
+WORKER_BASE: Final = 54 * MIB
 #: ... and the trees and facts of the largest file it parses, per byte of that file.
 WORKER_PER_BYTE: Final = 58
 #: A serving daemon beyond its build, per file: what it holds between calls and answers under load.
