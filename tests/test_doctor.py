@@ -56,7 +56,7 @@ from mesh.workspace import cache_dir, find_workspace
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE = ROOT / "tests" / "fixtures" / "workspace"
-NAMES = ["workspace", "cache folder", "disk", "socket folder", "daemon", "index", "services", "watcher", "parsers", "sqlite"]
+NAMES = ["workspace", "cache folder", "disk", "memory", "socket folder", "daemon", "index", "services", "watcher", "parsers", "sqlite"]
 NOW = 1_790_000_000.0
 
 
@@ -670,7 +670,7 @@ def test_json_report_shape(workspace: Path, environ: dict[str, str]) -> None:
         assert check["status"] in ("ok", "info", "warn", "fail") and check["detail"]
     statuses = {check["name"]: check["status"] for check in document["checks"]}
     assert statuses == {
-        "workspace": "ok", "cache folder": "ok", "disk": "ok", "socket folder": "ok", "daemon": "info", "index": "info", "services": "info",
+        "workspace": "ok", "cache folder": "ok", "disk": "ok", "memory": "ok", "socket folder": "ok", "daemon": "info", "index": "info", "services": "info",
         "watcher": "info", "parsers": "ok", "sqlite": "ok",
     }  # fmt: skip
 
@@ -760,3 +760,69 @@ def test_the_disk_check_counts_the_workspace_and_fails_without_room(
     tight = check_disk(workspace, folder)
     assert tight.status is Status.FAIL and tight.detail.startswith("too little room: 10 bytes free for ")
     assert "MESH_CACHE_DIR" in (tight.remedy or "")
+
+
+def fake_machine(available_mib: int | None, daemon: tuple[int, int] | None = None):
+    """A reader of /proc for mesh.index.build._memory: MemAvailable in MiB (None: no /proc/meminfo),
+    and a daemon's (pid, VmRSS in MiB)."""
+    files = {}
+    if available_mib is not None:
+        files["/proc/meminfo"] = f"MemTotal: {1 << 24} kB\nMemAvailable: {available_mib << 10} kB\n"
+    if daemon is not None:
+        files[f"/proc/{daemon[0]}/status"] = f"Name:\tmeshd\nVmRSS:\t{daemon[1] << 10} kB\n"
+    return files.get
+
+
+def test_the_memory_check_says_need_and_available_INV_INDEX_9(
+    workspace: Path, environ: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """INV-INDEX-9: doctor's "memory" says what the machine has left against about what a server of
+    this workspace needs (counted as for "disk"), fails when it is short with the remedy (and the
+    override), warns when the override is set, credits a running daemon's memory, and does not
+    check a machine that does not say."""
+    from mesh.commands.doctor import check_memory
+    from mesh.index.build import _memory
+
+    monkeypatch.delenv("MESH_MEMORY_CHECK", raising=False)
+    counted = (100_000, 890_000_000, "listed by a walk", 300 << 10)
+    need = _memory.serve_need(100_000, workers=os.cpu_count() or 1, largest=300 << 10)
+    need_said = f"needs about {need / (1 << 20):.1f} MB while it builds and serves"
+    monkeypatch.setattr(_memory, "read_text", fake_machine(8192))
+    roomy = check_memory(counted, None, {})
+    assert roomy.status is Status.OK, roomy
+    assert roomy.detail == (
+        f"8.0 GB available (MemAvailable); a server of this workspace (100,000 files, the largest 300.0 KB, listed"
+        f" by a walk) {need_said}"
+    )
+    monkeypatch.setattr(_memory, "read_text", fake_machine(256))
+    tight = check_memory(counted, None, {})
+    assert tight.status is Status.FAIL
+    assert tight.detail.startswith("too little memory: 256.0 MB available (MemAvailable)"), tight.detail
+    assert need_said in tight.detail and "a build would stop before parsing" in tight.detail
+    assert "MESH_MEMORY_CHECK=off" in (tight.remedy or "") and "[index] ignore" in (tight.remedy or "")
+    anyway = check_memory(counted, None, {"MESH_MEMORY_CHECK": "off"})
+    assert anyway.status is Status.WARN and "a build would try anyway" in anyway.detail
+    # a daemon serving it already holds most of the need: what it holds is counted as room
+    serving = Hello(__version__, 4242, str(workspace), "meshd.log")
+    monkeypatch.setattr(_memory, "read_text", fake_machine(256, daemon=(4242, need // (1 << 20) - 200)))
+    held = check_memory(counted, serving, {})
+    assert held.status is Status.OK and "held by the running daemon" in held.detail, held
+    monkeypatch.setattr(_memory, "read_text", fake_machine(None))
+    unknown = check_memory(counted, None, {})
+    assert unknown.status is Status.INFO and "not checked" in unknown.detail
+
+
+def test_the_memory_check_counts_the_workspace_in_the_report(
+    workspace: Path, environ: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """INV-INDEX-9: in the report, after "disk": the workspace's files as the walk lists them."""
+    from mesh.index.build import _memory
+
+    monkeypatch.setattr(_memory, "read_text", fake_machine(16))
+    checks = by_name(diagnose(workspace, given=True, environ=environ, now=NOW))
+    assert list(checks) == NAMES
+    memory = checks["memory"]
+    files = checks["disk"].detail.split("an index of this workspace (", 1)[1].split(" files", 1)[0]
+    assert memory.status is Status.FAIL, memory
+    assert f"a server of this workspace ({files} files, the largest " in memory.detail
+    assert "listed by a walk) needs about" in memory.detail

@@ -2,11 +2,13 @@
 
 Theory of operation
 -------------------
-Ten checks run in a fixed order, each a small function returning a :class:`Check` (name,
+Eleven checks run in a fixed order, each a small function returning a :class:`Check` (name,
 status, one-line detail and, when something is to be done, a remedy): the workspace and its
-``mesh.toml``, the cache folder, the room on its disk, the socket folder, the daemon, the index,
-the services, the watcher, the parsers and SQLite. The daemon is asked once (its hello line carries the index and watcher
-state); the index and watcher checks read that answer, or the index file when no daemon runs.
+``mesh.toml``, the cache folder, the room on its disk, the room in memory, the socket folder, the
+daemon, the index, the services, the watcher, the parsers and SQLite. The daemon is asked once
+(its hello line carries the index and watcher state); the index and watcher checks read that
+answer, or the index file when no daemon runs. The disk and memory checks share one count of the
+workspace's files (the index's, else a walk's).
 
 The doctor only looks. It never starts a daemon or builds the index; it writes only scratch files
 in the cache folder or the temp folder (and removes them); every socket operation has a deadline,
@@ -139,15 +141,23 @@ def diagnose(root: Path, *, given: bool, environ: Mapping[str, str], now: float)
 
     workspace = _guarded("workspace", lambda: check_workspace(root, given=given))
     cache = _guarded("cache folder", lambda: check_cache_folder(folder))
-    disk = _guarded("disk", lambda: check_disk(root, folder))
+    size: list[tuple[int, int, str, int]] = []
+
+    def counted() -> tuple[int, int, str, int]:
+        if not size:  # one walk (or count of the index) for the disk and the memory
+            size.append(_workspace_size(root, folder))
+        return size[0]
+
+    disk = _guarded("disk", lambda: check_disk(root, folder, counted()))
     sockets = _guarded("socket folder", lambda: check_socket_folder(root, environ))
     daemon = _guarded("daemon", ask_daemon)
+    memory = _guarded("memory", lambda: check_memory(counted(), hello, environ))
     index = _guarded("index", lambda: check_index(root, folder, hello, now=now))
     services = _guarded("services", lambda: check_services(root, folder))
     watcher = _guarded("watcher", lambda: check_watcher(daemon, hello, folder))
     parsers = _guarded("parsers", check_parsers)
     sqlite = _guarded("sqlite", lambda: check_sqlite(folder))
-    return (workspace, cache, disk, sockets, daemon, index, services, watcher, parsers, sqlite)
+    return (workspace, cache, disk, memory, sockets, daemon, index, services, watcher, parsers, sqlite)
 
 
 def _guarded(name: str, plan: Callable[[], Check]) -> Check:
@@ -283,12 +293,9 @@ def check_cache_folder(folder: Path) -> Check:
     return Check("cache folder", Status.OK, f"{folder} ({mode:04o})")
 
 
-def check_disk(root: Path, folder: Path) -> Check:
-    """Room for the index: the free space of the cache folder's disk against about what building
-    this workspace's index takes (``space_needed`` of its text: counted by the index when there is
-    one, else by a walk), the index already there counted as room (a rebuild replaces it)."""
-    from ..index.store._store import _free_bytes, _human, space_needed
-
+def _workspace_size(root: Path, folder: Path) -> tuple[int, int, str, int]:
+    """(files, bytes of text, how counted, bytes of the largest file) of the workspace: counted by
+    the index when there is one, else by a walk with the index's rules."""
     counted = _indexed_text(folder / INDEX_DB)
     if counted is None:
         from ..index.build._enumerate import walk
@@ -301,8 +308,18 @@ def check_disk(root: Path, folder: Path) -> Check:
         walked = walk(root, max_file_bytes=config.max_file_bytes, include_vendored=config.include_vendored,
                       include_secrets=config.include_secrets,
                       extra_ignores=ignore_patterns(config.ignore, config.services or ()))  # fmt: skip
-        counted = (len(walked.files), sum(entry.size for entry in walked.files), "listed by a walk")
-    files, text, how = counted
+        sizes = [entry.size for entry in walked.files]
+        counted = (len(sizes), sum(sizes), "listed by a walk", max(sizes, default=0))
+    return counted
+
+
+def check_disk(root: Path, folder: Path, counted: tuple[int, int, str, int] | None = None) -> Check:
+    """Room for the index: the free space of the cache folder's disk against about what building
+    this workspace's index takes (``space_needed`` of its text: counted by the index when there is
+    one, else by a walk), the index already there counted as room (a rebuild replaces it)."""
+    from ..index.store._store import _free_bytes, _human, space_needed
+
+    files, text, how, _largest = _workspace_size(root, folder) if counted is None else counted
     need = space_needed(text)
     probe = folder
     while not probe.exists() and probe != probe.parent:
@@ -323,19 +340,64 @@ def check_disk(root: Path, folder: Path) -> Check:
     )
 
 
-def _indexed_text(path: Path) -> tuple[int, int, str] | None:
-    """(files, bytes of text, how counted) of the index at ``path``; None without a readable one."""
+def check_memory(
+    counted: tuple[int, int, str, int],
+    hello: Hello | None,
+    environ: Mapping[str, str],
+    read: Callable[[str], str | None] | None = None,
+) -> Check:
+    """Room in memory: what the machine has left (``MemAvailable``, or a memory cgroup's room when
+    smaller) against about what a server of this workspace takes while it builds and serves
+    (``serve_need`` of its files, mesh/index/build/_memory.py); a daemon already serving it holds
+    part of that already (its ``VmRSS``, counted as room). A machine that does not say is not checked."""
+    from ..index.build._memory import CHECK_VARIABLE, available, held, read_text, serve_need, switched_off
+    from ..index.store._store import _human
+
+    read = read or read_text
+    files, _text, how, largest = counted
+    room = available(read)
+    if room is None:
+        said = "the machine does not say how much memory it has left (no /proc/meminfo): not checked"
+        return Check("memory", Status.INFO, said)
+    need = serve_need(files, workers=os.cpu_count() or 1, largest=largest)
+    daemon = held(read, hello.pid) if hello is not None and hello.pid > 0 else 0
+    holding = f", {_human(daemon)} of it held by the running daemon" if daemon else ""
+    said = (
+        f"{_human(room.bytes)} available ({room.source}); a server of this workspace ({files:,} files, the largest"
+        f" {_human(largest)}, {how}) needs"
+        f" about {_human(need)} while it builds and serves{holding}"
+    )
+    if need - daemon <= room.bytes:
+        return Check("memory", Status.OK, said)
+    if switched_off(environ):
+        return Check(
+            "memory", Status.WARN, f"too little memory: {said}; {CHECK_VARIABLE}=off, so a build would try anyway",
+            "free memory or leave folders out ([index] ignore in mesh.toml), or the machine may swap",
+        )  # fmt: skip
+    return Check(
+        "memory",
+        Status.FAIL,
+        f"too little memory: {said}; a build would stop before parsing, saying so",
+        f"free memory, leave folders out ([index] ignore in mesh.toml), or set {CHECK_VARIABLE}=off to try anyway",
+    )
+
+
+def _indexed_text(path: Path) -> tuple[int, int, str, int] | None:
+    """(files, bytes of text, how counted, bytes of the largest file) of the index at ``path``;
+    None without a readable one."""
     if not path.exists():
         return None
     try:
         connection = sqlite3.connect(f"file:{quote(str(path))}?mode=ro", uri=True, timeout=SQLITE_TIMEOUT_S)
         try:
-            files, text = connection.execute("SELECT count(*), coalesce(sum(size), 0) FROM files").fetchone()
+            files, text, largest = connection.execute(
+                "SELECT count(*), coalesce(sum(size), 0), coalesce(max(size), 0) FROM files"
+            ).fetchone()
         finally:
             connection.close()
     except sqlite3.Error:
         return None  # the index check says why
-    return (files, text, "as indexed") if files else None
+    return (files, text, "as indexed", largest) if files else None
 
 
 def _size(path: Path) -> int:

@@ -34,6 +34,7 @@ from ...workspace import cache_dir
 from ._enumerate import GENERATED_RULE, SECRET_CONTENT_REASON, SECRET_RULE, FileEntry, Skipped, Walk, check_paths, walk
 from ..parse._kinds import kind_of
 from ._pool import DEFAULT_BUDGET_S, WORKER_MODULE, ParsePool, run_inline
+from ._memory import check_memory
 from ._progress import TEXT_STAGE, Progress
 from ._resolve import file_tables, reaches_workspace, resolve
 from ..store._store import DiskFull, FileRecord, IndexUnavailable, Store, Writer
@@ -224,6 +225,9 @@ class Index:
                 extra_ignores=workspace.ignore_patterns(),
             )
         walked = {entry.path: entry for entry in tree.files}
+        if only is None:  # a workspace too large for the machine's memory says so before parsing (INV-INDEX-9)
+            check_memory(len(walked), largest=max((entry.size for entry in tree.files), default=0),
+                         workers=self.workers, serving=self._pool is not None)  # fmt: skip
         counts = Counter[str]()
         failures: list[tuple[str, str]] = []
         if only is None and self.staged and len(walked) > STAGED_MIN:
