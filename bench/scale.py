@@ -195,8 +195,8 @@ def tool_latencies(tree: Path, cache: Path, rounds: int) -> dict:
     }
 
 
-def measure(files: int, seed: int, work: Path, rounds: int, edits: int, cold_from: Path | None = None) -> dict:
-    """Every figure of one size. With ``cold_from`` (an earlier scale-*.json measuring this size),
+def measure(files: int, seed: int, work: Path, rounds: int, edits: int, cold_from: list[Path] = ()) -> dict:
+    """Every figure of one size. With ``cold_from`` (earlier scale-*.json files, one measuring this size),
     the cache of that run is kept and its cold build's figures are reported (``cold_from`` says so):
     the rest is measured again without an hour's cold build."""
     tree, generated = ensure_tree(work, files, seed)
@@ -204,11 +204,13 @@ def measure(files: int, seed: int, work: Path, rounds: int, edits: int, cold_fro
     cache = work / f"cache-{files}-s{seed}"
     env = {**os.environ, "MESH_CACHE_DIR": str(cache)}
     argv = [*bench_index.MESH, "index", str(tree), "--json"]
-    earlier = None
-    if cold_from is not None:
-        earlier = next((r for r in json.loads(cold_from.read_text()) if r["files"] == files), None)
+    earlier = source = None
+    if cold_from:
+        source, earlier = next(
+            ((path, r) for path in cold_from for r in json.loads(path.read_text()) if r["files"] == files), (None, None)
+        )
         if earlier is None or not (cache_dir(tree, env) / "index.db").exists():
-            raise SystemExit(f"--cold-from {cold_from}: no figures of {files} files there, or no cache in {cache}")
+            raise SystemExit(f"--cold-from: no figures of {files} files in {cold_from}, or no cache in {cache}")
         cold_s, cold_kib = earlier["cold_s"], earlier["build_peak_rss_mib"] * 1024
         run_measured(argv, env)  # brings the kept cache up to date first
         restart_s, restart_kib, text = run_measured(argv, env)
@@ -237,7 +239,7 @@ def measure(files: int, seed: int, work: Path, rounds: int, edits: int, cold_fro
         "symbols": summary["symbols"],
         "grpc": {k: summary.get(k) for k in ("grpc_services", "grpc_methods", "grpc_implementations", "grpc_clients")},
         "problems": len(summary["failures"]),
-        "cold_from": cold_from.name if cold_from is not None else "",
+        "cold_from": source.name if source is not None else "",
         "cold_s": cold_s,
         "cold_files_per_s": summary["files"] / cold_s,
         "cold_mb_per_s": earlier["cold_mb_per_s"] if earlier is not None else source_bytes / cold_s / 1e6,
@@ -397,7 +399,8 @@ def main() -> int:
     parser.add_argument("--work", type=Path, required=True, help="where trees and caches are kept between runs")
     parser.add_argument("--rounds", type=int, default=5, help="times each tool call is sent")
     parser.add_argument("--edits", type=int, default=10)
-    parser.add_argument("--cold-from", type=Path, help="keep the caches and report the cold builds of this earlier run")
+    parser.add_argument("--cold-from", type=Path, action="append", default=[],
+                        help="keep the caches and report the cold builds of this earlier run (repeatable)")  # fmt: skip
     parser.add_argument("--also", type=Path, action="append", default=[], help="an earlier scale-*.json to add")
     parser.add_argument("--plot", type=Path, default=ROOT / "docs" / "scale-plot.svg")
     args = parser.parse_args()
