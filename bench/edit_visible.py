@@ -1,0 +1,75 @@
+"""A saved edit until it is visible, on a kept scale cache, with the mesh of any checkout: before and
+after a change side by side, without a cold build.
+
+Run by hand (never in CI), after ``bench/scale.py`` left its trees and caches in ``--work``::
+
+    git worktree add /tmp/mesh-before <commit>
+    for checkout in /tmp/mesh-before .; do
+        .venv/bin/python bench/edit_visible.py --checkout $checkout --files 100000 --work /tmp/mesh-scale
+    done
+
+The checkout's ``mesh`` is imported (its own index code, reading and writing the kept cache);
+the loop is this bench's ``index.timed_edits`` (a marker function appended ``--edits`` times to the
+median and to the largest Python file, each timed until a snapshot defines it) with the watcher
+running, after a refresh and, when the checkout has it, ``Index.prepare_edits`` (what a server does
+once its first refresh is done). The index is refreshed again at the end: the file's bytes are
+back, so is the index. One JSON line per run on stdout: the first edit, the median of all, and the
+median of all but the first, per file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--checkout", type=Path, required=True, help="the mesh-mcp checkout whose index code runs")
+    parser.add_argument("--files", type=int, required=True, help="the size of the scale tree (bench/scale.py)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--work", type=Path, required=True, help="bench/scale.py's --work")
+    parser.add_argument("--edits", type=int, default=10)
+    args = parser.parse_args()
+    sys.path.insert(0, str(args.checkout.resolve()))
+    sys.path.insert(1, str(BENCH))
+    import index as bench_index  # noqa: PLC0415  this bench's timed_edits
+
+    from mesh.index import Index  # noqa: PLC0415  the checkout's
+    from mesh.workspace import cache_dir  # noqa: PLC0415
+
+    tree = args.work / f"ws-{args.files}-s{args.seed}"
+    cache = cache_dir(tree, {"MESH_CACHE_DIR": str(args.work / f"cache-{args.files}-s{args.seed}")})
+    if not (cache / "index.db").exists():
+        parser.error(f"no index in {cache}: run bench/scale.py --sizes {args.files} --work {args.work} first")
+    index = Index(tree, cache, keep_workers=True)
+    try:
+        started = time.perf_counter()
+        index.refresh()
+        out: dict = {"checkout": str(args.checkout), "mesh": str(Path(sys.modules["mesh"].__file__).parent),
+                     "files": args.files, "refresh_s": time.perf_counter() - started}  # fmt: skip
+        started = time.perf_counter()
+        if hasattr(index, "prepare_edits"):
+            index.prepare_edits()
+        out["prepare_s"] = time.perf_counter() - started
+        for pick in ("median", "largest"):
+            latencies, path, size = bench_index.timed_edits(index, tree, args.edits, pick, limit_s=120)
+            out[pick] = {
+                "file": path, "bytes": size, "first_ms": latencies[0] * 1000,
+                "p50_ms": statistics.median(latencies) * 1000, "p50_after_first_ms": statistics.median(latencies[1:]) * 1000,
+            }  # fmt: skip
+        index.refresh()
+    finally:
+        index.close()
+    print(json.dumps(out))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
