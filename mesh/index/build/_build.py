@@ -110,11 +110,14 @@ class Index:
         keep_workers: bool = False,
         on_damaged: Callable[[str], None] | None = None,
         staged: bool = False,
+        pool: ParsePool | None = None,
     ) -> None:
         """``on_damaged(why)``: told when a refresh found the index damaged and set it aside,
         before it rebuilds it (a server's readers then hear that it is being rebuilt).
         ``staged``: a first build of more than :data:`STAGED_MIN` files commits the text first
-        (a snapshot that search can read), then the facts (a server's index: see :meth:`_text_stage`)."""
+        (a snapshot that search can read), then the facts (a server's index: see :meth:`_text_stage`).
+        ``pool``: the kept workers, already started (a server's first build starts them before it
+        loads the builder); it is closed with the index."""
         self.root = root.resolve()
         self.store = Store(folder if folder is not None else cache_dir(self.root))
         self.on_damaged = on_damaged or (lambda _why: None)
@@ -126,7 +129,9 @@ class Index:
         self.staged = staged
         #: A long-lived index (a server with a watcher) keeps its workers: every batch, even of one
         #: file, is then parsed out of process under the time budget, with no start-up cost.
-        self._pool = ParsePool(root, workers, budget_s, worker_module) if keep_workers else None
+        if pool is None and keep_workers:
+            pool = ParsePool(root, workers, budget_s, worker_module)
+        self._pool = pool
         #: The workspace as of the last full refresh (changed-only refreshes keep its services).
         self._workspace: Workspace | None = None
         self._refreshing = threading.Lock()
@@ -273,7 +278,8 @@ class Index:
                 facts_only=sum(sizes.get(task.path, 0) for task in tasks if task.facts_of is not None),
             )  # a refresh too large for the disk says so before it writes (INV-INDEX-9)
             total = len(tasks)
-            report(Progress("parsing", 0, total))
+            pool = self._pool
+            report(Progress("parsing", 0, total, pool.warmup_s(tasks) if pool is not None else 0.0))
             written: list[int] = []
 
             def on_outcome(outcome: Outcome) -> None:
@@ -289,7 +295,7 @@ class Index:
                     if file_id is not None:
                         written.append(file_id)
                 done = counts["parsed"] + counts["unchanged_content"] + counts["failed"] + counts["skipped"]
-                report(Progress("parsing", done, total))
+                report(Progress("parsing", done, total, pool.warmup_s() if pool is not None else 0.0))
 
             bulk = len(tasks) > INLINE_MAX
             if bulk:
