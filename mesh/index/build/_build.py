@@ -110,14 +110,11 @@ class Index:
         keep_workers: bool = False,
         on_damaged: Callable[[str], None] | None = None,
         staged: bool = False,
-        pool: ParsePool | None = None,
     ) -> None:
         """``on_damaged(why)``: told when a refresh found the index damaged and set it aside,
         before it rebuilds it (a server's readers then hear that it is being rebuilt).
         ``staged``: a first build of more than :data:`STAGED_MIN` files commits the text first
-        (a snapshot that search can read), then the facts (a server's index: see :meth:`_text_stage`).
-        ``pool``: the kept workers, already started (a server's first build starts them before it
-        loads the builder); it is closed with the index."""
+        (a snapshot that search can read), then the facts (a server's index: see :meth:`_text_stage`)."""
         self.root = root.resolve()
         self.store = Store(folder if folder is not None else cache_dir(self.root))
         self.on_damaged = on_damaged or (lambda _why: None)
@@ -129,9 +126,7 @@ class Index:
         self.staged = staged
         #: A long-lived index (a server with a watcher) keeps its workers: every batch, even of one
         #: file, is then parsed out of process under the time budget, with no start-up cost.
-        if pool is None and keep_workers:
-            pool = ParsePool(root, workers, budget_s, worker_module)
-        self._pool = pool
+        self._pool = ParsePool(root, workers, budget_s, worker_module) if keep_workers else None
         #: The workspace as of the last full refresh (changed-only refreshes keep its services).
         self._workspace: Workspace | None = None
         self._refreshing = threading.Lock()

@@ -343,9 +343,8 @@ class LiveIndex:
             self._vet()
         finally:
             self._vetted.set()
-        first_build = _readable_generation(self._db_path) == 0
         if self._delay_s is None:
-            self._delay_s = REFRESH_DELAY_S if not first_build else 0.0
+            self._delay_s = REFRESH_DELAY_S if _readable_generation(self._db_path) > 0 else 0.0
         if self._delay_s and not self._state.damaged:
             self._wake.wait(self._delay_s)
         if self._closing.is_set():
@@ -353,32 +352,23 @@ class LiveIndex:
             return
         # The builder, the parsers' dispatch and the watcher load here, off the server's start-up.
         from ._build import Index
-        from ._pool import DEFAULT_BUDGET_S, WORKER_MODULE, ParsePool
+        from ._pool import DEFAULT_BUDGET_S, WORKER_MODULE
         from ..store._store import IndexUnavailable
         from ._watch import DEFAULT_RECONCILE_S, Watcher
         from ._workspace import ConfigError
 
-        budget_s = self._budget_s if self._budget_s is not None else DEFAULT_BUDGET_S
-        worker_module = self._worker_module or WORKER_MODULE
-        pool = None
-        if first_build:  # its workers start (an interpreter each, the extractors' imports) while the files are listed
-            pool = ParsePool(self.root, self._workers, budget_s, worker_module)
-            pool.start()
         try:
             index = Index(
                 self.root,
                 self._folder,
                 workers=self._workers,
-                budget_s=budget_s,
-                worker_module=worker_module,
+                budget_s=self._budget_s if self._budget_s is not None else DEFAULT_BUDGET_S,
+                worker_module=self._worker_module or WORKER_MODULE,
                 keep_workers=True,
                 on_damaged=self._damaged,
                 staged=True,
-                pool=pool,
             )
         except IndexUnavailable as exc:
-            if pool is not None:
-                pool.close()
             self._fail(str(exc))
             self._settled.set()
             return

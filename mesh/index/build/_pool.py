@@ -179,11 +179,6 @@ class ParsePool:
         finally:
             self._queue = None
 
-    def start(self) -> None:
-        """Start every worker now (a first build: their start-up overlaps the walk)."""
-        while len(self._workers) < self.size:
-            self._workers.append(self._start())
-
     def warmup_s(self, tasks: Iterable[Task] | None = None) -> float:
         """About how long the query compilations still ahead take before the files left are only
         parsed: the busiest worker's (a fresh worker's start-up, the languages it was handed and
