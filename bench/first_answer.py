@@ -13,8 +13,10 @@ the whole index), and when definitions and imports, were first served from a sna
 bench/results/first-<stamp>.json.
 
 ``--against DIR`` (another checkout of mesh-mcp, e.g. a ``git worktree`` of the base commit) runs
-each round twice, this checkout then DIR's sources (``PYTHONPATH=DIR``, the same interpreter), so
-that before and after are measured side by side under the same load::
+each round twice, this checkout and DIR's sources (``PYTHONPATH=DIR``, the same interpreter), each
+first every other round, so that before and after are measured side by side under the same load.
+Each server runs in a process group of its own, killed once it exited: a build cut short leaves
+no parse worker taking the next round's CPU::
 
     git worktree add --detach /tmp/base BASE_COMMIT
     .venv/bin/python bench/first_answer.py --tree tests/fixtures/workspace --query "def reserve" \
@@ -24,8 +26,10 @@ that before and after are measured side by side under the same load::
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
+import signal
 import statistics
 import subprocess
 import sys
@@ -42,6 +46,7 @@ class Client:
         self.process = subprocess.Popen(
             [sys.executable, "-m", "mesh", "mcp", "--standalone", "--workspace", str(tree)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, cwd=tree,
+            start_new_session=True,  # its parse workers in its process group: ended with it (see close)
         )  # fmt: skip
         self.next_id = 0
 
@@ -67,6 +72,10 @@ class Client:
         assert self.process.stdin is not None
         self.process.stdin.close()
         self.process.wait(60)
+        # A build cut short leaves its parse workers finishing the files they hold: they would
+        # take the next round's CPU.
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.process.pid, signal.SIGKILL)
 
 
 def how(text: str, error: bool) -> str:
@@ -120,8 +129,9 @@ def main() -> int:
     args = parser.parse_args()
     tree = args.tree.resolve()
     runs: dict[str, list[dict]] = {"this": []} if args.against is None else {"against": [], "this": []}
-    for _ in range(args.rounds):
-        for name, rounds in runs.items():
+    for number in range(args.rounds):
+        for name in sorted(runs, reverse=number % 2 == 1):  # each goes first every other round
+            rounds = runs[name]
             sources = args.against.resolve() if name == "against" else None
             rounds.append(one_round(tree, args.query, args.target, args.every, args.limit, sources))
 
