@@ -56,9 +56,10 @@ START_GRACE_S: Final = 30.0
 DEFAULT_BUDGET_S: Final = 5.0
 WORKER_MODULE: Final = "mesh.index.build._worker_main"
 #: Seconds a worker takes to compile a language's queries (importing its extractor included), as
-#: measured on a quiet 2-core machine (docs/performance.md); a language with a grammar not named here
-#: is taken at :data:`COMPILE_S_OTHER`. Only an estimate for the first call's wait, and the order in
-#: which languages are handed out: never part of any output.
+#: measured with ``preload`` in a fresh process on a 2-core machine (C#, TypeScript, Rust, Python, Go
+#: and Java quiet; the others under load, roughly scaled to C#'s quiet figure: docs/performance.md);
+#: a language with a grammar not named here is taken at :data:`COMPILE_S_OTHER`. Only an estimate for
+#: the first call's wait, and the order in which languages are handed out: never part of any output.
 COMPILE_S: Final = {
     "csharp": 1.1, "kotlin": 1.1, "cpp": 1.0, "typescript": 0.5, "tsx": 0.5, "rust": 0.35, "ruby": 0.3,
     "python": 0.25, "javascript": 0.2, "java": 0.15, "php": 0.15, "go": 0.1,
