@@ -18,8 +18,8 @@ language (:data:`COMPILE_S`), more than parsing a small workspace's files. A wor
 of its own left takes a language no worker has yet (the costliest first, one compilation ahead
 at a time, so that the compilations spread over the workers); an idle worker takes files of
 another worker's language only when more than :data:`STEAL_MIN` of them are left (a large tree of
-one language still keeps every worker busy). :meth:`ParsePool.warmup_s` estimates how long the
-compilations still ahead take, for the first call's wait (INV-FIRST-3).
+one language still keeps every worker busy; INV-INDEX-11). :meth:`ParsePool.warmup_s` estimates
+how long the start-up and compilations still ahead take, for the first call's wait (INV-FIRST-4).
 
 Small batches (a watcher's few files) are not worth starting processes for:
 :func:`run_inline` does them in the calling thread with the same outcome shape.
