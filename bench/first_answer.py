@@ -11,13 +11,25 @@ index); the first ``dependents`` answer, and then every ``--every`` seconds the 
 again until both answer from an index: when text search (from the first build's text stage, or
 the whole index), and when definitions and imports, were first served from a snapshot. Printed as Markdown; raw figures in
 bench/results/first-<stamp>.json.
+
+``--against DIR`` (another checkout of mesh-mcp, e.g. a ``git worktree`` of the base commit) runs
+each round twice, this checkout and DIR's sources (``PYTHONPATH=DIR``, the same interpreter), each
+first every other round, so that before and after are measured side by side under the same load.
+Each server runs in a process group of its own, killed once it exited: a build cut short leaves
+no parse worker taking the next round's CPU::
+
+    git worktree add --detach /tmp/base BASE_COMMIT
+    .venv/bin/python bench/first_answer.py --tree tests/fixtures/workspace --query "def reserve" \
+        --target orders/orders/store.py --rounds 5 --limit 15 --against /tmp/base
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
+import signal
 import statistics
 import subprocess
 import sys
@@ -34,6 +46,7 @@ class Client:
         self.process = subprocess.Popen(
             [sys.executable, "-m", "mesh", "mcp", "--standalone", "--workspace", str(tree)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, cwd=tree,
+            start_new_session=True,  # its parse workers in its process group: ended with it (see close)
         )  # fmt: skip
         self.next_id = 0
 
@@ -59,6 +72,10 @@ class Client:
         assert self.process.stdin is not None
         self.process.stdin.close()
         self.process.wait(60)
+        # A build cut short leaves its parse workers finishing the files they hold: they would
+        # take the next round's CPU.
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.process.pid, signal.SIGKILL)
 
 
 def how(text: str, error: bool) -> str:
@@ -71,9 +88,12 @@ def how(text: str, error: bool) -> str:
     return "index"
 
 
-def one_round(tree: Path, query: str, target: str, every: float, limit: float) -> dict:
+def one_round(tree: Path, query: str, target: str, every: float, limit: float, sources: Path | None = None) -> dict:
+    """One server on a fresh cache; ``sources``: run that checkout's mesh (PYTHONPATH) instead of this one."""
     with tempfile.TemporaryDirectory(prefix="mesh-first-") as cache:
         env = dict(os.environ, MESH_CACHE_DIR=cache)
+        if sources is not None:
+            env["PYTHONPATH"] = str(sources)
         client = Client(tree, env)
         init_at, _ = client.request(
             "initialize",
@@ -105,24 +125,38 @@ def main() -> int:
     parser.add_argument("--target", default="os.py", help="the file whose dependents are asked")
     parser.add_argument("--every", type=float, default=1.0)
     parser.add_argument("--limit", type=float, default=900.0, help="give up on a round after this many seconds")
+    parser.add_argument("--against", type=Path, help="another checkout, run side by side with this one")
     args = parser.parse_args()
     tree = args.tree.resolve()
-    rounds = [one_round(tree, args.query, args.target, args.every, args.limit) for _ in range(args.rounds)]
+    runs: dict[str, list[dict]] = {"this": []} if args.against is None else {"against": [], "this": []}
+    for number in range(args.rounds):
+        for name in sorted(runs, reverse=number % 2 == 1):  # each goes first every other round
+            rounds = runs[name]
+            sources = args.against.resolve() if name == "against" else None
+            rounds.append(one_round(tree, args.query, args.target, args.every, args.limit, sources))
 
-    def median(key: str) -> str:
+    def median(rounds: list[dict], key: str) -> str:
         values = [r[key] for r in rounds if r[key] is not None]
         return f"{statistics.median(values):.2f} s" if values else "-"
 
-    print(f"| {tree.name}: median of {len(rounds)} | seconds from start |")
-    print("| --- | ---: |")
-    print(f"| `initialize` answered | {median('initialize_s')} |")
-    print(f"| first `smart_search` answered ({', '.join(r['search_by'] for r in rounds)}) | {median('search_s')} |")
-    print(f"| first `dependents` answered ({', '.join(r['dependents_by'] for r in rounds)}) | {median('dependents_s')} |")
-    print(f"| `smart_search` answered from the index (its text stage or whole) | {median('search_from_index_s')} |")
-    print(f"| `dependents` answered from the index | {median('dependents_from_index_s')} |")
+    def row(what: str, key: str, by: str | None = None) -> str:
+        cells = []
+        for rounds in runs.values():
+            how_by = f" ({', '.join(r[by] for r in rounds)})" if by else ""
+            cells.append(f"{median(rounds, key)}{how_by}")
+        return f"| {what} | {' | '.join(cells)} |"
+
+    heads = " | ".join("this checkout" if name == "this" else f"`{args.against}`" for name in runs)
+    print(f"| {tree.name}: median of {args.rounds}, seconds from start | {heads} |")
+    print("| --- |" + " ---: |" * len(runs))
+    print(row("`initialize` answered", "initialize_s"))
+    print(row("first `smart_search` answered", "search_s", "search_by"))
+    print(row("first `dependents` answered", "dependents_s", "dependents_by"))
+    print(row("`smart_search` answered from the index (its text stage or whole)", "search_from_index_s"))
+    print(row("`dependents` answered from the index", "dependents_from_index_s"))
     out = ROOT / "bench" / "results" / f"first-{time.strftime('%Y%m%d-%H%M%S')}.json"
     out.parent.mkdir(exist_ok=True)
-    out.write_text(json.dumps({"tree": str(tree), "rounds": rounds}, indent=2))
+    out.write_text(json.dumps({"tree": str(tree), "against": str(args.against), "runs": runs}, indent=2))
     print(f"\nraw figures: {out.relative_to(ROOT)}")
     return 0
 

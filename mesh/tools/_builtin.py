@@ -8,8 +8,10 @@ open one snapshot per call. Before the first snapshot exists a call waits for it
 (``CallContext.progress``: files parsed of total) and stopping at once when cancelled; a workspace
 indexed within the bound is answered as if the index had always been there (INV-FIRST-1). A
 build that cannot end within the bound (more files left than :data:`BUILD_FILES_PER_S` parses in
-the time left, or a build still starting or listing files after :data:`WALK_WAIT_S`) is not waited for: the
-first answer comes within a second (INV-FIRST-3). Past the bound a tool with a ``scan``
+the time left, or a build still starting or listing files after :data:`WALK_WAIT_S`) is not waited
+for: the first answer comes within a second (INV-FIRST-3). A tool with a ``scan`` waits only for
+a parse expected to take at most :data:`SCAN_WAIT_S` more, its workers' start-up and query
+compilations included. Past the bound a tool with a ``scan``
 (``smart_search``) answers by reading the files, until :data:`FIRST_ANSWER_S` after the call came
 (at least :data:`SCAN_S_MIN`), and says so; any other answers ``isError`` "still indexing" with the
 files done of total. When the index cannot be
@@ -55,6 +57,10 @@ BUILD_FILES_PER_S: Final = 500
 #: A build still starting, or listing the workspace's files, after this long is of a workspace too large to index
 #: within the wait (a walk lists thousands of files in a tenth of a second).
 WALK_WAIT_S: Final = 0.3
+#: A tool that can answer without the index (a scan) waits for the first snapshot only while the parse
+#: left is expected to take at most this long, its workers' start-up and query compilations
+#: (``Progress.warmup_s``) included: its first answer comes within a second when the estimate holds.
+SCAN_WAIT_S: Final = 0.5
 #: A call answered without the index (a scan) stops reading this long after it came, so that its
 #: answer (rendered and written after) reaches the client within a second...
 FIRST_ANSWER_S: Final = 0.8
@@ -166,7 +172,7 @@ def _bound(
                 began, deadline = now, now + wait_s
             done, total, message = progress_of(not_ready)
             context.progress(done, total, message)
-            if now >= deadline or beyond_wait(not_ready, now - began, deadline - now):
+            if now >= deadline or beyond_wait(not_ready, now - began, deadline - now, scans=scan is not None):
                 break
             if context.cancelled.wait(min(POLL_S, deadline - now)):
                 break
@@ -196,13 +202,18 @@ def text_stage_note(progress: Progress) -> str:
     )
 
 
-def beyond_wait(exc: NotReady, waited_s: float, left_s: float) -> bool:
+def beyond_wait(exc: NotReady, waited_s: float, left_s: float, *, scans: bool = False) -> bool:
     """The build will not give a snapshot in the ``left_s`` seconds of the wait left: too many
     files left to parse, or a walk that has been listing files for as long as ``waited_s``
-    (INV-FIRST-3). A check of a left-over index, and the writing of a parsed one, are waited for."""
+    (INV-FIRST-3). A check of a left-over index, and the writing of a parsed one, are waited for.
+    ``scans``: the tool can answer by a scan, so it waits only for a parse expected to end within
+    :data:`SCAN_WAIT_S`, the parse workers' start-up and query compilations still ahead
+    (``Progress.warmup_s``) included."""
     progress = exc.progress
     if progress.phase in ("starting", "walking"):  # the builder loading, then listing files
         return waited_s >= WALK_WAIT_S
+    if progress.phase == "parsing" and progress.total and scans:  # the workers' start-up counts (INV-FIRST-4)
+        return progress.warmup_s + (progress.total - progress.done) / BUILD_FILES_PER_S > min(left_s, SCAN_WAIT_S)
     if progress.phase == "parsing" and progress.total:
         return progress.total - progress.done > BUILD_FILES_PER_S * left_s
     if progress.phase == "reading" and progress.total:  # the text stage: every file is parsed after it

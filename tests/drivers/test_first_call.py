@@ -28,6 +28,7 @@ from mesh.tools._builtin import (
     FIRST_ANSWER_S,
     FIRST_CALL_WAIT_S,
     POLL_S,
+    SCAN_WAIT_S,
     WALK_WAIT_S,
     beyond_wait,
     first_call_wait_s,
@@ -330,3 +331,58 @@ def test_inv_first_3_smart_search_scans_at_once_and_reads_until_its_first_answer
     assert seen["building"] == "10 of 100,000 files parsed"
     text = frames[-1]["result"]["content"][0]["text"]
     assert text.startswith("_Answered by scanning ") and "(10 of 100,000 files parsed)" in text
+
+
+@pytest.mark.parametrize(
+    ("done", "total", "warmup", "scans", "beyond"),
+    [
+        (0, 59, 1.1, True, True),  # the fixture: C# still to compile in a worker: smart_search scans
+        (0, 59, 1.1, False, False),  # ... and a tool that cannot scan waits: the build fits the wait
+        (0, 2, 0.25, True, False),  # two files, Python to compile: waited for, answered from the index
+        (0, 2, SCAN_WAIT_S - 0.01, True, False),
+        (0, 2, SCAN_WAIT_S, True, True),  # with its two files to parse, past the bound
+        (0, int(BUILD_FILES_PER_S * SCAN_WAIT_S) + 1, 0.0, True, True),  # warm workers, too many files
+        (50, 59, 0.0, True, False),
+    ],
+)
+def test_inv_first_4_a_tool_that_scans_waits_only_for_a_parse_within_its_bound(
+    done: int, total: int, warmup: float, scans: bool, beyond: bool
+) -> None:
+    """INV-FIRST-4: what the parse has left, its workers' start-up and query compilations
+    included, decides whether smart_search waits; a tool that cannot scan waits as before."""
+    assert beyond_wait(NotReady(Progress("parsing", done, total, warmup)), 0.0, 3.0, scans=scans) is beyond
+
+
+class Compiling(Becoming):
+    """A build of the fixture whose parse workers still compile C#: parsing 0 of 59, ready after
+    ``ready_after`` looks."""
+
+    @contextmanager
+    def snapshot(self) -> Iterator[Any]:
+        self.looks += 1
+        if self.ready_after is None or self.looks <= self.ready_after:
+            raise NotReady(Progress("parsing", 0, 59, warmup_s=1.1))
+        with self.index.store.snapshot() as db:
+            yield db
+
+
+def test_inv_first_4_smart_search_scans_at_once_while_the_workers_compile(fixture_index: Index) -> None:
+    """INV-FIRST-4: the first look sees compilations ahead that outlast the bound: the answer is a
+    scan, after one look, not a wait for the index."""
+    source = Compiling(fixture_index, ready_after=8)
+    pipe, _result, thread, workers = serve(source, 10.0, initialize() + call(1, "smart_search", {"query": "Reserve"}))
+    frames = finish(pipe, thread, workers)
+    assert source.looks == 1
+    text = frames[-1]["result"]["content"][0]["text"]
+    assert text.startswith("_Answered by scanning ") and "(0 of 59 files parsed)" in text
+
+
+def test_inv_first_4_a_tool_that_cannot_scan_waits_for_the_same_build(fixture_index: Index) -> None:
+    """INV-FIRST-4: the same build, for dependents: it fits the wait, so the answer comes from the
+    index once it is there (INV-FIRST-1), not "still indexing"."""
+    source = Compiling(fixture_index, ready_after=4)
+    pipe, _result, thread, workers = serve(source, 10.0, initialize() + call(1, "dependents", {"target": "orders"}))
+    frames = finish(pipe, thread, workers)
+    assert source.looks == 5
+    answer = frames[-1]["result"]
+    assert answer["isError"] is False and "Still indexing" not in answer["content"][0]["text"]

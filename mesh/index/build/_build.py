@@ -289,7 +289,8 @@ class Index:
                 facts_only=sum(sizes.get(task.path, 0) for task in tasks if task.facts_of is not None),
             )  # a refresh too large for the disk says so before it writes (INV-INDEX-9)
             total = len(tasks)
-            report(Progress("parsing", 0, total))
+            pool = self._pool
+            report(Progress("parsing", 0, total, pool.warmup_s(tasks) if pool is not None else 0.0))
             written: list[int] = []
 
             def on_outcome(outcome: Outcome) -> None:
@@ -305,7 +306,7 @@ class Index:
                     if file_id is not None:
                         written.append(file_id)
                 done = counts["parsed"] + counts["unchanged_content"] + counts["failed"] + counts["skipped"]
-                report(Progress("parsing", done, total))
+                report(Progress("parsing", done, total, pool.warmup_s() if pool is not None else 0.0))
 
             bulk = len(tasks) > INLINE_MAX
             if bulk:

@@ -12,6 +12,15 @@ worker's first answer: it starts an interpreter and imports the extractors, each
 before that file's budget starts), kills it, reports the file it was on as failed, puts its other outstanding tasks back in the queue and starts a replacement. Results
 arrive in completion order; the caller sorts if it needs an order.
 
+Each language's files go to one worker (its *home*): a worker compiles a language's tree-sitter
+queries when its first file of that language comes (``preload``), and that costs 0.1-1.1 s per
+language (:data:`COMPILE_S`), more than parsing a small workspace's files. A worker with nothing
+of its own left takes a language no worker has yet (the costliest first, one compilation ahead
+at a time, so that the compilations spread over the workers); an idle worker takes files of
+another worker's language only when more than :data:`STEAL_MIN` of them are left (a large tree of
+one language still keeps every worker busy; INV-INDEX-12). :meth:`ParsePool.warmup_s` estimates
+how long the start-up and compilations still ahead take, for the first call's wait (INV-FIRST-4).
+
 Small batches (a watcher's few files) are not worth starting processes for:
 :func:`run_inline` does them in the calling thread with the same outcome shape.
 """
@@ -32,7 +41,8 @@ from pathlib import Path
 from typing import Final, Self
 
 from .._facts import FileFacts
-from ..parse import preload
+from ..parse import language_of, preload
+from ..parse._ts import GRAMMARS
 from ._work import Outcome, Task, process
 
 __all__ = ["FileBudgetExceeded", "ParsePool", "run_inline", "worker_loop", "worker_main"]
@@ -45,6 +55,20 @@ GRACE_S: Final = 10.0
 START_GRACE_S: Final = 30.0
 DEFAULT_BUDGET_S: Final = 5.0
 WORKER_MODULE: Final = "mesh.index.build._worker_main"
+#: Seconds a worker takes to compile a language's queries (importing its extractor included), as
+#: measured with ``preload`` in a fresh process on a 2-core machine (C#, TypeScript, Rust, Python, Go
+#: and Java quiet; the others under load, roughly scaled to C#'s quiet figure: docs/performance.md);
+#: a language with a grammar not named here is taken at :data:`COMPILE_S_OTHER`. Only an estimate for
+#: the first call's wait, and the order in which languages are handed out: never part of any output.
+COMPILE_S: Final = {
+    "csharp": 1.1, "kotlin": 1.1, "cpp": 1.0, "typescript": 0.5, "tsx": 0.5, "rust": 0.35, "ruby": 0.3,
+    "python": 0.25, "javascript": 0.2, "java": 0.15, "php": 0.15, "go": 0.1,
+}  # fmt: skip
+COMPILE_S_OTHER: Final = 0.5
+#: Seconds a fresh worker takes before it compiles anything (an interpreter, the extractors' imports).
+WORKER_START_S: Final = 0.25
+#: An idle worker takes files of a language another worker compiled only when more than this many are left.
+STEAL_MIN: Final = 32
 
 
 class FileBudgetExceeded(BaseException):
@@ -91,6 +115,16 @@ def worker_loop(
             return
 
 
+def compile_key(path: str) -> str | None:
+    """The language whose queries a worker compiles to parse ``path`` (None: no grammar, no queries)."""
+    language = language_of(path)
+    return language if language in GRAMMARS else None
+
+
+def compile_s(language: str) -> float:
+    return COMPILE_S.get(language, COMPILE_S_OTHER)
+
+
 def run_inline(root: Path, tasks: Iterable[Task], on_outcome: Callable[[Outcome], None]) -> None:
     """Process ``tasks`` in this thread (no budget: for a handful of files)."""
     for task in tasks:
@@ -112,6 +146,8 @@ class ParsePool:
         self.size = max(1, workers or os.cpu_count() or 1)
         self.budget_s = budget_s
         self._workers: list[_Worker] = []
+        #: The tasks of the run in progress (None between runs).
+        self._queue: _Queues | None = None
 
     def __enter__(self) -> Self:
         return self
@@ -135,9 +171,30 @@ class ParsePool:
 
     def run(self, tasks: Iterable[Task], on_outcome: Callable[[Outcome], None]) -> None:
         """Process every task; ``on_outcome`` is called in this thread for each, in completion order."""
-        queue = collections.deque(tasks)
+        queue = _Queues(tasks)
         if not queue:
             return
+        self._queue = queue
+        try:
+            self._run(queue, on_outcome)
+        finally:
+            self._queue = None
+
+    def warmup_s(self, tasks: Iterable[Task] | None = None) -> float:
+        """About how long the query compilations still ahead take before the files left are only
+        parsed: the busiest worker's (a fresh worker's start-up, the languages it was handed and
+        has not answered a file of yet) plus the languages no worker has yet, spread over the
+        workers. ``tasks``: of a run about to start (else the run in progress)."""
+        queue = _Queues(tasks) if tasks is not None else self._queue
+        workers = list(self._workers)
+        busiest = max((worker.warmup_s() for worker in workers), default=WORKER_START_S)
+        if queue is None:
+            return busiest if any(not w.answered for w in workers) else 0.0
+        homed = {language for worker in workers for language in worker.languages}
+        unclaimed = sum(compile_s(language) for language in queue.languages() if language not in homed)
+        return busiest + unclaimed / self.size
+
+    def _run(self, queue: _Queues, on_outcome: Callable[[Outcome], None]) -> None:
         while len(self._workers) < min(self.size, len(queue)):
             self._workers.append(self._start())
         busy = {worker.connection: worker for worker in self._workers}
@@ -154,9 +211,12 @@ class ParsePool:
                 except (EOFError, OSError):
                     self._replace(worker, queue, on_outcome, busy, "the worker process died")
                     continue
-                worker.outstanding.popleft()
+                task = worker.outstanding.popleft()
                 worker.since = now
                 worker.answered = True
+                language = compile_key(task.path)
+                if language is not None:
+                    worker.languages[language] = True  # compiled before this file was parsed
                 on_outcome(outcome)
                 self._feed(worker, queue)
             for worker in list(self._workers):
@@ -166,9 +226,11 @@ class ParsePool:
                 if worker.outstanding and now - worker.since > limit:
                     self._replace(worker, queue, on_outcome, busy, "the worker stopped answering")
 
-    def _feed(self, worker: _Worker, queue: collections.deque[Task]) -> None:
-        while queue and len(worker.outstanding) < DEPTH:
-            task = queue.popleft()
+    def _feed(self, worker: _Worker, queue: _Queues) -> None:
+        while len(worker.outstanding) < DEPTH:
+            task = queue.next_for(worker, self._workers)
+            if task is None:
+                break
             if not worker.outstanding:
                 worker.since = time.monotonic()
             worker.connection.send(task)
@@ -180,7 +242,7 @@ class ParsePool:
         on_outcome(
             Outcome(culprit.path, 0, 0, b"", "failed", facts=FileFacts(language="", error=f"parse failed: {why}"))
         )
-        queue.extendleft(reversed(worker.outstanding))
+        queue.put_back(worker.outstanding)
         worker.kill()
         del busy[worker.connection]
         index = self._workers.index(worker)
@@ -199,9 +261,16 @@ class _Worker:
         self.proc = proc
         self.connection = connection
         self.outstanding: collections.deque[Task] = collections.deque()
-        self.since = time.monotonic()
+        self.started = self.since = time.monotonic()
         #: It has sent an outcome (it is past its start-up).
         self.answered = False
+        #: The languages it was handed a file of: True once it answered one (its queries compiled).
+        self.languages: dict[str, bool] = {}
+
+    def warmup_s(self) -> float:
+        """Its compilations still ahead, and what is left of its start-up if it has not answered yet."""
+        pending = sum(compile_s(language) for language, compiled in self.languages.items() if not compiled)
+        return pending + (0.0 if self.answered else max(0.0, WORKER_START_S - (time.monotonic() - self.started)))
 
     def kill(self) -> None:
         self.proc.kill()
@@ -219,6 +288,55 @@ class _Worker:
             self.proc.kill()
             self.proc.wait()
         self.connection.close()
+
+
+class _Queues:
+    """A run's tasks by the language whose queries they need (None: none), each in the given order."""
+
+    def __init__(self, tasks: Iterable[Task]) -> None:
+        self._by_language: dict[str | None, collections.deque[Task]] = {}
+        for task in tasks:
+            self._by_language.setdefault(compile_key(task.path), collections.deque()).append(task)
+
+    def __len__(self) -> int:
+        return sum(len(tasks) for tasks in self._by_language.values())
+
+    def languages(self) -> list[str]:
+        return [language for language, tasks in self._by_language.items() if language is not None and tasks]
+
+    def put_back(self, tasks: Iterable[Task]) -> None:
+        """Tasks handed out and not done (a worker replaced): first again, in their order."""
+        for task in reversed(list(tasks)):
+            self._by_language.setdefault(compile_key(task.path), collections.deque()).appendleft(task)
+
+    def next_for(self, worker: _Worker, workers: list[_Worker]) -> Task | None:
+        """The next task for ``worker``: a file of a language it has; else, with no compilation of
+        its own ahead, of a language no worker has (the costliest); else of no language; else, idle, a file
+        of the language with the most files left, if more than :data:`STEAL_MIN` are (or if no other
+        worker has work: files put back by a replaced worker must not wait for a worker that is idle)."""
+        for language, tasks in self._by_language.items():
+            if tasks and language is not None and language in worker.languages:
+                return tasks.popleft()
+        homed = {language for other in workers for language in other.languages}
+        if all(worker.languages.values()):  # nothing of its own still compiling: the next compilation starts early
+            free = [language for language in self.languages() if language not in homed]
+            if free:
+                language = max(free, key=lambda name: (compile_s(name), name))
+                worker.languages[language] = False
+                return self._by_language[language].popleft()
+        if self._by_language.get(None):
+            return self._by_language[None].popleft()
+        if not worker.outstanding:
+            language, tasks = max(
+                ((name, tasks) for name, tasks in self._by_language.items() if name is not None and tasks),
+                key=lambda item: (len(item[1]), item[0]),
+                default=(None, collections.deque()),
+            )
+            alone = not any(other.outstanding for other in workers if other is not worker)
+            if language is not None and (len(tasks) > STEAL_MIN or alone):  # alone: nobody else would take them
+                worker.languages[language] = False
+                return tasks.popleft()
+        return None
 
 
 def worker_main(processor: Callable[[Path, Task], Outcome] = process) -> None:

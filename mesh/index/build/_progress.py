@@ -19,3 +19,7 @@ class Progress:
     phase: str
     done: int
     total: int
+    #: While parsing: about how long the parse workers still take to start and to compile the
+    #: queries of the languages left (``ParsePool.warmup_s``), before they only parse; 0 when unknown
+    #: (a build without kept workers). An estimate for the first call's wait, in no output.
+    warmup_s: float = 0.0
