@@ -122,7 +122,9 @@ __all__ = [
     "Location",
     "Scope",
     "Target",
+    "Window",
     "cut_order",
+    "first_level_page",
     "find_dependents",
     "impact_of",
     "resolve_file",
@@ -298,6 +300,24 @@ class Found:
     #: Set on a whole walk paged after a cut one (:func:`cut_order`): the level that walk was cut
     #: after, whose dependents (and those of the levels before) come first.
     ordered_cut: int | None = None
+    #: Set when only a page of level 1 was read (:func:`first_level_page`): ``dependents`` are then
+    #: those from ``window.first`` on, and the counts of them all are in ``window``.
+    window: Window | None = None
+
+
+@attrs.frozen
+class Window:
+    """The counts of a first level read a page at a time: exact, for every dependent of the level,
+    not only those read."""
+
+    #: The position of ``Found.dependents[0]`` among all the level's dependents, in their order.
+    first: int
+    #: Every dependent of the level.
+    total: int
+    #: (service, dependents, test files among them), in the order of the dependents (no service last).
+    services: tuple[tuple[str, int, int], ...]
+    #: (sub-scope of a path as :func:`mesh.render._paging.scope_of` cuts it, dependents), by scope.
+    scopes: tuple[tuple[str, int], ...]
 
 
 @attrs.frozen
@@ -400,10 +420,16 @@ def _import_hits(rows: Iterable[tuple]) -> list[_Hit]:
     ]
 
 
-def _file_edges(db: sqlite3.Connection, files: dict[str, str]) -> list[_Hit]:
-    """The files depending on ``files`` (path -> kind) through one file edge."""
-    keys = set(files) | {posixpath.dirname(path) for path in files} - {""}
-    hits = _import_hits(_batched(db, _IMPORTERS, keys))
+def _import_keys(files: Iterable[str]) -> set[str]:
+    """The ``imports.target_path`` values that make an import of one of ``files``: each file and its folder."""
+    paths = set(files)
+    return paths | {posixpath.dirname(path) for path in paths} - {""}
+
+
+def _file_edges(db: sqlite3.Connection, files: dict[str, str], *, imports: bool = True) -> list[_Hit]:
+    """The files depending on ``files`` (path -> kind) through one file edge (without ``imports``:
+    through any edge but an import)."""
+    hits = _import_hits(_batched(db, _IMPORTERS, _import_keys(files))) if imports else []
     defined: dict[str, str] = {}
     protos = [path for path, kind in files.items() if kind == "proto"]
     for package, name, path in _batched(
@@ -1136,13 +1162,16 @@ def _kinds(db: sqlite3.Connection, paths: Iterable[str]) -> dict[str, str]:
     return dict(_batched(db, "SELECT path, kind FROM files WHERE path IN ({marks})", paths))
 
 
-def _first_hop(db: sqlite3.Connection, targets: Sequence[Target]) -> tuple[list[_Hit], list[Carrier]]:
+def _first_hop(
+    db: sqlite3.Connection, targets: Sequence[Target], *, file_imports: bool = True
+) -> tuple[list[_Hit], list[Carrier]]:
+    """The hits of level 1 (without ``file_imports``: all but the imports of the targets' files)."""
     hits: list[_Hit] = []
     by_reference = [target for target in targets if target.kind == "symbol" and _has_references(db, target)]
     for target in by_reference:
         hits += _reference_hits(db, target)
     files = sorted({path for target in targets if target not in by_reference for path in target.files})
-    hits += _file_edges(db, _kinds(db, files)) if files else []
+    hits += _file_edges(db, _kinds(db, files), imports=file_imports) if files else []
     for target in targets:
         for folder in target.folders:
             hits += _range_edges(db, folder, target.service)
@@ -1383,6 +1412,144 @@ def cut_order(found: Found, cut: int | None) -> Found:
         return found
     ordered = tuple(sorted(found.dependents, key=lambda d: (d.level > cut, *d.order())))
     return attrs.evolve(found, dependents=ordered, ordered_cut=cut)
+
+
+# -- a first level read a page at a time ------------------------------------------------------------
+
+#: ``scope_of(f.path)`` in SQL: the first two components of a path, its first of two, or itself.
+_SCOPE_SQL: Final = (
+    "CASE WHEN instr(f.path, '/') = 0 THEN f.path"
+    " WHEN instr(substr(f.path, instr(f.path, '/') + 1), '/') = 0 THEN substr(f.path, 1, instr(f.path, '/') - 1)"
+    " ELSE substr(f.path, 1, instr(f.path, '/') + instr(substr(f.path, instr(f.path, '/') + 1), '/') - 1) END"
+)
+
+
+def first_level_page(
+    db: sqlite3.Connection, targets: Sequence[Target], depth: int, *, budget: int, offset: int, size: int
+) -> Found | None:
+    """Level 1 of the dependents of ``targets`` (files only) from ``offset``, at most ``size`` of
+    them, and exact counts of the whole level (:class:`Window`); None when a bounded walk is as cheap
+    (its first level holds at most ``budget`` dependents, or a target is not a file).
+
+    The importers of the targets' files are counted and grouped in SQL (``imports_target_file``:
+    one index entry each, no row of theirs read); only the page's importers are read whole. Their
+    order is :func:`find_dependents`': by service (no service last), then path. A walk deeper than
+    one level is cut after it (``Found.cut`` is 1), as a bounded walk of that level would be."""
+    if not targets or any(target.kind != "file" for target in targets):
+        return None
+    keys = sorted(_import_keys(path for target in targets for path in target.files))
+    marks = ", ".join("?" * len(keys))
+    if len(keys) > BATCH or db.execute(
+        f"SELECT count(*) FROM imports WHERE target_path IN ({marks})", keys
+    ).fetchone()[0] <= budget:
+        return None  # no more dependents than import rows: a bounded walk reads them all at once
+    held = _Held.of(targets)
+    own = sorted(held.files)
+    # a file importing one: probed file by file (a page), or the importers listed once (the counts)
+    imports = f"EXISTS (SELECT 1 FROM imports i WHERE i.target_path IN ({marks}) AND i.file_id = f.id)"
+    importers = f"f.id IN (SELECT file_id FROM imports WHERE target_path IN ({marks}))"
+    not_own = f" AND f.path NOT IN ({', '.join('?' * len(own))})"
+    imports, importers = imports + not_own, importers + not_own
+    params = (*keys, *own)
+    # the other first-hop edges (gRPC, messages, links) are few: read whole, merged in path order
+    hits, carriers = _first_hop(db, targets, file_imports=False)
+    others: dict[str, tuple[str, str, set[Edge]]] = {}
+    for hit in hits:
+        if not held(hit.path, hit.service):
+            others.setdefault(hit.path, (hit.service, hit.kind, set()))[2].add(hit.edge)
+    services: dict[str, list[int]] = {}
+    for service, count, tests in db.execute(
+        f"SELECT f.service, count(*), sum(f.kind = 'test') FROM files f WHERE {importers} GROUP BY 1", params
+    ):
+        services[service] = [count, tests]
+    # a service whose folders all lie in one sub-scope holds no file of another: its count is that
+    # scope's; only the files of other services (and of none) have their scope cut from their path
+    scopes: Counter[str] = Counter()
+    spread: list[str] = []
+    uniform = _uniform_scopes(db)
+    for service, (count, _) in services.items():
+        if service in uniform:
+            scopes[uniform[service]] += count
+        else:
+            spread.append(service)
+    for scope, count in _batched(
+        db, f"SELECT {_SCOPE_SQL}, count(*) FROM files f WHERE f.service IN ({{marks}}) AND {importers} GROUP BY 1",
+        spread, *params,
+    ):  # fmt: skip
+        scopes[scope] += count
+    importing = {
+        path for (path,) in _batched(db, f"SELECT f.path FROM files f WHERE f.path IN ({{marks}}) AND {imports}",
+                                     others, *params)
+    }  # fmt: skip
+    alone: dict[str, list[str]] = defaultdict(list)  # service -> paths of dependents through other edges only
+    for path in sorted(others):
+        if path in importing:
+            continue
+        service, kind, _ = others[path]
+        cells = services.setdefault(service, [0, 0])
+        cells[0] += 1
+        cells[1] += kind == "test"
+        scopes[scope_of_path(path)] += 1
+        alone[service].append(path)
+    total = sum(count for count, _ in services.values())
+    if total <= budget:
+        return None
+    ordered = sorted(services, key=lambda name: (not name, name))
+    page: list[tuple[str, str]] = []  # (service, path) from offset
+    ids: dict[int, tuple[str, str]] = {}  # file id -> (path, kind) of the page's importers
+    before = 0
+    for service in ordered:
+        count = services[service][0]
+        if before + count > offset and len(page) < size:
+            wanted = offset + size - before  # the first this many of the service's dependents
+            rows = db.execute(
+                f"SELECT f.id, f.path, f.kind FROM files f WHERE f.service = ? AND {imports} ORDER BY f.path LIMIT ?",
+                (service, *params, wanted),
+            ).fetchall()
+            ids.update((file_id, (path, kind)) for file_id, path, kind in rows)
+            merged = sorted([*(path for _, path, _ in rows), *alone.get(service, [])])[:wanted]
+            page += [(service, path) for path in merged[max(0, offset - before) :]]
+        before += count
+    page = page[:size]
+    edges: dict[str, set[Edge]] = defaultdict(set)
+    for file_id, line, module, target in _batched(
+        db, f"SELECT file_id, line, module, target_path FROM imports WHERE file_id IN ({{marks}}) AND target_path IN ({marks})",
+        ids, *keys,
+    ):  # fmt: skip
+        edges[ids[file_id][0]].add(Edge(EdgeKind.IMPORT, "import", line, module, via=target))
+    kinds = {path: kind for path, kind in ids.values()}
+    dependents = []
+    for service, path in page:
+        kind = kinds[path] if path in kinds else others[path][1]
+        mine = edges.get(path, set()) | (others[path][2] if path in others else set())
+        ordered_edges = tuple(mine) if len(mine) == 1 else tuple(sorted(mine, key=Edge.order))
+        dependents.append(Dependent(path, service, kind, 1, ordered_edges))
+    window = Window(
+        first=offset,
+        total=total,
+        services=tuple((service, *services[service]) for service in ordered),
+        scopes=tuple(sorted(scopes.items())),
+    )
+    depth = max(1, min(depth, MAX_DEPTH))
+    return Found(tuple(targets), depth, tuple(dependents), tuple(carriers), 1 if depth > 1 else None, window=window)
+
+
+def _uniform_scopes(db: sqlite3.Connection) -> dict[str, str]:
+    """The services whose every file lies in one sub-scope (:func:`scope_of_path`), and that scope:
+    those whose folders all have two components or more and share the first two."""
+    uniform = {}
+    for name, path, extra in db.execute("SELECT name, path, extra FROM services ORDER BY name"):
+        folders = [path, *json.loads(extra)]
+        scopes = {"/".join(folder.split("/")[:2]) for folder in folders if folder.count("/") >= 1}
+        if len(scopes) == 1 and all(folder.count("/") >= 1 for folder in folders):
+            uniform[name] = scopes.pop()
+    return uniform
+
+
+def scope_of_path(path: str) -> str:
+    """:data:`_SCOPE_SQL` in Python (as :func:`mesh.render._paging.scope_of`)."""
+    parts = path.split("/")
+    return "/".join(parts[:2]) if len(parts) > 2 else parts[0] if len(parts) > 1 else path
 
 
 # -- targets ----------------------------------------------------------------------------------------
