@@ -26,15 +26,19 @@ import attrs
 
 from ..index.query._graph import (
     WALK_DEPENDENTS_MAX,
+    Found,
     GraphError,
     Scope,
+    Target,
     cut_order,
     find_dependents,
+    first_level_page,
     resolve_scope,
     resolve_target,
 )
 from ..render._dependents import DependentsResult, compose_dependents
 from ..render._paging import Rendered
+from ..render._search import PAGE_BYTES
 from ._args import describe
 from ._registry import ToolError
 from ._view import CURSOR_CHARS_MAX, View, arguments_of, cursor_offset, workspace_path
@@ -50,6 +54,9 @@ DESCRIPTION: Final = (
 )
 #: The structured result (``outputSchema``): the same page as the Markdown.
 Result = DependentsResult
+#: Dependents read for a page of a first level too large to read whole: a line is rarely under 50
+#: bytes (a page that has room for more reads four times as many again).
+PAGE_DEPENDENTS: Final = PAGE_BYTES // 50
 
 
 @attrs.frozen(kw_only=True)
@@ -82,18 +89,41 @@ def answer(args: Args, view: View) -> str:
 def run(args: Args, view: View) -> Rendered:
     """One page of dependents, as Markdown and as a :class:`Result`; :class:`ToolError` for failures."""
     path = workspace_path(view.root, args.target, what="target")
+    wanted = wanted_offset(args.cursor)
+    size = PAGE_DEPENDENTS
     try:
         target = resolve_target(view.db, args.target, path)
         scope = scope_of_text(view, args.scope)
-        found = find_dependents(view.db, [target], args.depth, budget=WALK_DEPENDENTS_MAX)
-        total = sum(1 for d in found.dependents if scope is None or scope.holds(d.path, d.service))
-        if found.cut is not None and wanted_offset(args.cursor) >= total:  # the page is past the walked levels
-            found = cut_order(find_dependents(view.db, [target], args.depth), found.cut)
-            total = sum(1 for d in found.dependents if scope is None or scope.holds(d.path, d.service))
+        while True:
+            found = _first_found(view, target, args.depth, scope, wanted, size)
+            total = found.window.total if found.window is not None else sum(
+                1 for d in found.dependents if scope is None or scope.holds(d.path, d.service)
+            )  # fmt: skip
+            offset = cursor_offset(args.cursor, total, tool=NAME, args=args, noun="dependents")
+            rendered = compose_dependents(found, arguments_of(args), scope=scope, offset=offset)
+            shown = rendered.result.page.shown
+            if found.window is None or shown < len(found.dependents) or offset + shown >= total:
+                return rendered
+            size *= 4  # the page had room for more than were read: read more
     except GraphError as exc:
         raise ToolError(str(exc)) from None
-    offset = cursor_offset(args.cursor, total, tool=NAME, args=args, noun="dependents")
-    return compose_dependents(found, arguments_of(args), scope=scope, offset=offset)
+
+
+def _first_found(view: View, target: Target, depth: int, scope: Scope | None, offset: int, size: int) -> Found:
+    """The dependents a page from ``offset`` needs: only ``size`` of a first level past
+    :data:`WALK_DEPENDENTS_MAX` (from ``offset``, with the counts of all), else the levels a bounded
+    walk finds, else (a page past a cut) the whole walk in the order of the cut one's pages."""
+    found = None
+    if scope is None:
+        found = first_level_page(view.db, [target], depth, budget=WALK_DEPENDENTS_MAX, offset=offset, size=size)
+    if found is None:
+        found = find_dependents(view.db, [target], depth, budget=WALK_DEPENDENTS_MAX)
+    total = found.window.total if found.window is not None else sum(
+        1 for d in found.dependents if scope is None or scope.holds(d.path, d.service)
+    )  # fmt: skip
+    if found.cut is not None and offset >= total:  # the page is past the walked levels
+        found = cut_order(find_dependents(view.db, [target], depth), found.cut)
+    return found
 
 
 def wanted_offset(cursor: str | None) -> int:
