@@ -50,8 +50,10 @@ __all__ = [
     "describe_target",
     "render_dependents",
     "service_counts",
+    "service_counts_of",
     "service_heading",
     "tally_of",
+    "tally_of_rows",
     "target_facts",
 ]
 
@@ -205,7 +207,7 @@ def compose_dependents(
         outside_scope=tally.outside,
         total=total,
         levels=[LevelCount(level, levels[level]) for level in sorted(levels)],
-        services=_service_counts(tally.per_service),
+        services=service_counts_of(tally.per_service),
         dependents=[dependent_facts(d) for d in tally.rows[offset - tally.first : end - tally.first]],
         page=facts,
         cut=found.cut,
@@ -253,10 +255,11 @@ def dependent_facts(dependent: Dependent) -> DependentFacts:
 
 def service_counts(dependents: Sequence[Dependent]) -> list[ServiceDependents]:
     """Each service's dependents by level, as the service headings count them, in order."""
-    return _service_counts(_per_service(dependents))
+    return service_counts_of(_per_service(dependents))
 
 
-def _service_counts(per_service: Mapping[str, Counter[int]]) -> list[ServiceDependents]:
+def service_counts_of(per_service: Mapping[str, Counter[int]]) -> list[ServiceDependents]:
+    """:func:`service_counts` from each service's dependents by level."""
     return [
         ServiceDependents(service, sum(levels.values()), [LevelCount(level, levels[level]) for level in sorted(levels)])
         for service, levels in per_service.items()
@@ -290,8 +293,12 @@ def tally_of(found: Found, scope: Scope | None) -> Tally:
         return Tally(window.total, per_service, Counter({1: window.total}), 0, found.dependents, window.first,
                      window.scopes)  # fmt: skip
     rows = tuple(d for d in found.dependents if scope is None or scope.holds(d.path, d.service))
-    levels = Counter(d.level for d in rows)
-    return Tally(len(rows), _per_service(rows), levels, len(found.dependents) - len(rows), rows)
+    return tally_of_rows(rows, outside=len(found.dependents) - len(rows))
+
+
+def tally_of_rows(rows: Sequence[Dependent], *, outside: int = 0) -> Tally:
+    """The counts of ``rows``, every dependent of an answer."""
+    return Tally(len(rows), _per_service(rows), Counter(d.level for d in rows), outside, rows)
 
 
 def _summary(found: Found, tally: Tally, scope: Scope | None) -> str:

@@ -318,6 +318,9 @@ class Window:
     services: tuple[tuple[str, int, int], ...]
     #: (sub-scope of a path as :func:`mesh.render._paging.scope_of` cuts it, dependents), by scope.
     scopes: tuple[tuple[str, int], ...]
+    #: Every dependent with an edge other than an import of a target (gRPC, messages, links): few,
+    #: read whole (each with its imports too), in the order of the dependents.
+    others: tuple[Dependent, ...] = ()
 
 
 @attrs.frozen
@@ -1477,10 +1480,17 @@ def first_level_page(
         spread, *params,
     ):  # fmt: skip
         scopes[scope] += count
-    importing = {
-        path for (path,) in _batched(db, f"SELECT f.path FROM files f WHERE f.path IN ({{marks}}) AND {imports}",
-                                     others, *params)
-    }  # fmt: skip
+    importing: dict[str, set[Edge]] = defaultdict(set)  # the import edges of those that import one too
+    for path, line, module, target in _batched(
+        db, "SELECT f.path, i.line, i.module, i.target_path FROM imports i JOIN files f ON f.id = i.file_id"
+        f" WHERE f.path IN ({{marks}}) AND i.target_path IN ({marks})",
+        others, *keys,
+    ):  # fmt: skip
+        importing[path].add(Edge(EdgeKind.IMPORT, "import", line, module, via=target))
+    whole = {
+        path: Dependent(path, service, kind, 1, _in_order(edges | importing.get(path, set())))
+        for path, (service, kind, edges) in others.items()
+    }
     alone: dict[str, list[str]] = defaultdict(list)  # service -> paths of dependents through other edges only
     for path in sorted(others):
         if path in importing:
@@ -1511,27 +1521,34 @@ def first_level_page(
             page += [(service, path) for path in merged[max(0, offset - before) :]]
         before += count
     page = page[:size]
+    shown = {path for _, path in page}
+    ids = {file_id: row for file_id, row in ids.items() if row[0] in shown and row[0] not in whole}
     edges: dict[str, set[Edge]] = defaultdict(set)
     for file_id, line, module, target in _batched(
-        db, f"SELECT file_id, line, module, target_path FROM imports WHERE file_id IN ({{marks}}) AND target_path IN ({marks})",
+        db, f"SELECT file_id, line, module, target_path FROM imports WHERE file_id IN ({{marks}})"
+        f" AND target_path IN ({marks})",
         ids, *keys,
     ):  # fmt: skip
         edges[ids[file_id][0]].add(Edge(EdgeKind.IMPORT, "import", line, module, via=target))
     kinds = {path: kind for path, kind in ids.values()}
-    dependents = []
-    for service, path in page:
-        kind = kinds[path] if path in kinds else others[path][1]
-        mine = edges.get(path, set()) | (others[path][2] if path in others else set())
-        ordered_edges = tuple(mine) if len(mine) == 1 else tuple(sorted(mine, key=Edge.order))
-        dependents.append(Dependent(path, service, kind, 1, ordered_edges))
+    dependents = [
+        whole[path] if path in whole else Dependent(path, service, kinds[path], 1, _in_order(edges[path]))
+        for service, path in page
+    ]
     window = Window(
         first=offset,
         total=total,
         services=tuple((service, *services[service]) for service in ordered),
         scopes=tuple(sorted(scopes.items())),
+        others=tuple(sorted(whole.values(), key=Dependent.order)),
     )
     depth = max(1, min(depth, MAX_DEPTH))
     return Found(tuple(targets), depth, tuple(dependents), tuple(carriers), 1 if depth > 1 else None, window=window)
+
+
+def _in_order(edges: set[Edge]) -> tuple[Edge, ...]:
+    """A dependent's edges as :func:`find_dependents` keeps them."""
+    return tuple(edges) if len(edges) == 1 else tuple(sorted(edges, key=Edge.order))
 
 
 def _uniform_scopes(db: sqlite3.Connection) -> dict[str, str]:
@@ -1966,7 +1983,10 @@ class Impact:
 
 
 def impact_of(found: Found, scope: Scope | None = None) -> Impact:
-    """The ``impact_matrix`` table of ``found``, limited to ``scope``."""
+    """The ``impact_matrix`` table of ``found``, limited to ``scope``; of a first level read a page
+    at a time (``found.window``, never scoped), from the window's counts: each dependent there is an
+    import (a direct dependent) unless it is one of ``window.others``, whose edges are all known."""
+    window = found.window
     dependents = tuple(d for d in found.dependents if scope is None or scope.holds(d.path, d.service))
     changed: Counter[str] = Counter()
     for target in found.targets:
@@ -1974,7 +1994,7 @@ def impact_of(found: Found, scope: Scope | None = None) -> Impact:
             if scope is None or _changed_in_scope(target, service, scope):
                 changed[service] += count
     columns: dict[str, Counter[str]] = defaultdict(Counter)
-    for dependent in dependents:
+    for dependent in dependents if window is None else window.others:
         kinds = {edge.kind for edge in dependent.edges}
         cells = columns[dependent.service]
         cells["any"] += 1
@@ -1989,6 +2009,11 @@ def impact_of(found: Found, scope: Scope | None = None) -> Impact:
         cells["grpc"] += any(edge.grpc for edge in dependent.edges)
         cells["http"] += EdgeKind.HTTP in kinds
         cells["messaging"] += EdgeKind.MESSAGING in kinds
+    for service, count, tests in () if window is None else window.services:  # the rest import a target
+        cells = columns[service]
+        cells["direct"] += count - cells["any"]
+        cells["tests"] = tests
+        cells["any"] = count
     rows = tuple(
         ImpactRow(
             service=service,
