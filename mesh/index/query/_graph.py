@@ -1556,7 +1556,7 @@ def _uniform_scopes(db: sqlite3.Connection) -> dict[str, str]:
     those whose folders all have two components or more and share the first two."""
     uniform = {}
     for name, path, extra in db.execute("SELECT name, path, extra FROM services ORDER BY name"):
-        folders = [path, *json.loads(extra)]
+        folders = [path, *json.loads(extra)] if extra != "[]" else [path]
         scopes = {"/".join(folder.split("/")[:2]) for folder in folders if folder.count("/") >= 1}
         if len(scopes) == 1 and all(folder.count("/") >= 1 for folder in folders):
             uniform[name] = scopes.pop()
