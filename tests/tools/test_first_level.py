@@ -1,9 +1,9 @@
 """A first level too large to read whole, read a page at a time (INV-TOOL-12).
 
-A workspace built here has two hubs: ``core/lib.py``, imported by Python files in four
-services, a folder of no service and tests; and ``protos/acme/common/v1/money.proto``, imported by
-``.proto`` files of which some also use ``Money`` in a field (a message edge besides the import)
-and some only import it. With the walk budget lowered below their importers, ``first_level_page``
+A workspace built here has three hubs: ``core/lib.py``, imported by Python files in four
+services, a folder of no service and tests; its folder ``core`` (the same importers, through an
+index range); and ``protos/acme/common/v1/money.proto``, imported by ``.proto`` files of which some
+also use ``Money`` in a field (a message edge besides the import) and some only import it. With the walk budget lowered below their importers, ``first_level_page``
 reads them a page at a time; each page must be the page of the bounded walk that reads the level
 whole: same dependents in the same order, same exact counts, same bytes.
 """
@@ -29,7 +29,7 @@ BUDGET = 10
 #: Enough importers (230 of each hub) for a page of ``dependents`` (8 KB) to leave some for the next.
 #: (service folder, importers of core/lib.py in it); "tools" is a folder of no service.
 IMPORTERS = {"alpha": 70, "beta": 40, "svc/gamma": 60, "zeta": 30, "tools": 30}
-HUBS = ("core/lib.py", "protos/acme/common/v1/money.proto")
+HUBS = ("core/lib.py", "protos/acme/common/v1/money.proto", "core")
 
 
 def _files() -> dict[str, str]:
@@ -123,12 +123,17 @@ def test_the_hubs_exercise_imports_twice_tests_and_dependents_with_two_kinds_of_
 
 
 def test_a_first_level_within_the_budget_or_of_another_kind_of_target_is_walked_as_before(hubs) -> None:
-    """INV-TOOL-12: at most ``budget`` dependents, or a target that is not a file, is left to the walk."""
+    """INV-TOOL-12: at most ``budget`` dependents, or a target neither files nor a folder (a service,
+    a module, a symbol), is left to the walk."""
     with view_of(hubs) as view:
         target, whole = _whole(view, "core/lib.py")
         assert first_level_page(view.db, [target], 2, budget=len(whole.dependents), offset=0, size=4) is None
-        folder = resolve_target(view.db, "core", "core")
-        assert first_level_page(view.db, [folder], 2, budget=BUDGET, offset=0, size=4) is None
+        service = resolve_target(view.db, "alpha", "alpha")
+        assert service.kind == "service"
+        assert first_level_page(view.db, [service], 2, budget=0, offset=0, size=4) is None
+        module = resolve_target(view.db, "core.lib", "core.lib")
+        assert module.kind == "module"
+        assert first_level_page(view.db, [module], 2, budget=0, offset=0, size=4) is None
 
 
 def _pages(view: View, tool, arguments: dict) -> list:
@@ -202,7 +207,7 @@ def test_a_page_with_room_for_more_than_were_read_reads_more(hubs, low_budget, w
     assert len(windows) == 5 and None not in windows  # 2, 8, 32 and 128 read, then 512: the page holds 160
 
 
-@pytest.mark.parametrize("changes", [["core/lib.py"], list(HUBS)])
+@pytest.mark.parametrize("changes", [["core/lib.py"], list(HUBS[:2]), ["core"]])
 def test_impact_matrix_of_a_hub_read_a_page_at_a_time_is_the_bounded_walks(
     hubs, low_budget, windows, monkeypatch, changes
 ) -> None:

@@ -454,8 +454,9 @@ def _file_edges(db: sqlite3.Connection, files: dict[str, str], *, imports: bool 
     return hits + _grpc_hits(db, defined, served)
 
 
-def _range_edges(db: sqlite3.Connection, folder: str, service: str) -> list[_Hit]:
-    """The files depending on the files under ``folder`` (of ``service`` when given) through one file edge."""
+def _range_edges(db: sqlite3.Connection, folder: str, service: str, *, imports: bool = True) -> list[_Hit]:
+    """The files depending on the files under ``folder`` (of ``service`` when given) through one file edge
+    (without ``imports``: through any edge but an import)."""
     where, params = _under("i.target_path", folder)
     sql = _IMPORTERS.replace("i.target_path IN ({marks})", where)
     if service:  # imports from outside the service only
@@ -464,7 +465,7 @@ def _range_edges(db: sqlite3.Connection, folder: str, service: str) -> list[_Hit
     elif folder:  # imports from outside the folder only
         sql += " AND NOT (f.path > ? AND f.path < ?)"
         params = (*params, folder + "/", folder + "0")
-    hits = _import_hits(db.execute(sql, params))
+    hits = _import_hits(db.execute(sql, params)) if imports else []
     where, params = _under("f.path", folder)
     if service:
         where += " AND f.service = ?"
@@ -1168,7 +1169,7 @@ def _kinds(db: sqlite3.Connection, paths: Iterable[str]) -> dict[str, str]:
 def _first_hop(
     db: sqlite3.Connection, targets: Sequence[Target], *, file_imports: bool = True
 ) -> tuple[list[_Hit], list[Carrier]]:
-    """The hits of level 1 (without ``file_imports``: all but the imports of the targets' files)."""
+    """The hits of level 1 (without ``file_imports``: all but the imports of the targets' files and folders)."""
     hits: list[_Hit] = []
     by_reference = [target for target in targets if target.kind == "symbol" and _has_references(db, target)]
     for target in by_reference:
@@ -1177,7 +1178,7 @@ def _first_hop(
     hits += _file_edges(db, _kinds(db, files), imports=file_imports) if files else []
     for target in targets:
         for folder in target.folders:
-            hits += _range_edges(db, folder, target.service)
+            hits += _range_edges(db, folder, target.service, imports=file_imports)
     hits += _module_hits(db, {module for target in targets for module in target.modules})
     defined: dict[str, str] = {}
     for target in targets:
@@ -1430,30 +1431,45 @@ _SCOPE_SQL: Final = (
 def first_level_page(
     db: sqlite3.Connection, targets: Sequence[Target], depth: int, *, budget: int, offset: int, size: int
 ) -> Found | None:
-    """Level 1 of the dependents of ``targets`` (files only) from ``offset``, at most ``size`` of
-    them, and exact counts of the whole level (:class:`Window`); None when a bounded walk is as cheap
-    (its first level holds at most ``budget`` dependents, or a target is not a file).
+    """Level 1 of the dependents of ``targets`` (files, or one folder) from ``offset``, at most
+    ``size`` of them, and exact counts of the whole level (:class:`Window`); None when a bounded walk
+    is as cheap (its first level holds at most ``budget`` dependents) or the targets are others.
 
-    The importers of the targets' files are counted and grouped in SQL (``imports_target_file``:
+    The importers of the targets' files (of the files under the folder, from outside it) are counted and grouped in SQL (``imports_target_file``:
     one index entry each, no row of theirs read); only the page's importers are read whole. Their
     order is :func:`find_dependents`': by service (no service last), then path. A walk deeper than
     one level is cut after it (``Found.cut`` is 1), as a bounded walk of that level would be."""
-    if not targets or any(target.kind != "file" for target in targets):
+    if targets and all(target.kind == "file" for target in targets):
+        keys = sorted(_import_keys(path for target in targets for path in target.files))
+        marks = ", ".join("?" * len(keys))
+        if len(keys) > BATCH:
+            return None
+        into, outside = f"target_path IN ({marks})", ""  # an import of one of them; from any file but them
+        listed = f"SELECT file_id FROM imports WHERE {into}"
+        keys_params: tuple[str, ...] = tuple(keys)
+    elif len(targets) == 1 and targets[0].kind == "folder" and not targets[0].service and targets[0].folders:
+        folder = targets[0].folders[0]
+        into = "(target_path = ? OR (target_path > ? AND target_path < ?))"  # into it or under it (an index range)
+        # the same, listed from the index alone (an OR reads each row to drop the duplicates)
+        listed = (
+            "SELECT file_id FROM imports WHERE target_path = ?"
+            " UNION ALL SELECT file_id FROM imports WHERE target_path > ? AND target_path < ?"
+        )
+        keys_params = (folder, folder + "/", folder + "0")
+        outside = " AND NOT (f.path > ? AND f.path < ?)"  # from outside it
+    else:
         return None
-    keys = sorted(_import_keys(path for target in targets for path in target.files))
-    marks = ", ".join("?" * len(keys))
-    if len(keys) > BATCH or db.execute(
-        f"SELECT count(*) FROM imports WHERE target_path IN ({marks})", keys
-    ).fetchone()[0] <= budget:
+    if db.execute(f"SELECT count(*) FROM imports WHERE {into}", keys_params).fetchone()[0] <= budget:
         return None  # no more dependents than import rows: a bounded walk reads them all at once
     held = _Held.of(targets)
     own = sorted(held.files)
     # a file importing one: probed file by file (a page), or the importers listed once (the counts)
-    imports = f"EXISTS (SELECT 1 FROM imports i WHERE i.target_path IN ({marks}) AND i.file_id = f.id)"
-    importers = f"f.id IN (SELECT file_id FROM imports WHERE target_path IN ({marks}))"
-    not_own = f" AND f.path NOT IN ({', '.join('?' * len(own))})"
+    probe = into.replace("target_path", "i.target_path")
+    imports = f"EXISTS (SELECT 1 FROM imports i WHERE {probe} AND i.file_id = f.id)"
+    importers = f"f.id IN ({listed})"
+    not_own = f" AND f.path NOT IN ({', '.join('?' * len(own))}){outside}"
     imports, importers = imports + not_own, importers + not_own
-    params = (*keys, *own)
+    params = (*keys_params, *own, *(keys_params[1:] if outside else ()))
     # the other first-hop edges (gRPC, messages, links) are few: read whole, merged in path order
     hits, carriers = _first_hop(db, targets, file_imports=False)
     others: dict[str, tuple[str, str, set[Edge]]] = {}
@@ -1483,8 +1499,8 @@ def first_level_page(
     importing: dict[str, set[Edge]] = defaultdict(set)  # the import edges of those that import one too
     for path, line, module, target in _batched(
         db, "SELECT f.path, i.line, i.module, i.target_path FROM imports i JOIN files f ON f.id = i.file_id"
-        f" WHERE f.path IN ({{marks}}) AND i.target_path IN ({marks})",
-        others, *keys,
+        f" WHERE f.path IN ({{marks}}) AND {probe}",
+        others, *keys_params,
     ):  # fmt: skip
         importing[path].add(Edge(EdgeKind.IMPORT, "import", line, module, via=target))
     whole = {
@@ -1525,9 +1541,8 @@ def first_level_page(
     ids = {file_id: row for file_id, row in ids.items() if row[0] in shown and row[0] not in whole}
     edges: dict[str, set[Edge]] = defaultdict(set)
     for file_id, line, module, target in _batched(
-        db, f"SELECT file_id, line, module, target_path FROM imports WHERE file_id IN ({{marks}})"
-        f" AND target_path IN ({marks})",
-        ids, *keys,
+        db, f"SELECT file_id, line, module, target_path FROM imports WHERE file_id IN ({{marks}}) AND {into}",
+        ids, *keys_params,
     ):  # fmt: skip
         edges[ids[file_id][0]].add(Edge(EdgeKind.IMPORT, "import", line, module, via=target))
     kinds = {path: kind for path, kind in ids.values()}
