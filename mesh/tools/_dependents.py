@@ -16,6 +16,8 @@ The walk is bounded (INV-TOOL-11): it goes to the next level only while it has f
 dependents first, by service, level and path), a total marked "at least", and the cursor past
 them; a cursor at or past that point walks every level and pages on in the same order (the
 walked levels first, then the others), so following the cursors shows each dependent once.
+A first level past the budget (the importers of a hub file or folder), without a ``scope``, is
+read a page at a time and counted in SQL (INV-TOOL-12): the same pages, byte for byte.
 """
 
 from __future__ import annotations

@@ -73,7 +73,9 @@ The target's own files are never dependents (for a folder or a service, nothing 
 dependent keeps every edge of its own level, sorted: its evidence, the last hop of its chain.
 A bounded walk (``budget``) goes to the next level only while it has found at most that many
 dependents: ``Found.cut`` names the last level walked, and :func:`cut_order` puts a whole walk in
-the order the cut one's pages continue in (INV-TOOL-11).
+the order the cut one's pages continue in (INV-TOOL-11). A first level past that budget (a hub's
+importers) is not even read whole: :func:`first_level_page` counts it in SQL and reads one page of
+it, the same page in the same order (INV-TOOL-12).
 
 **Impact.** :func:`impact_of` sorts dependents into the columns of ``impact_matrix`` per service:
 direct import or reference (level 1 through an import, or a resolved reference of a changed
