@@ -1437,10 +1437,11 @@ def first_level_page(
     ``size`` of them, and exact counts of the whole level (:class:`Window`); None when a bounded walk
     is as cheap (its first level holds at most ``budget`` dependents) or the targets are others.
 
-    The importers of the targets' files (of the files under the folder, from outside it) are counted and grouped in SQL (``imports_target_file``:
-    one index entry each, no row of theirs read); only the page's importers are read whole. Their
-    order is :func:`find_dependents`': by service (no service last), then path. A walk deeper than
-    one level is cut after it (``Found.cut`` is 1), as a bounded walk of that level would be."""
+    The importers of the targets' files (of the folder and the files under it, from outside it) are
+    counted and grouped in SQL (``imports_target_file``: one index entry each, no row of theirs
+    read); only the page's importers are read whole. Their order is :func:`find_dependents`': by
+    service (no service last), then path. A walk deeper than one level is cut after it
+    (``Found.cut`` is 1), as a bounded walk of that level would be."""
     if targets and all(target.kind == "file" for target in targets):
         keys = sorted(_import_keys(path for target in targets for path in target.files))
         marks = ", ".join("?" * len(keys))
