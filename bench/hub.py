@@ -131,13 +131,15 @@ def main() -> int:
             row[f"{name}_p99_ms"] = values[min(len(values) - 1, int(len(values) * 0.99))] * 1000
             row[f"{name}_errors"] = errors[name][number]
         rows.append(row)
-    print(f"\n{args.tree} ({args.rounds} rounds, load average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f} at the start)\n")
+    loads = " ".join(f"{value:.1f}" for value in load)
+    print(f"\n{args.tree} ({args.rounds} rounds, load average {loads} at the start)\n")
     print("| call | before p50 ms | after p50 ms | after / before | before p99 | after p99 | same bytes |")
     print("| --- | ---: | ---: | ---: | ---: | ---: | --- |")
     for row in rows:
         ratio = row["after_p50_ms"] / row["before_p50_ms"]
+        same = "yes" if row["same_bytes"] else "NO"
         print(f"| {row['label']} | {row['before_p50_ms']:.1f} | {row['after_p50_ms']:.1f} | {ratio:.2f} |"
-              f" {row['before_p99_ms']:.1f} | {row['after_p99_ms']:.1f} | {'yes' if row['same_bytes'] else 'NO'} |")  # fmt: skip
+              f" {row['before_p99_ms']:.1f} | {row['after_p99_ms']:.1f} | {same} |")  # fmt: skip
     out = ROOT / "bench" / "results" / f"hub-{time.strftime('%Y%m%d-%H%M%S')}.json"
     out.parent.mkdir(exist_ok=True)
     out.write_text(json.dumps({"tree": str(args.tree), "rounds": args.rounds, "load": load, "calls": rows}, indent=2))

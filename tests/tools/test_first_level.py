@@ -3,8 +3,8 @@
 A workspace built here has three hubs: ``core/lib.py``, imported by Python files in four
 services, a folder of no service and tests; its folder ``core`` (the same importers, through an
 index range); and ``protos/acme/common/v1/money.proto``, imported by ``.proto`` files of which some
-also use ``Money`` in a field (a message edge besides the import) and some only import it. With the walk budget lowered below their importers, ``first_level_page``
-reads them a page at a time; each page must be the page of the bounded walk that reads the level
+also use ``Money`` in a field (a message edge besides the import) and some only import it. With
+the walk budget lowered below their importers, ``first_level_page`` reads them a page at a time; each page must be the page of the bounded walk that reads the level
 whole: same dependents in the same order, same exact counts, same bytes.
 """
 
