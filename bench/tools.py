@@ -13,6 +13,8 @@ grpc_trace), so two runs on one tree send the same calls. ``rg`` runs the same l
 searches side by side (its whole output, ``--count-matches``). Results are printed as Markdown and
 written to bench/results/tools-<stamp>.json.
 
+``--only dependents,impact_matrix`` times the calls of those tools only.
+
 ``--baseline DIR`` (another checkout of mesh-mcp, e.g. a worktree of main) runs a second server
 from that checkout, with its own cache (``--baseline-cache``, a copy of ``--cache`` made first),
 and sends every call to both, alternating one call each, so that "before" and "after" see the same
@@ -200,7 +202,7 @@ def summary(calls: list, per_call: list[list[float]], errors: list[int]) -> dict
 
 def bench_tree(
     tree: Path, rounds: int, cache: Path, *, idle: bool = True, baseline: Path | None = None,
-    baseline_cache: Path | None = None,
+    baseline_cache: Path | None = None, only: frozenset[str] = frozenset(),
 ) -> dict:  # fmt: skip
     env = {**os.environ, "MESH_CACHE_DIR": str(cache), "PYTHONPATH": str(ROOT)}
     servers = {"after": env}
@@ -213,7 +215,7 @@ def bench_tree(
         for name, server_env in servers.items():
             running[name] = start(tree, server_env, idle)
         db = sqlite3.connect(cache_dir(tree.resolve(), env) / "index.db")
-        calls = calls_for(db, random.Random(20261130))
+        calls = [call for call in calls_for(db, random.Random(20261130)) if not only or call[1] in only]
         files = db.execute("SELECT count(*) FROM files").fetchone()[0]
         db.close()
         per_call = {name: [[] for _ in calls] for name in running}
@@ -258,6 +260,7 @@ def main() -> int:
                         help="time the calls at once, while the server may still compare files with its index")  # fmt: skip
     parser.add_argument("--baseline", type=Path, help="another checkout to time side by side (\"before\")")
     parser.add_argument("--baseline-cache", type=Path, help="the baseline's cache folder (default: a copy of --cache)")
+    parser.add_argument("--only", default="", help="comma-separated tools to time (default: every call)")
     args = parser.parse_args()
     cache = args.cache or Path(tempfile.mkdtemp(prefix="mesh-bench-tools-"))
     baseline_cache = args.baseline_cache
@@ -267,7 +270,7 @@ def main() -> int:
             shutil.copytree(cache, baseline_cache)
     results = [
         bench_tree(tree.resolve(), args.rounds, cache, idle=args.wait_idle, baseline=args.baseline,
-                   baseline_cache=baseline_cache)  # fmt: skip
+                   baseline_cache=baseline_cache, only=frozenset(filter(None, args.only.split(","))))  # fmt: skip
         for tree in args.tree
     ]
     for result in results:

@@ -41,6 +41,7 @@ __all__ = [
     "DependentsResult",
     "LevelCount",
     "ServiceDependents",
+    "Tally",
     "TargetFacts",
     "carried_by",
     "compose_dependents",
@@ -49,7 +50,10 @@ __all__ = [
     "describe_target",
     "render_dependents",
     "service_counts",
+    "service_counts_of",
     "service_heading",
+    "tally_of",
+    "tally_of_rows",
     "target_facts",
 ]
 
@@ -176,32 +180,35 @@ def compose_dependents(
 ) -> Rendered:
     """:func:`render_dependents`, with the :class:`DependentsResult` of the same page."""
     target = found.targets[0]
-    everyone = found.dependents
-    shown_set = tuple(d for d in everyone if scope is None or scope.holds(d.path, d.service))
-    total = len(shown_set)
+    tally = tally_of(found, scope)
+    total = tally.total
     head = f"## Dependents of {code(target.name)}\n\n{describe_target(target)}{carried_by(target, found.carriers)}\n"
-    head += _summary(found, shown_set, scope)
+    head += _summary(found, tally, scope)
     page: list[str] = []
     shown = 0
     if total:
-        page, shown = page_by_service(shown_set, offset=offset, used=len(head.encode()), page_bytes=page_bytes)
+        page, shown = page_by_service(
+            tally.rows, offset=offset - tally.first, used=len(head.encode()), page_bytes=page_bytes,
+            per_service=tally.per_service,
+        )  # fmt: skip
     end = offset + shown
     more = end < total or (found.cut is not None and total > 0)  # a cut walk: the deeper levels follow
     paging = Paging(
         shown=shown, total=total, noun="dependents", next_cursor=str(end) if more else None,
         capped=found.cut is not None, first=offset,
     )  # fmt: skip
-    facts = page_of(paging, tool=TOOL, arguments=arguments, paths=[d.path for d in shown_set])
-    levels = Counter(d.level for d in shown_set)
+    facts = page_of(paging, tool=TOOL, arguments=arguments, paths=[d.path for d in tally.rows],
+                    scope_counts=tally.scopes)  # fmt: skip
+    levels = tally.levels
     result = DependentsResult(
         target=target_facts(target, found.carriers),
         depth=found.depth,
         scope=None if scope is None else scope.text,
-        outside_scope=len(everyone) - total,
+        outside_scope=tally.outside,
         total=total,
         levels=[LevelCount(level, levels[level]) for level in sorted(levels)],
-        services=service_counts(shown_set),
-        dependents=[dependent_facts(d) for d in shown_set[offset:end]],
+        services=service_counts_of(tally.per_service),
+        dependents=[dependent_facts(d) for d in tally.rows[offset - tally.first : end - tally.first]],
         page=facts,
         cut=found.cut,
         ordered_cut=found.ordered_cut,
@@ -248,17 +255,58 @@ def dependent_facts(dependent: Dependent) -> DependentFacts:
 
 def service_counts(dependents: Sequence[Dependent]) -> list[ServiceDependents]:
     """Each service's dependents by level, as the service headings count them, in order."""
+    return service_counts_of(_per_service(dependents))
+
+
+def service_counts_of(per_service: Mapping[str, Counter[int]]) -> list[ServiceDependents]:
+    """:func:`service_counts` from each service's dependents by level."""
     return [
         ServiceDependents(service, sum(levels.values()), [LevelCount(level, levels[level]) for level in sorted(levels)])
-        for service, levels in _per_service(dependents).items()
+        for service, levels in per_service.items()
     ]
 
 
-def _summary(found: Found, dependents: Sequence[Dependent], scope: Scope | None) -> str:
+@attrs.frozen
+class Tally:
+    """The counts of an answer's dependents (in scope), and those of them it read."""
+
+    total: int
+    #: Each service's dependents by level, services in the order of the dependents.
+    per_service: dict[str, Counter[int]]
+    levels: Counter[int]
+    #: Dependents outside the scope.
+    outside: int
+    #: The dependents read, from the ``first`` of them on (all of them unless only a page was read).
+    rows: Sequence[Dependent]
+    first: int = 0
+    #: (sub-scope, dependents) when only a page was read, else None (the rows' paths say).
+    scopes: tuple[tuple[str, int], ...] | None = None
+
+
+def tally_of(found: Found, scope: Scope | None) -> Tally:
+    """The counts of ``found``'s dependents in ``scope``: from :class:`Window` when only a page of
+    the first level was read (never with a scope), else from the dependents themselves."""
+    window = found.window
+    if window is not None:
+        assert scope is None, "a first level read a page at a time has no scope"
+        per_service = {service: Counter({1: count}) for service, count, _ in window.services}
+        return Tally(window.total, per_service, Counter({1: window.total}), 0, found.dependents, window.first,
+                     window.scopes)  # fmt: skip
+    rows = tuple(d for d in found.dependents if scope is None or scope.holds(d.path, d.service))
+    return tally_of_rows(rows, outside=len(found.dependents) - len(rows))
+
+
+def tally_of_rows(rows: Sequence[Dependent], *, outside: int = 0) -> Tally:
+    """The counts of ``rows``, every dependent of an answer."""
+    return Tally(len(rows), _per_service(rows), Counter(d.level for d in rows), outside, rows)
+
+
+def _summary(found: Found, tally: Tally, scope: Scope | None) -> str:
     name = code(found.targets[0].name)
     within = f"within depth {found.depth}"
+    dependents = tally.total
     if scope is not None:
-        outside = len(found.dependents) - len(dependents)
+        outside = tally.outside
         if not dependents:
             return (
                 f"\nNothing in scope {code(scope.text)} depends on {name} {within}"
@@ -269,16 +317,16 @@ def _summary(found: Found, dependents: Sequence[Dependent], scope: Scope | None)
         if not dependents:
             return f"\nNothing depends on {name} {within}.\n"
         where = ""
-    levels = Counter(d.level for d in dependents)
+    levels = tally.levels
     by_level = ", ".join(f"{levels[level]} at level {level}" for level in sorted(levels))
     if found.cut is not None:
         deeper = f"level {found.depth}" if found.cut + 1 == found.depth else f"levels {found.cut + 1}-{found.depth}"
         return (
-            f"\nAt least {_counted(dependents)}{where} {within}: {by_level}; {deeper} not walked yet"
+            f"\nAt least {_counted(tally)}{where} {within}: {by_level}; {deeper} not walked yet"
             f" (the walk stops past {WALK_DEPENDENTS_MAX} dependents). They follow these, from cursor"
-            f" `{len(dependents)}`, which walks them.\n"
+            f" `{dependents}`, which walks them.\n"
         )
-    text = f"\n{_counted(dependents)}{where} {within}: {by_level}.\n"
+    text = f"\n{_counted(tally)}{where} {within}: {by_level}.\n"
     if found.ordered_cut is not None:
         first = "Level 1 comes" if found.ordered_cut == 1 else f"Levels 1-{found.ordered_cut} come"
         text += (
@@ -288,17 +336,17 @@ def _summary(found: Found, dependents: Sequence[Dependent], scope: Scope | None)
     return text
 
 
-def _counted(dependents: Sequence[Dependent]) -> str:
+def _counted(tally: Tally) -> str:
     """``N dependents in K services``; those of no service (areas, root files) are counted apart,
     never as a service."""
-    services = len({d.service for d in dependents if d.service})
-    outside = sum(1 for d in dependents if not d.service)
-    total = f"{len(dependents)} dependent{_s(len(dependents))}"
+    services = sum(1 for service in tally.per_service if service)
+    outside = sum(tally.per_service.get("", Counter()).values())
+    total = f"{tally.total} dependent{_s(tally.total)}"
     if not outside:
         return f"{total} in {services} service{_s(services)}"
     if not services:
         return f"{total} in no service (areas, root files)"
-    inside = len(dependents) - outside
+    inside = tally.total - outside
     return f"{total} ({inside} in {services} service{_s(services)}, {outside} in no service: areas, root files)"
 
 
@@ -314,11 +362,13 @@ def _per_service(dependents: Sequence[Dependent]) -> dict[str, Counter[int]]:
 
 
 def page_by_service(
-    dependents: Sequence[Dependent], *, offset: int, used: int, page_bytes: int, depth: str = "###"
+    dependents: Sequence[Dependent], *, offset: int, used: int, page_bytes: int, depth: str = "###",
+    per_service: Mapping[str, Counter[int]] | None = None,
 ) -> tuple[list[str], int]:
     """The lines of as many dependents from ``offset`` as fit ``page_bytes`` after ``used`` bytes
-    (at least one), a service's heading (counting all its dependents) before its first; and how many."""
-    per_service = _per_service(dependents)
+    (at least one), a service's heading (counting all its dependents: ``per_service``, else those
+    of ``dependents``) before its first; and how many."""
+    per_service = _per_service(dependents) if per_service is None else per_service
     parts: list[str] = []
     current = None
     shown = 0

@@ -30,8 +30,10 @@ from ._dependents import (
     dependent_facts,
     describe_target,
     page_by_service,
-    service_counts,
+    service_counts_of,
     service_name,
+    tally_of,
+    tally_of_rows,
     target_facts,
 )
 from ._paging import Page, Paging, Rendered, code, footer_of, page_of
@@ -146,7 +148,9 @@ def compose_impact(
     """:func:`render_impact`, with the :class:`ImpactResult` of the same page (``git_range`` and
     ``changed_files``: the range asked for and how many files it changed)."""
     dependents = impact.dependents
-    total = len(dependents)
+    # a first level read a page at a time: its counts are the window's, its rows from window.first
+    tally = tally_of(found, None) if found.window is not None else tally_of_rows(dependents)
+    total = tally.total
     scoped = f" in scope {code(scope_text)}" if scope_text else ""
     head = f"## Impact of {title}{scoped} within depth {found.depth}\n"
     verdict = f"\n{impact.impacted} service{_s(impact.impacted)} impacted, {impact.via_grpc} via gRPC"
@@ -178,7 +182,10 @@ def compose_impact(
     else:
         parts.append("\n### Evidence (continued)\n")
     used = sum(len(part.encode()) for part in parts)
-    page, shown = page_by_service(dependents, offset=offset, used=used, page_bytes=page_bytes, depth="####")
+    page, shown = page_by_service(
+        tally.rows, offset=offset - tally.first, used=used, page_bytes=page_bytes, depth="####",
+        per_service=tally.per_service,
+    )  # fmt: skip
     parts += page
     parts.append(verdict)
     end = offset + shown
@@ -187,7 +194,8 @@ def compose_impact(
         shown=shown, total=total, noun="dependents", next_cursor=str(end) if more else None,
         capped=found.cut is not None, first=offset,
     )  # fmt: skip
-    facts = page_of(paging, tool=TOOL, arguments=arguments, paths=[d.path for d in dependents])
+    facts = page_of(paging, tool=TOOL, arguments=arguments, paths=[d.path for d in tally.rows],
+                    scope_counts=tally.scopes)  # fmt: skip
     footer = footer_of(facts)
     result = ImpactResult(
         git_range=git_range,
@@ -206,11 +214,11 @@ def compose_impact(
             via_grpc=impact.via_grpc,
             via_http=impact.via_http,
             via_messaging=impact.via_messaging,
-            services=sorted({d.service for d in dependents if d.service}),
+            services=[service for service in sorted(tally.per_service) if service],
             at_least=found.cut is not None,
         ),
-        evidence=service_counts(dependents),
-        dependents=[dependent_facts(d) for d in dependents[offset:end]],
+        evidence=service_counts_of(tally.per_service),
+        dependents=[dependent_facts(d) for d in tally.rows[offset - tally.first : end - tally.first]],
         page=facts,
         cut=found.cut,
         ordered_cut=found.ordered_cut,

@@ -154,12 +154,19 @@ def page_of(
     arguments: Mapping[str, object],
     paths: Iterable[str],
     scope_argument: str = "scope",
+    scope_counts: Iterable[tuple[str, int]] | None = None,
 ) -> Page:
-    """The facts of :func:`paging_footer`, for the structured result."""
+    """The facts of :func:`paging_footer`, for the structured result. ``scope_counts`` (each
+    sub-scope of ``paths`` and how many of them it holds) stands for ``paths`` when the answer
+    counted its results without reading them all."""
     partial = not (
         paging.first == 0 and paging.shown >= paging.total and paging.next_cursor is None and not paging.capped
     )
-    scopes = busiest_scopes(paths) if partial else []
+    scopes: list[tuple[str, int]] = []
+    if partial and scope_counts is not None:
+        scopes = sorted(scope_counts, key=lambda item: (-item[1], item[0]))[:BUSIEST]
+    elif partial:
+        scopes = busiest_scopes(paths)
     base = {key: value for key, value in arguments.items() if key != "cursor"}
     narrow = None
     if scopes and scopes[0][0] != base.get(scope_argument):

@@ -16,31 +16,39 @@ The walk is bounded (INV-TOOL-11): it goes to the next level only while it has f
 dependents first, by service, level and path), a total marked "at least", and the cursor past
 them; a cursor at or past that point walks every level and pages on in the same order (the
 walked levels first, then the others), so following the cursors shows each dependent once.
+A first level past the budget (the importers of a hub file or folder), without a ``scope``, is
+read a page at a time and counted in SQL (INV-TOOL-12): the same pages, byte for byte.
 """
 
 from __future__ import annotations
 
+import sqlite3
+from collections.abc import Sequence
 from typing import Final
 
 import attrs
 
 from ..index.query._graph import (
     WALK_DEPENDENTS_MAX,
+    Found,
     GraphError,
     Scope,
+    Target,
     cut_order,
     find_dependents,
+    first_level_page,
     resolve_scope,
     resolve_target,
 )
 from ..render._dependents import DependentsResult, compose_dependents
-from ..render._paging import Rendered
+from ..render._paging import Page, Rendered
+from ..render._search import PAGE_BYTES
 from ._args import describe
 from ._registry import ToolError
 from ._view import CURSOR_CHARS_MAX, View, arguments_of, cursor_offset, workspace_path
 
-__all__ = ["DESCRIPTION", "NAME", "TITLE", "WALK_DEPENDENTS_MAX", "Args", "Result", "answer", "run", "scope_of_text",
-           "wanted_offset"]  # fmt: skip
+__all__ = ["DESCRIPTION", "NAME", "PAGE_DEPENDENTS", "TITLE", "WALK_DEPENDENTS_MAX", "Args", "Result", "answer",
+           "first_found", "found_total", "read_more", "run", "scope_of_text", "wanted_offset"]  # fmt: skip
 
 NAME: Final = "dependents"
 TITLE: Final = "Dependents of a file, module, symbol or contract"
@@ -50,6 +58,9 @@ DESCRIPTION: Final = (
 )
 #: The structured result (``outputSchema``): the same page as the Markdown.
 Result = DependentsResult
+#: Dependents read for a page of a first level too large to read whole: a line is rarely under 50
+#: bytes (a page that has room for more reads four times as many again).
+PAGE_DEPENDENTS: Final = PAGE_BYTES // 50
 
 
 @attrs.frozen(kw_only=True)
@@ -82,18 +93,50 @@ def answer(args: Args, view: View) -> str:
 def run(args: Args, view: View) -> Rendered:
     """One page of dependents, as Markdown and as a :class:`Result`; :class:`ToolError` for failures."""
     path = workspace_path(view.root, args.target, what="target")
+    size = PAGE_DEPENDENTS
     try:
         target = resolve_target(view.db, args.target, path)
         scope = scope_of_text(view, args.scope)
-        found = find_dependents(view.db, [target], args.depth, budget=WALK_DEPENDENTS_MAX)
-        total = sum(1 for d in found.dependents if scope is None or scope.holds(d.path, d.service))
-        if found.cut is not None and wanted_offset(args.cursor) >= total:  # the page is past the walked levels
-            found = cut_order(find_dependents(view.db, [target], args.depth), found.cut)
-            total = sum(1 for d in found.dependents if scope is None or scope.holds(d.path, d.service))
+        while True:
+            found = first_found(view.db, [target], args.depth, scope, wanted_offset(args.cursor), size,
+                                budget=WALK_DEPENDENTS_MAX)  # fmt: skip
+            offset = cursor_offset(args.cursor, found_total(found, scope), tool=NAME, args=args, noun="dependents")
+            rendered = compose_dependents(found, arguments_of(args), scope=scope, offset=offset)
+            if not read_more(found, rendered.result.page):
+                return rendered
+            size *= 4
     except GraphError as exc:
         raise ToolError(str(exc)) from None
-    offset = cursor_offset(args.cursor, total, tool=NAME, args=args, noun="dependents")
-    return compose_dependents(found, arguments_of(args), scope=scope, offset=offset)
+
+
+def first_found(
+    db: sqlite3.Connection, targets: Sequence[Target], depth: int, scope: Scope | None, offset: int, size: int, *,
+    budget: int,
+) -> Found:
+    """The dependents a page from ``offset`` needs: ``size`` of a first level past ``budget``
+    (:data:`WALK_DEPENDENTS_MAX`) from ``offset`` and the counts of them all (without a scope), else
+    the levels a bounded walk finds, else (a page past a cut) the whole walk in the order of the
+    cut one's pages (INV-TOOL-11)."""
+    found = None
+    if scope is None:
+        found = first_level_page(db, targets, depth, budget=budget, offset=offset, size=size)
+    if found is None:
+        found = find_dependents(db, targets, depth, budget=budget)
+    if found.cut is not None and offset >= found_total(found, scope):  # the page is past the walked levels
+        found = cut_order(find_dependents(db, targets, depth), found.cut)
+    return found
+
+
+def found_total(found: Found, scope: Scope | None) -> int:
+    """How many dependents ``found`` holds in ``scope`` (of a first level read a page at a time: all of its)."""
+    if found.window is not None:
+        return found.window.total
+    return sum(1 for d in found.dependents if scope is None or scope.holds(d.path, d.service))
+
+
+def read_more(found: Found, page: Page) -> bool:
+    """Whether a page of a first level read a page at a time had room for more than were read."""
+    return found.window is not None and page.shown >= len(found.dependents) and page.first + page.shown < page.total
 
 
 def wanted_offset(cursor: str | None) -> int:

@@ -36,8 +36,6 @@ from ..index.query._graph import (
     WALK_DEPENDENTS_MAX,
     GraphError,
     Target,
-    cut_order,
-    find_dependents,
     impact_of,
     resolve_file,
     resolve_target,
@@ -45,7 +43,7 @@ from ..index.query._graph import (
 from ..render._impact import ImpactResult, compose_impact
 from ..render._paging import Rendered, code
 from ._args import describe
-from ._dependents import scope_of_text, wanted_offset
+from ._dependents import PAGE_DEPENDENTS, first_found, found_total, read_more, scope_of_text, wanted_offset
 from ._registry import ToolError
 from ._view import CURSOR_CHARS_MAX, View, arguments_of, cursor_offset, workspace_path
 
@@ -132,25 +130,28 @@ def run(args: Args, view: View) -> Rendered:
             title = f"{code(label)} ({len(paths)} changed file{'s' if len(paths) != 1 else ''})"
             changed_files = len(paths)
         scope = scope_of_text(view, args.scope)
-        found = find_dependents(view.db, targets, args.depth, budget=WALK_DEPENDENTS_MAX)
-        impact = impact_of(found, scope)
-        if found.cut is not None and wanted_offset(args.cursor) >= len(impact.dependents):  # past the walked levels
-            found = cut_order(find_dependents(view.db, targets, args.depth), found.cut)
+        size = PAGE_DEPENDENTS
+        while True:
+            found = first_found(view.db, targets, args.depth, scope, wanted_offset(args.cursor), size,
+                                budget=WALK_DEPENDENTS_MAX)  # fmt: skip
             impact = impact_of(found, scope)
+            offset = cursor_offset(args.cursor, found_total(found, scope), tool=NAME, args=args, noun="dependents")
+            rendered = compose_impact(
+                found,
+                impact,
+                arguments_of(args),
+                title=title,
+                missing=missing,
+                scope_text=None if scope is None else scope.text,
+                offset=offset,
+                git_range=None if args.git_range is None else args.git_range.strip(),
+                changed_files=changed_files,
+            )
+            if not read_more(found, rendered.result.page):
+                return rendered
+            size *= 4
     except GraphError as exc:
         raise ToolError(str(exc)) from None
-    offset = cursor_offset(args.cursor, len(impact.dependents), tool=NAME, args=args, noun="dependents")
-    return compose_impact(
-        found,
-        impact,
-        arguments_of(args),
-        title=title,
-        missing=missing,
-        scope_text=None if scope is None else scope.text,
-        offset=offset,
-        git_range=None if args.git_range is None else args.git_range.strip(),
-        changed_files=changed_files,
-    )
 
 
 def _targets_of_changes(view: View, changes: list[str]) -> list[Target]:

@@ -73,7 +73,9 @@ The target's own files are never dependents (for a folder or a service, nothing 
 dependent keeps every edge of its own level, sorted: its evidence, the last hop of its chain.
 A bounded walk (``budget``) goes to the next level only while it has found at most that many
 dependents: ``Found.cut`` names the last level walked, and :func:`cut_order` puts a whole walk in
-the order the cut one's pages continue in (INV-TOOL-11).
+the order the cut one's pages continue in (INV-TOOL-11). A first level past that budget (a hub's
+importers) is not even read whole: :func:`first_level_page` counts it in SQL and reads one page of
+it, the same page in the same order (INV-TOOL-12).
 
 **Impact.** :func:`impact_of` sorts dependents into the columns of ``impact_matrix`` per service:
 direct import or reference (level 1 through an import, or a resolved reference of a changed
@@ -122,7 +124,9 @@ __all__ = [
     "Location",
     "Scope",
     "Target",
+    "Window",
     "cut_order",
+    "first_level_page",
     "find_dependents",
     "impact_of",
     "resolve_file",
@@ -298,6 +302,27 @@ class Found:
     #: Set on a whole walk paged after a cut one (:func:`cut_order`): the level that walk was cut
     #: after, whose dependents (and those of the levels before) come first.
     ordered_cut: int | None = None
+    #: Set when only a page of level 1 was read (:func:`first_level_page`): ``dependents`` are then
+    #: those from ``window.first`` on, and the counts of them all are in ``window``.
+    window: Window | None = None
+
+
+@attrs.frozen
+class Window:
+    """The counts of a first level read a page at a time: exact, for every dependent of the level,
+    not only those read."""
+
+    #: The position of ``Found.dependents[0]`` among all the level's dependents, in their order.
+    first: int
+    #: Every dependent of the level.
+    total: int
+    #: (service, dependents, test files among them), in the order of the dependents (no service last).
+    services: tuple[tuple[str, int, int], ...]
+    #: (sub-scope of a path as :func:`mesh.render._paging.scope_of` cuts it, dependents), by scope.
+    scopes: tuple[tuple[str, int], ...]
+    #: Every dependent with an edge other than an import of a target (gRPC, messages, links): few,
+    #: read whole (each with its imports too), in the order of the dependents.
+    others: tuple[Dependent, ...] = ()
 
 
 @attrs.frozen
@@ -400,10 +425,16 @@ def _import_hits(rows: Iterable[tuple]) -> list[_Hit]:
     ]
 
 
-def _file_edges(db: sqlite3.Connection, files: dict[str, str]) -> list[_Hit]:
-    """The files depending on ``files`` (path -> kind) through one file edge."""
-    keys = set(files) | {posixpath.dirname(path) for path in files} - {""}
-    hits = _import_hits(_batched(db, _IMPORTERS, keys))
+def _import_keys(files: Iterable[str]) -> set[str]:
+    """The ``imports.target_path`` values that make an import of one of ``files``: each file and its folder."""
+    paths = set(files)
+    return paths | {posixpath.dirname(path) for path in paths} - {""}
+
+
+def _file_edges(db: sqlite3.Connection, files: dict[str, str], *, imports: bool = True) -> list[_Hit]:
+    """The files depending on ``files`` (path -> kind) through one file edge (without ``imports``:
+    through any edge but an import)."""
+    hits = _import_hits(_batched(db, _IMPORTERS, _import_keys(files))) if imports else []
     defined: dict[str, str] = {}
     protos = [path for path, kind in files.items() if kind == "proto"]
     for package, name, path in _batched(
@@ -425,8 +456,9 @@ def _file_edges(db: sqlite3.Connection, files: dict[str, str]) -> list[_Hit]:
     return hits + _grpc_hits(db, defined, served)
 
 
-def _range_edges(db: sqlite3.Connection, folder: str, service: str) -> list[_Hit]:
-    """The files depending on the files under ``folder`` (of ``service`` when given) through one file edge."""
+def _range_edges(db: sqlite3.Connection, folder: str, service: str, *, imports: bool = True) -> list[_Hit]:
+    """The files depending on the files under ``folder`` (of ``service`` when given) through one file edge
+    (without ``imports``: through any edge but an import)."""
     where, params = _under("i.target_path", folder)
     sql = _IMPORTERS.replace("i.target_path IN ({marks})", where)
     if service:  # imports from outside the service only
@@ -435,7 +467,7 @@ def _range_edges(db: sqlite3.Connection, folder: str, service: str) -> list[_Hit
     elif folder:  # imports from outside the folder only
         sql += " AND NOT (f.path > ? AND f.path < ?)"
         params = (*params, folder + "/", folder + "0")
-    hits = _import_hits(db.execute(sql, params))
+    hits = _import_hits(db.execute(sql, params)) if imports else []
     where, params = _under("f.path", folder)
     if service:
         where += " AND f.service = ?"
@@ -1136,16 +1168,19 @@ def _kinds(db: sqlite3.Connection, paths: Iterable[str]) -> dict[str, str]:
     return dict(_batched(db, "SELECT path, kind FROM files WHERE path IN ({marks})", paths))
 
 
-def _first_hop(db: sqlite3.Connection, targets: Sequence[Target]) -> tuple[list[_Hit], list[Carrier]]:
+def _first_hop(
+    db: sqlite3.Connection, targets: Sequence[Target], *, file_imports: bool = True
+) -> tuple[list[_Hit], list[Carrier]]:
+    """The hits of level 1 (without ``file_imports``: all but the imports of the targets' files and folders)."""
     hits: list[_Hit] = []
     by_reference = [target for target in targets if target.kind == "symbol" and _has_references(db, target)]
     for target in by_reference:
         hits += _reference_hits(db, target)
     files = sorted({path for target in targets if target not in by_reference for path in target.files})
-    hits += _file_edges(db, _kinds(db, files)) if files else []
+    hits += _file_edges(db, _kinds(db, files), imports=file_imports) if files else []
     for target in targets:
         for folder in target.folders:
-            hits += _range_edges(db, folder, target.service)
+            hits += _range_edges(db, folder, target.service, imports=file_imports)
     hits += _module_hits(db, {module for target in targets for module in target.modules})
     defined: dict[str, str] = {}
     for target in targets:
@@ -1383,6 +1418,173 @@ def cut_order(found: Found, cut: int | None) -> Found:
         return found
     ordered = tuple(sorted(found.dependents, key=lambda d: (d.level > cut, *d.order())))
     return attrs.evolve(found, dependents=ordered, ordered_cut=cut)
+
+
+# -- a first level read a page at a time ------------------------------------------------------------
+
+#: ``scope_of(f.path)`` in SQL: the first two components of a path, its first of two, or itself.
+_SCOPE_SQL: Final = (
+    "CASE WHEN instr(f.path, '/') = 0 THEN f.path"
+    " WHEN instr(substr(f.path, instr(f.path, '/') + 1), '/') = 0 THEN substr(f.path, 1, instr(f.path, '/') - 1)"
+    " ELSE substr(f.path, 1, instr(f.path, '/') + instr(substr(f.path, instr(f.path, '/') + 1), '/') - 1) END"
+)
+
+
+def first_level_page(
+    db: sqlite3.Connection, targets: Sequence[Target], depth: int, *, budget: int, offset: int, size: int
+) -> Found | None:
+    """Level 1 of the dependents of ``targets`` (files, or one folder) from ``offset``, at most
+    ``size`` of them, and exact counts of the whole level (:class:`Window`); None when a bounded walk
+    is as cheap (its first level holds at most ``budget`` dependents) or the targets are others.
+
+    The importers of the targets' files (of the folder and the files under it, from outside it) are
+    counted and grouped in SQL (``imports_target_file``: one index entry each, no row of theirs
+    read); only the page's importers are read whole. Their order is :func:`find_dependents`': by
+    service (no service last), then path. A walk deeper than one level is cut after it
+    (``Found.cut`` is 1), as a bounded walk of that level would be."""
+    if targets and all(target.kind == "file" for target in targets):
+        keys = sorted(_import_keys(path for target in targets for path in target.files))
+        marks = ", ".join("?" * len(keys))
+        if len(keys) > BATCH:
+            return None
+        into, outside = f"target_path IN ({marks})", ""  # an import of one of them; from any file but them
+        listed = f"SELECT file_id FROM imports WHERE {into}"
+        keys_params: tuple[str, ...] = tuple(keys)
+    elif len(targets) == 1 and targets[0].kind == "folder" and not targets[0].service and targets[0].folders:
+        folder = targets[0].folders[0]
+        into = "(target_path = ? OR (target_path > ? AND target_path < ?))"  # into it or under it (an index range)
+        # the same, listed from the index alone (an OR reads each row to drop the duplicates)
+        listed = (
+            "SELECT file_id FROM imports WHERE target_path = ?"
+            " UNION ALL SELECT file_id FROM imports WHERE target_path > ? AND target_path < ?"
+        )
+        keys_params = (folder, folder + "/", folder + "0")
+        outside = " AND NOT (f.path > ? AND f.path < ?)"  # from outside it
+    else:
+        return None
+    if db.execute(f"SELECT count(*) FROM imports WHERE {into}", keys_params).fetchone()[0] <= budget:
+        return None  # no more dependents than import rows: a bounded walk reads them all at once
+    held = _Held.of(targets)
+    own = sorted(held.files)
+    # a file importing one: probed file by file (a page), or the importers listed once (the counts)
+    probe = into.replace("target_path", "i.target_path")
+    imports = f"EXISTS (SELECT 1 FROM imports i WHERE {probe} AND i.file_id = f.id)"
+    importers = f"f.id IN ({listed})"
+    not_own = f" AND f.path NOT IN ({', '.join('?' * len(own))}){outside}"
+    imports, importers = imports + not_own, importers + not_own
+    params = (*keys_params, *own, *(keys_params[1:] if outside else ()))
+    # the other first-hop edges (gRPC, messages, links) are few: read whole, merged in path order
+    hits, carriers = _first_hop(db, targets, file_imports=False)
+    others: dict[str, tuple[str, str, set[Edge]]] = {}
+    for hit in hits:
+        if not held(hit.path, hit.service):
+            others.setdefault(hit.path, (hit.service, hit.kind, set()))[2].add(hit.edge)
+    services: dict[str, list[int]] = {}
+    for service, count, tests in db.execute(
+        f"SELECT f.service, count(*), sum(f.kind = 'test') FROM files f WHERE {importers} GROUP BY 1", params
+    ):
+        services[service] = [count, tests]
+    # a service whose folders all lie in one sub-scope holds no file of another: its count is that
+    # scope's; only the files of other services (and of none) have their scope cut from their path
+    scopes: Counter[str] = Counter()
+    spread: list[str] = []
+    uniform = _uniform_scopes(db)
+    for service, (count, _) in services.items():
+        if service in uniform:
+            scopes[uniform[service]] += count
+        else:
+            spread.append(service)
+    for scope, count in _batched(
+        db, f"SELECT {_SCOPE_SQL}, count(*) FROM files f WHERE f.service IN ({{marks}}) AND {importers} GROUP BY 1",
+        spread, *params,
+    ):  # fmt: skip
+        scopes[scope] += count
+    importing: dict[str, set[Edge]] = defaultdict(set)  # the import edges of those that import one too
+    for path, line, module, target in _batched(
+        db, "SELECT f.path, i.line, i.module, i.target_path FROM imports i JOIN files f ON f.id = i.file_id"
+        f" WHERE f.path IN ({{marks}}) AND {probe}",
+        others, *keys_params,
+    ):  # fmt: skip
+        importing[path].add(Edge(EdgeKind.IMPORT, "import", line, module, via=target))
+    whole = {
+        path: Dependent(path, service, kind, 1, _in_order(edges | importing.get(path, set())))
+        for path, (service, kind, edges) in others.items()
+    }
+    alone: dict[str, list[str]] = defaultdict(list)  # service -> paths of dependents through other edges only
+    for path in sorted(others):
+        if path in importing:
+            continue
+        service, kind, _ = others[path]
+        cells = services.setdefault(service, [0, 0])
+        cells[0] += 1
+        cells[1] += kind == "test"
+        scopes[scope_of_path(path)] += 1
+        alone[service].append(path)
+    total = sum(count for count, _ in services.values())
+    if total <= budget:
+        return None
+    ordered = sorted(services, key=lambda name: (not name, name))
+    page: list[tuple[str, str]] = []  # (service, path) from offset
+    ids: dict[int, tuple[str, str]] = {}  # file id -> (path, kind) of the page's importers
+    before = 0
+    for service in ordered:
+        count = services[service][0]
+        if before + count > offset and len(page) < size:
+            wanted = offset + size - before  # the first this many of the service's dependents
+            rows = db.execute(
+                f"SELECT f.id, f.path, f.kind FROM files f WHERE f.service = ? AND {imports} ORDER BY f.path LIMIT ?",
+                (service, *params, wanted),
+            ).fetchall()
+            ids.update((file_id, (path, kind)) for file_id, path, kind in rows)
+            merged = sorted([*(path for _, path, _ in rows), *alone.get(service, [])])[:wanted]
+            page += [(service, path) for path in merged[max(0, offset - before) :]]
+        before += count
+    page = page[:size]
+    shown = {path for _, path in page}
+    ids = {file_id: row for file_id, row in ids.items() if row[0] in shown and row[0] not in whole}
+    edges: dict[str, set[Edge]] = defaultdict(set)
+    for file_id, line, module, target in _batched(
+        db, f"SELECT file_id, line, module, target_path FROM imports WHERE file_id IN ({{marks}}) AND {into}",
+        ids, *keys_params,
+    ):  # fmt: skip
+        edges[ids[file_id][0]].add(Edge(EdgeKind.IMPORT, "import", line, module, via=target))
+    kinds = {path: kind for path, kind in ids.values()}
+    dependents = [
+        whole[path] if path in whole else Dependent(path, service, kinds[path], 1, _in_order(edges[path]))
+        for service, path in page
+    ]
+    window = Window(
+        first=offset,
+        total=total,
+        services=tuple((service, *services[service]) for service in ordered),
+        scopes=tuple(sorted(scopes.items())),
+        others=tuple(sorted(whole.values(), key=Dependent.order)),
+    )
+    depth = max(1, min(depth, MAX_DEPTH))
+    return Found(tuple(targets), depth, tuple(dependents), tuple(carriers), 1 if depth > 1 else None, window=window)
+
+
+def _in_order(edges: set[Edge]) -> tuple[Edge, ...]:
+    """A dependent's edges as :func:`find_dependents` keeps them."""
+    return tuple(edges) if len(edges) == 1 else tuple(sorted(edges, key=Edge.order))
+
+
+def _uniform_scopes(db: sqlite3.Connection) -> dict[str, str]:
+    """The services whose every file lies in one sub-scope (:func:`scope_of_path`), and that scope:
+    those whose folders all have two components or more and share the first two."""
+    uniform = {}
+    for name, path, extra in db.execute("SELECT name, path, extra FROM services ORDER BY name"):
+        folders = [path, *json.loads(extra)] if extra != "[]" else [path]
+        scopes = {"/".join(folder.split("/")[:2]) for folder in folders if folder.count("/") >= 1}
+        if len(scopes) == 1 and all(folder.count("/") >= 1 for folder in folders):
+            uniform[name] = scopes.pop()
+    return uniform
+
+
+def scope_of_path(path: str) -> str:
+    """:data:`_SCOPE_SQL` in Python (as :func:`mesh.render._paging.scope_of`)."""
+    parts = path.split("/")
+    return "/".join(parts[:2]) if len(parts) > 2 else parts[0] if len(parts) > 1 else path
 
 
 # -- targets ----------------------------------------------------------------------------------------
@@ -1799,7 +2001,10 @@ class Impact:
 
 
 def impact_of(found: Found, scope: Scope | None = None) -> Impact:
-    """The ``impact_matrix`` table of ``found``, limited to ``scope``."""
+    """The ``impact_matrix`` table of ``found``, limited to ``scope``; of a first level read a page
+    at a time (``found.window``, never scoped), from the window's counts: each dependent there is an
+    import (a direct dependent) unless it is one of ``window.others``, whose edges are all known."""
+    window = found.window
     dependents = tuple(d for d in found.dependents if scope is None or scope.holds(d.path, d.service))
     changed: Counter[str] = Counter()
     for target in found.targets:
@@ -1807,7 +2012,7 @@ def impact_of(found: Found, scope: Scope | None = None) -> Impact:
             if scope is None or _changed_in_scope(target, service, scope):
                 changed[service] += count
     columns: dict[str, Counter[str]] = defaultdict(Counter)
-    for dependent in dependents:
+    for dependent in dependents if window is None else window.others:
         kinds = {edge.kind for edge in dependent.edges}
         cells = columns[dependent.service]
         cells["any"] += 1
@@ -1822,6 +2027,11 @@ def impact_of(found: Found, scope: Scope | None = None) -> Impact:
         cells["grpc"] += any(edge.grpc for edge in dependent.edges)
         cells["http"] += EdgeKind.HTTP in kinds
         cells["messaging"] += EdgeKind.MESSAGING in kinds
+    for service, count, tests in () if window is None else window.services:  # the rest import a target
+        cells = columns[service]
+        cells["direct"] += count - cells["any"]
+        cells["tests"] = tests
+        cells["any"] = count
     rows = tuple(
         ImpactRow(
             service=service,

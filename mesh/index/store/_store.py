@@ -205,6 +205,10 @@ _ADDED_TABLES: Final = (
     # its matches only while it is unchanged) and the line that marked it generated.
     "CREATE TABLE IF NOT EXISTS skipped_detail(path TEXT PRIMARY KEY, service TEXT NOT NULL, folder INTEGER NOT NULL,"
     " size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, marker TEXT NOT NULL)",
+    # A first level of dependents read a page at a time (``first_level_page``): the importers of a
+    # file counted from the index alone, and a service's files walked in path order.
+    "CREATE INDEX IF NOT EXISTS imports_target_file ON imports(target_path, file_id)",
+    "CREATE INDEX IF NOT EXISTS files_service_path ON files(service, path)",
 )
 
 
