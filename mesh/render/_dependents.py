@@ -327,7 +327,10 @@ def _summary(found: Found, tally: Tally, scope: Scope | None) -> str:
             f" `{dependents}`, which walks them.\n"
         )
     text = f"\n{_counted(tally)}{where} {within}: {by_level}.\n"
-    if found.ordered_cut is not None:
+    if found.ordered_cut is not None and max(levels, default=0) <= found.ordered_cut:
+        walked = "level 1" if found.ordered_cut == 1 else f"levels 1-{found.ordered_cut}"
+        text += f"Nothing depends on them past {walked}: the pages before showed every dependent.\n"
+    elif found.ordered_cut is not None:
         first = "Level 1 comes" if found.ordered_cut == 1 else f"Levels 1-{found.ordered_cut} come"
         text += (
             f"{first} first (the first pages were answered before the deeper levels"

@@ -209,7 +209,9 @@ def footer_of(page: Page) -> str:
     if not page.partial:
         return ""
     total = f"at least {page.total}" if page.capped else str(page.total)
-    if page.first:
+    if page.first and not page.shown:  # a cursor past the last page of a cut walk, with nothing deeper
+        lines = ["---", f"Shown no more {page.noun}: all {total} were on the pages before."]
+    elif page.first:
         lines = ["---", f"Shown {page.noun} {page.first + 1}-{page.first + page.shown} of {total}."]
     else:
         lines = ["---", f"Shown {page.shown} of {total} {page.noun}."]

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Sequence
-from typing import Final
+from typing import Any, Final
 
 import attrs
 
@@ -48,7 +48,7 @@ from ._registry import ToolError
 from ._view import CURSOR_CHARS_MAX, View, arguments_of, cursor_offset, workspace_path
 
 __all__ = ["DESCRIPTION", "NAME", "PAGE_DEPENDENTS", "TITLE", "WALK_DEPENDENTS_MAX", "Args", "Result", "answer",
-           "first_found", "found_total", "read_more", "run", "scope_of_text", "wanted_offset"]  # fmt: skip
+           "first_found", "found_total", "page_offset", "read_more", "run", "scope_of_text", "wanted_offset"]  # fmt: skip
 
 NAME: Final = "dependents"
 TITLE: Final = "Dependents of a file, module, symbol or contract"
@@ -100,7 +100,7 @@ def run(args: Args, view: View) -> Rendered:
         while True:
             found = first_found(view.db, [target], args.depth, scope, wanted_offset(args.cursor), size,
                                 budget=WALK_DEPENDENTS_MAX)  # fmt: skip
-            offset = cursor_offset(args.cursor, found_total(found, scope), tool=NAME, args=args, noun="dependents")
+            offset = page_offset(args, found, scope, tool=NAME)
             rendered = compose_dependents(found, arguments_of(args), scope=scope, offset=offset)
             if not read_more(found, rendered.result.page):
                 return rendered
@@ -125,6 +125,16 @@ def first_found(
     if found.cut is not None and offset >= found_total(found, scope):  # the page is past the walked levels
         found = cut_order(find_dependents(db, targets, depth), found.cut)
     return found
+
+
+def page_offset(args: Any, found: Found, scope: Scope | None, *, tool: str) -> int:
+    """The offset of the page ``args.cursor`` asks for (:func:`cursor_offset`), or, for the cursor a
+    cut walk's last page gave when no level past the cut holds another dependent, the end: an
+    answer saying the pages before showed them all, not an error."""
+    total = found_total(found, scope)
+    if found.ordered_cut is not None and args.cursor and wanted_offset(args.cursor) == total:
+        return total
+    return cursor_offset(args.cursor, total, tool=tool, args=args, noun="dependents")
 
 
 def found_total(found: Found, scope: Scope | None) -> int:

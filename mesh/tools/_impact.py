@@ -43,9 +43,9 @@ from ..index.query._graph import (
 from ..render._impact import ImpactResult, compose_impact
 from ..render._paging import Rendered, code
 from ._args import describe
-from ._dependents import PAGE_DEPENDENTS, first_found, found_total, read_more, scope_of_text, wanted_offset
+from ._dependents import PAGE_DEPENDENTS, first_found, page_offset, read_more, scope_of_text, wanted_offset
 from ._registry import ToolError
-from ._view import CURSOR_CHARS_MAX, View, arguments_of, cursor_offset, workspace_path
+from ._view import CURSOR_CHARS_MAX, View, arguments_of, workspace_path
 
 __all__ = ["DESCRIPTION", "GIT_TIMEOUT_S", "NAME", "TITLE", "Args", "Result", "answer", "changed_paths", "run"]
 
@@ -135,7 +135,7 @@ def run(args: Args, view: View) -> Rendered:
             found = first_found(view.db, targets, args.depth, scope, wanted_offset(args.cursor), size,
                                 budget=WALK_DEPENDENTS_MAX)  # fmt: skip
             impact = impact_of(found, scope)
-            offset = cursor_offset(args.cursor, found_total(found, scope), tool=NAME, args=args, noun="dependents")
+            offset = page_offset(args, found, scope, tool=NAME)
             rendered = compose_impact(
                 found,
                 impact,

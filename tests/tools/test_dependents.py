@@ -472,6 +472,47 @@ def test_following_the_cursors_past_a_cut_shows_every_dependent_once(two_levels,
     assert "80 dependents" in cut[-1] and "Level 1 comes first" in cut[-1] and "at least" not in cut[-1]
 
 
+@pytest.fixture(scope="module")
+def one_level(tmp_path_factory: pytest.TempPathFactory):
+    """``core/lib.py`` imported by 20 files that nothing imports: a walk cut after level 1 finds
+    nothing deeper."""
+    root = tmp_path_factory.mktemp("one-level")
+    (root / "core").mkdir()
+    (root / "core" / "lib.py").write_text("def thing():\n    return 1\n")
+    (root / "alpha" / "mods").mkdir(parents=True)
+    for number in range(20):
+        (root / "alpha" / "mods" / f"m_{number:03d}.py").write_text("from core.lib import thing\n")
+    index = Index(root, tmp_path_factory.mktemp("one-level-cache"), workers=1)
+    index.refresh()
+    yield index
+    index.close()
+
+
+def test_the_cursor_past_a_cut_with_nothing_deeper_ends_the_pages(one_level, monkeypatch) -> None:
+    """INV-TOOL-11: the cursor a cut walk's page gives answers even when no level past the cut holds a
+    dependent: the pages before showed them all (not "past the last"), and it offers no next page;
+    the same for ``impact_matrix``."""
+    from mesh.tools import _impact
+    from mesh.tools._dependents import run
+
+    monkeypatch.setattr("mesh.tools._dependents.WALK_DEPENDENTS_MAX", 10)
+    monkeypatch.setattr("mesh.render._dependents.WALK_DEPENDENTS_MAX", 10)
+    monkeypatch.setattr("mesh.tools._impact.WALK_DEPENDENTS_MAX", 10)
+    monkeypatch.setattr("mesh.render._impact.WALK_DEPENDENTS_MAX", 10)
+    with view_of(one_level) as view:
+        first = run(parse_args(Args, {"target": "core/lib.py"})[0], view)
+        assert first.result.cut == 1 and first.result.page.next_cursor == "20"
+        last = run(parse_args(Args, {"target": "core/lib.py", "cursor": "20"})[0], view)
+        assert "Nothing depends on them past level 1: the pages before showed every dependent." in last.text
+        assert "Shown no more dependents: all 20 were on the pages before." in last.text
+        assert last.result.page.next_cursor is None and last.result.total == 20 and not last.result.page.capped
+        assert not re.findall(r"- L\d ", last.text)
+        impact = _impact.run(parse_args(_impact.Args, {"changes": ["core/lib.py"], "cursor": "20"})[0], view)
+        assert impact.result.page.next_cursor is None and not impact.result.dependents
+        with pytest.raises(ToolError, match="past the last of 20 dependents"):
+            run(parse_args(Args, {"target": "core/lib.py", "cursor": "21"})[0], view)
+
+
 def test_impact_matrix_cut_says_at_least_and_the_page_past_it_shows_the_whole_table(two_levels, monkeypatch) -> None:
     """INV-TOOL-11 for ``impact_matrix``: a cut walk's table and verdict count the walked levels and
     say "at least"; the cursor past them walks every level and shows the whole table again; every
