@@ -184,3 +184,33 @@ def test_inv_index_11_a_server_builds_the_resolver_tables_before_the_first_edit(
             assert db.execute("SELECT 1 FROM defs WHERE name = 'ahead'").fetchone()
     finally:
         live.close()
+
+
+def test_inv_index_11_the_watcher_counts_no_table_after_an_edit(tmp_path: Path) -> None:
+    """INV-INDEX-11: the watcher's refresh of a saved file asks for no count of what the index
+    holds (a ``count(*)`` of every fact table is O(workspace)); a caller that asks gets them."""
+    from mesh.index.build._watch import Watcher
+
+    root = tmp_path / "ws"
+    write(root, WORKSPACE)
+    index = Index(root, tmp_path / "cache", workers=1)
+    full = index.refresh()
+    assert full.counted and full.symbols > 0 and full.files == len(WORKSPACE)
+    statements: list[str] = []
+    index.store.writer_connection().set_trace_callback(statements.append)
+    seen: list = []
+    watcher = Watcher(index, reconcile_s=600, on_refresh=seen.append)
+    try:
+        (root / "py/app/plain.py").write_text(PLAIN + "\n\ndef watched():\n    return 4\n")
+        assert watcher._refresh(["py/app/plain.py"])
+        (summary,) = seen
+        assert not summary.counted and summary.parsed == 1 and summary.generation == full.generation + 1
+        assert statements, "the trace saw the refresh's statements"
+        assert not [sql for sql in statements if "count(" in sql.lower()], statements
+        statements.clear()
+        again = index.refresh(changed=["py/app/plain.py"])  # nothing changed, but a caller's refresh counts
+        assert again.counted and again.symbols == full.symbols + 1
+        assert any("count(" in sql.lower() for sql in statements)
+    finally:
+        index.store.writer_connection().set_trace_callback(None)
+        index.close()

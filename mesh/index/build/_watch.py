@@ -95,7 +95,7 @@ class Watcher:
 
     def _refresh(self, paths: list[str] | None) -> bool:
         try:
-            summary = self.index.refresh(changed=paths)
+            summary = self.index.refresh(changed=paths, counted=False)  # it reads no count
         except Exception as exc:  # noqa: BLE001 - a failed refresh keeps the last snapshot; the next one retries
             self.last_error = f"{type(exc).__name__}: {exc}"
             log.warning("index refresh failed, the previous snapshot stays: %s", self.last_error)
