@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import sqlite3
 import statistics
 import subprocess
@@ -72,6 +73,11 @@ def _parse_share(args: tuple[str, list[str]]) -> tuple[int, int, int]:
     return read, size, parsed
 
 
+def _cpu(who: int) -> float:
+    usage = resource.getrusage(who)
+    return usage.ru_utime + usage.ru_stime
+
+
 def _text_batch(args: tuple[str, list[str]]) -> list[tuple[str, bytes]]:
     """Read, parse and prepare one batch: each file's folded text and its compressed bytes."""
     root, paths = args
@@ -92,11 +98,13 @@ def _text_batch(args: tuple[str, list[str]]) -> list[tuple[str, bytes]]:
     return out
 
 
-def text_floor(tree: Path, paths: list[str], workers: int) -> tuple[float, int]:
+def text_floor(tree: Path, paths: list[str], workers: int) -> tuple[float, int, float, float]:
     """Seconds for ``workers`` processes to read, parse, fold and compress ``paths`` while this
-    process stores the text as mesh's index does (WAL, one transaction, FTS5 merged at the end)."""
+    process stores the text as mesh's index does (WAL, one transaction, FTS5 merged at the end);
+    the files stored; the workers' CPU seconds and the writer's (this process)."""
     batches = [(str(tree), paths[i : i + TEXT_BATCH]) for i in range(0, len(paths), TEXT_BATCH)]
     with tempfile.TemporaryDirectory(prefix="mesh-text-floor-") as folder:
+        children, own = _cpu(resource.RUSAGE_CHILDREN), _cpu(resource.RUSAGE_SELF)
         started = time.perf_counter()
         db = sqlite3.connect(os.path.join(folder, "text.db"), isolation_level=None)
         db.execute("PRAGMA journal_mode = WAL")
@@ -116,29 +124,37 @@ def text_floor(tree: Path, paths: list[str], workers: int) -> tuple[float, int]:
         db.execute("INSERT INTO text(text) VALUES ('optimize')")
         db.execute("COMMIT")
         db.close()
-        return time.perf_counter() - started, stored
+        elapsed = time.perf_counter() - started
+        return elapsed, stored, _cpu(resource.RUSAGE_CHILDREN) - children, _cpu(resource.RUSAGE_SELF) - own
 
 
-def floor(tree: Path, paths: list[str], workers: int) -> tuple[float, tuple[int, int, int]]:
+def floor(tree: Path, paths: list[str], workers: int) -> tuple[float, tuple[int, int, int], float]:
     """Seconds for ``workers`` fresh processes to read and parse ``paths`` (dealt round robin, so
-    each gets a like mix of sizes), start-up included as the index's workers pay it."""
+    each gets a like mix of sizes), start-up included as the index's workers pay it; the counts;
+    the workers' CPU seconds."""
     shares = [(str(tree), paths[i::workers]) for i in range(workers)]
+    children = _cpu(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     with ProcessPoolExecutor(workers) as pool:
         totals = list(pool.map(_parse_share, shares))
     elapsed = time.perf_counter() - started
-    return elapsed, tuple(sum(column) for column in zip(*totals))  # type: ignore[return-value]
+    counts = tuple(sum(column) for column in zip(*totals))
+    return elapsed, counts, _cpu(resource.RUSAGE_CHILDREN) - children  # type: ignore[return-value]
 
 
-def index(tree: Path, workers: int) -> tuple[float, dict]:
+def index(tree: Path, workers: int) -> tuple[float, dict, float]:
+    """Seconds of ``mesh-mcp index`` on a fresh cache, its summary, and the CPU seconds of it and
+    its parse workers."""
     with tempfile.TemporaryDirectory(prefix="mesh-floor-") as cache:
         env = dict(os.environ, MESH_CACHE_DIR=cache)
+        children = _cpu(resource.RUSAGE_CHILDREN)
         started = time.perf_counter()
         done = subprocess.run(
             [sys.executable, "-m", "mesh.cli", "index", str(tree), "--json", "--workers", str(workers)],
             env=env, cwd=ROOT, capture_output=True, text=True, check=True,
         )  # fmt: skip
-        return time.perf_counter() - started, json.loads(done.stdout)
+        elapsed = time.perf_counter() - started
+        return elapsed, json.loads(done.stdout), _cpu(resource.RUSAGE_CHILDREN) - children
 
 
 def main() -> int:
@@ -157,19 +173,24 @@ def main() -> int:
         walk_s = time.perf_counter() - started
         paths = [entry.path for entry in walked.files]
         floors, texts, builds, summary, counts, stored = [], [], [], {}, (0, 0, 0), 0
+        cpu: dict[str, list[float]] = {"floor": [], "text_workers": [], "text_writer": [], "index": []}
         for _ in range(args.rounds):  # interleaved, so every side sees the same machine
-            seconds, counts = floor(tree, paths, args.workers)
+            seconds, counts, used = floor(tree, paths, args.workers)
             floors.append(seconds)
+            cpu["floor"].append(used)
             if args.run_text:
-                seconds, stored = text_floor(tree, paths, args.workers)
+                seconds, stored, used, writer = text_floor(tree, paths, args.workers)
                 texts.append(seconds)
+                cpu["text_workers"].append(used)
+                cpu["text_writer"].append(writer)
             if args.run_index:
-                seconds, summary = index(tree, args.workers)
+                seconds, summary, used = index(tree, args.workers)
                 builds.append(seconds)
+                cpu["index"].append(used)
         row = {
             "tree": str(tree), "files": counts[0], "bytes": counts[1], "parsed": counts[2], "walk_s": walk_s,
             "workers": args.workers, "floor_s": floors, "text_floor_s": texts, "text_files": stored,
-            "index_s": builds, "summary": summary,
+            "index_s": builds, "cpu_s": cpu, "summary": summary,
         }  # fmt: skip
         results.append(row)
     print("| tree | files (MB) | parsed by tree-sitter | walk | floor: read + parse | + text index | `mesh-mcp index`"
@@ -183,6 +204,17 @@ def main() -> int:
         print(f"| {row['tree']} | {row['files']:,} ({row['bytes'] / 1e6:.1f}) | {row['parsed']:,} | {row['walk_s']:.2f} s"
               f" | {floor_s:.2f} s | {text_s:.2f} s | {index_s:.2f} s | {index_s / floor_s:.2f}x"
               f" | {index_s / text_s:.2f}x |")  # fmt: skip
+    # CPU seconds hold on a loaded machine where wall times do not: the floor a build of W cores
+    # cannot go under is max(its serial part, all its CPU / W).
+    print("\nCPU seconds (user + system, every process; medians):\n")
+    print("| tree | floor: read + parse | + text index: workers / writer | `mesh-mcp index` (with its workers)"
+          " | index / floor | index / text floor |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: |")
+    for row in results:
+        med = {key: statistics.median(values) if values else nan for key, values in row["cpu_s"].items()}
+        text_cpu = med["text_workers"] + med["text_writer"]
+        print(f"| {row['tree']} | {med['floor']:.1f} | {med['text_workers']:.1f} / {med['text_writer']:.1f}"
+              f" | {med['index']:.1f} | {med['index'] / med['floor']:.2f}x | {med['index'] / text_cpu:.2f}x |")  # fmt: skip
     out = ROOT / "bench" / "results" / f"floor-{time.strftime('%Y%m%d-%H%M%S')}.json"
     out.parent.mkdir(exist_ok=True)
     out.write_text(json.dumps({"workers": args.workers, "results": results}, indent=2))
