@@ -332,3 +332,41 @@ def test_a_generated_clients_operation_takes_the_openapi_operations_method_and_p
         rows = facts.db.execute("SELECT method, full_path, target, evidence FROM http_calls ORDER BY rowid").fetchall()
         assert [row[:3] for row in rows] == [("POST", "/invoices", "billing"), ("*", "", ""), ("*", "", "")]
         assert rows[0][3].startswith("operation create_invoice (billing/openapi.yml:12); only billing serves")
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+def test_the_first_setting_and_constant_are_the_first_by_path_never_by_file_id_INV_LINKS_4(
+    tmp_path: Path, reverse: bool
+) -> None:
+    """INV-LINKS-4 (and INV-INDEX-12): a cold build numbers files in the order the parse workers
+    finish them, so where two files of a service give a key or a constant, the one that decides is
+    the first by path, whichever was numbered first."""
+    store = Store(tmp_path / "cache")
+    with store.transaction() as writer:
+        facts = _Facts(writer.db)
+        facts.service("frontend", "frontend")
+        facts.service("billing", "billing")
+        facts.service("ledger", "ledger")
+        configs = ["frontend/appsettings.Production.json", "frontend/appsettings.json"]
+        holders = ["frontend/a_topics.py", "frontend/b_topics.py"]
+        for path in reversed(configs + holders) if reverse else configs + holders:
+            facts.file(path, "frontend", kind="config" if path.endswith(".json") else "code",
+                       language="" if path.endswith(".json") else "python")  # fmt: skip
+        facts.file("frontend/app.py", "frontend")
+        for path, host in zip(configs, ["billing", "ledger"]):
+            facts.db.execute("INSERT INTO settings VALUES (?, 'Api.Url', 3, ?, '', '')", (facts.ids[path], host))
+        for path in holders:
+            facts.db.execute("INSERT INTO constants VALUES (?, 'Topics.ORDERS', 'orders', 7)", (facts.ids[path],))
+        facts.call("frontend/app.py", "GET", "/x", address="config:Api.Url")
+        facts.db.execute(
+            "INSERT INTO messages(file_id, role, broker, name, line, kind, symbol, address, client, computed)"
+            " VALUES (?, 'produce', 'kafka', '', 9, 'topic', '', 'const:Topics.ORDERS', 'test', 0)",
+            (facts.ids["frontend/app.py"],),
+        )
+        resolve_links(facts.db, lambda language, module, importer: None)
+        assert facts.targets() == [("frontend/app.py", "billing", "service", "config")]
+        evidence = facts.db.execute("SELECT evidence FROM http_calls").fetchone()[0]
+        assert "frontend/appsettings.Production.json:3" in evidence, evidence
+        topic, via = facts.db.execute("SELECT topic, topic_via FROM messages").fetchone()
+        assert (topic, via) == ("orders", "constant Topics.ORDERS (frontend/a_topics.py:7)")
+    store.close()

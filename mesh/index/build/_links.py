@@ -37,6 +37,7 @@ import logging
 import re
 import sqlite3
 from collections import defaultdict
+from collections.abc import Iterable
 from typing import Final
 
 from .._facts import path_shape, route_matches
@@ -106,19 +107,32 @@ class _Links:
                 self.wired_hosts[var].add(host.lower())
         #: service -> normalised key -> [(key, host, env, path, file, line)]
         self.settings: dict[str, dict[str, list[tuple]]] = defaultdict(lambda: defaultdict(list))
-        for file_id, key, line, host, env, path in db.execute(
-            "SELECT file_id, key, line, host, env, path FROM settings ORDER BY file_id, line"
+        # Ordered by the file's path, never its id: a cold build numbers files in the order the
+        # parse workers finish them, and the first of a key's entries wins (:meth:`setting`).
+        for file_id, key, line, host, env, path in self._by_path(
+            db.execute("SELECT file_id, key, line, host, env, path FROM settings"), line=2
         ):
             service = self.service_of.get(file_id, "")
             self.settings[service][_norm(key)].append((key, host, env, path, self.path_of.get(file_id, ""), line))
         #: constant name (``Owner.NAME`` and ``NAME``) -> [(value, service, file, line)]
         self._publishers: dict[str, list[tuple[int, str, str, str, int]]] | None = None
         self.constants: dict[str, list[tuple[str, str, str, int]]] = defaultdict(list)
-        for file_id, name, value, line in db.execute("SELECT file_id, name, value, line FROM constants ORDER BY file_id, line"):
+        for file_id, name, value, line in self._by_path(
+            db.execute("SELECT file_id, name, value, line FROM constants"), line=3
+        ):
             entry = (value, self.service_of.get(file_id, ""), self.path_of.get(file_id, ""), line)
             self.constants[name].append(entry)
             if "." in name:
                 self.constants[name.rsplit(".", 1)[-1]].append(entry)
+
+    def _by_path(self, rows: Iterable[tuple], *, line: int, file_id: int = 0, rowid: int | None = None) -> list[tuple]:
+        """``rows`` in the order of their file's path, then their line (then rowid: a file's rows
+        are written together, in the order its extractor found them). Never the order of file ids,
+        which a build gives in the order the parse workers finish (INV-INDEX-12)."""
+        path_of = self.path_of
+        if rowid is None:
+            return sorted(rows, key=lambda row: (path_of.get(row[file_id], ""), row[line]))
+        return sorted(rows, key=lambda row: (path_of.get(row[file_id], ""), row[line], row[rowid]))
 
     # -- where a name is --------------------------------------------------------------------------
 
@@ -161,9 +175,10 @@ class _Links:
         db.execute("DELETE FROM http_routes WHERE via != ''")
         db.execute("UPDATE http_routes SET hidden = 0 WHERE hidden != 0")
         db.execute("UPDATE http_routes SET hidden = 1 WHERE mount != ''")
-        mounts = db.execute(
-            "SELECT rowid, file_id, path, line, mount FROM http_routes WHERE mount != '' ORDER BY file_id, line, rowid"
-        ).fetchall()
+        mounts = self._by_path(
+            db.execute("SELECT rowid, file_id, path, line, mount FROM http_routes WHERE mount != ''"),
+            file_id=1, line=3, rowid=0,
+        )  # fmt: skip
         if not mounts:
             return
         #: mounted file -> [(prefix, via)]
@@ -194,7 +209,7 @@ class _Links:
             if not frontier:
                 break
         rows = []
-        for target, entries in sorted(prefixes.items()):
+        for target, entries in sorted(prefixes.items(), key=lambda item: self.path_of.get(item[0], "")):
             routes = db.execute(
                 "SELECT method, path, line, handler, symbol, framework FROM http_routes"
                 " WHERE file_id = ? AND mount = '' AND via = '' ORDER BY line, rowid",
@@ -249,10 +264,13 @@ class _Links:
         [(rowid, topic, service, file, line)] of their class-level produce facts."""
         if self._publishers is None:
             publishers: dict[str, list[tuple[int, str, str, str, int]]] = defaultdict(list)
-            for rowid, file_id, name, symbol, line in self.db.execute(
-                "SELECT rowid, file_id, name, symbol, line FROM messages WHERE role = 'produce' AND address = ''"
-                " AND name != '' AND symbol != '' AND instr(symbol, '.') = 0 ORDER BY rowid"
-            ):
+            for rowid, file_id, name, symbol, line in self._by_path(
+                self.db.execute(
+                    "SELECT rowid, file_id, name, symbol, line FROM messages WHERE role = 'produce' AND address = ''"
+                    " AND name != '' AND symbol != '' AND instr(symbol, '.') = 0"
+                ),
+                file_id=1, line=4, rowid=0,
+            ):  # fmt: skip
                 entry = (rowid, name, self.service_of.get(file_id, ""), self.path_of.get(file_id, ""), line)
                 publishers[symbol].append(entry)
             self._publishers = dict(publishers)
