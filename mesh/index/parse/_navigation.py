@@ -49,6 +49,8 @@ _SHARED: Final = {"tsx": "typescript"}
 _KIND_ORDER: Final = (ReferenceKind.NEW, ReferenceKind.CALL, ReferenceKind.TYPE, ReferenceKind.USE)
 _RANK: Final = {kind: rank for rank, kind in enumerate(_KIND_ORDER)}
 _CAPTURE_KIND: Final = {f"reference.{kind}": kind for kind in _KIND_ORDER}
+#: ``(capture, kind, rank)``, strongest first.
+_KIND_CAPTURES: Final = tuple((capture, kind, _RANK[kind]) for capture, kind in _CAPTURE_KIND.items())
 
 #: At most this many references are kept of one file (a generated table of calls is not code to navigate).
 REFERENCES_MAX: Final = 20_000
@@ -207,53 +209,74 @@ def references(
     rules = _rules(_SHARED.get(language, language))
     inside = rules.spans(language, root)
     declared = rules.declared_nodes(language, root)
-    best: dict[int, tuple[int, Reference]] = {}
+    # Each skip test below only drops a match, so the cheapest run first: a name node already kept
+    # with a stronger kind costs two lookups, not its text, its qualifier and its arity.
+    declared_starts = {start for start, _, _ in declared}
+    texts = _Texts(source)
+    arities: dict[tree_sitter.Node, int] = {}
+    #: name node's start -> (rank, the reference's fields), made into references once all are met
+    best: dict[int, tuple[int, tuple]] = {}
     holders: dict[str, set[str]] = {}
     elements: list[tuple[str, str, int]] = []
     for _, captured in _common.matches(_common.query(language, text), root):
         if "element" in captured:
-            of_capture = next((capture for capture in _ELEMENT_OF if capture in captured), None)
-            if of_capture is not None:
-                element = captured["element"][0]
-                key = _qualifier(captured[of_capture][0], source) + _ELEMENT_OF[of_capture]
-                elements.append((_qualifier(element, source), key, element.start_point[0] + 1))
+            for of_capture, suffix in _ELEMENT_OF_ITEMS:
+                if of_capture in captured:
+                    element = captured["element"][0]
+                    key = texts.qualifier(captured[of_capture][0]) + suffix
+                    elements.append((texts.qualifier(element), key, element.start_point[0] + 1))
+                    break
             continue
-        holds_capture = next((capture for capture in _HOLDERS if capture in captured), None)
-        if holds_capture is not None:
-            held = _name(captured["name"][0], source) if "name" in captured else None
-            if held is not None:
-                key = _qualifier(captured[holds_capture][0], source) + _HOLDERS[holds_capture]
-                holders.setdefault(key, set()).add(held)
-            continue
-        names = captured.get("name")
-        kinds = [kind for capture, kind in _CAPTURE_KIND.items() if capture in captured]
-        if not names or not kinds:
-            continue
-        node = names[0]
-        name = _name(node, source)
-        if name is None or (node.start_byte, node.end_byte, node.type) in declared or (inside is not None and inside.holds(node.start_byte)) or ("known" in captured and name not in known_names):
-            continue
-        kind = min(kinds, key=_RANK.__getitem__)
-        rank = _RANK[kind]
-        known = best.get(node.start_byte)
-        if known is not None and known[0] < rank:
-            continue
-        qualifiers = captured.get("qualifier")
-        qualifier = _qualifier(qualifiers[0], source) if qualifiers else ""
-        if aliases:
-            name, qualifier = _unaliased(name, qualifier, aliases)
-        bound = captured.get("binds")
-        binds = _qualifier(bound[0], source) if bound else ""
-        binds = "" if binds == EXPRESSION else binds
-        if known is not None and known[0] == rank and (not binds or known[1].binds):
-            continue  # the same use met again: the first match, or the one that says what it binds, wins
-        arity = _arity(captured[f"reference.{kind}"][0]) if kind in (ReferenceKind.CALL, ReferenceKind.NEW) else -1
-        if arity < 0 and known is not None and known[0] == rank:
-            arity = known[1].arity  # a pattern that adds what is bound may capture the assignment, not the call
-        best[node.start_byte] = (rank, Reference(name, node.start_point[0] + 1, kind, qualifier, binds, arity))
-        if len(best) >= REFERENCES_MAX:
-            break
-    found = [best[start][1] for start in sorted(best)]
+        for holds_capture, suffix in _HOLDERS_ITEMS:
+            if holds_capture in captured:
+                held = texts.name(captured["name"][0]) if "name" in captured else None
+                if held is not None:
+                    key = texts.qualifier(captured[holds_capture][0]) + suffix
+                    holders.setdefault(key, set()).add(held)
+                break
+        else:
+            names = captured.get("name")
+            if not names:
+                continue
+            for capture, kind, rank in _KIND_CAPTURES:  # strongest first: the first present is the kind
+                if capture in captured:
+                    break
+            else:
+                continue
+            node = names[0]
+            start = node.start_byte
+            known = best.get(start)
+            if known is not None and known[0] < rank:
+                continue
+            if inside is not None and inside.holds(start):
+                continue
+            if start in declared_starts and (start, node.end_byte, node.type) in declared:
+                continue
+            name = texts.name(node)
+            if name is None or ("known" in captured and name not in known_names):
+                continue
+            qualifiers = captured.get("qualifier")
+            qualifier = texts.qualifier(qualifiers[0]) if qualifiers else ""
+            if aliases:
+                name, qualifier = _unaliased(name, qualifier, aliases)
+            bound = captured.get("binds")
+            binds = texts.qualifier(bound[0]) if bound else ""
+            binds = "" if binds == EXPRESSION else binds
+            if known is not None and known[0] == rank and (not binds or known[1][4]):
+                continue  # the same use met again: the first match, or the one that says what it binds, wins
+            if kind is ReferenceKind.CALL or kind is ReferenceKind.NEW:
+                call = captured[capture][0]  # met again when a pattern adds what it binds
+                arity = arities.get(call)
+                if arity is None:
+                    arity = arities[call] = _arity(call)
+            else:
+                arity = -1
+            if arity < 0 and known is not None and known[0] == rank:
+                arity = known[1][5]  # a pattern that adds what is bound may capture the assignment, not the call
+            best[start] = (rank, (name, node.start_point[0] + 1, kind, qualifier, binds, arity))
+            if len(best) >= REFERENCES_MAX:
+                break
+    found = [Reference(*best[start][1]) for start in sorted(best)]
     if elements and holders:
         found = sorted(found + _elements_bound(holders, elements), key=lambda reference: reference.line)
     return tuple(found)
@@ -269,6 +292,8 @@ _RETURNS: Final = "()"
 #: The captures of a holder, and of what an element is read from, with the suffix of their key.
 _HOLDERS: Final = {"holds": "", "holds_values": _VALUES, "returns_of": _RETURNS}
 _ELEMENT_OF: Final = {"container": "", "values_of": _VALUES, "returned_by": _RETURNS}
+_HOLDERS_ITEMS: Final = tuple(_HOLDERS.items())
+_ELEMENT_OF_ITEMS: Final = tuple(_ELEMENT_OF.items())
 
 
 def _elements_bound(holders: Mapping[str, set[str]], elements: list[tuple[str, str, int]]) -> list[Reference]:
@@ -321,14 +346,33 @@ def _arity(call: tree_sitter.Node) -> int:
         return -1
     count = 0
     for argument in found.named_children:
-        if "comment" in argument.type:
+        kind = argument.type
+        if "comment" in kind:
             continue
-        if any(spread in argument.type for spread in _SPREADS) or any(
-            spread in child.type for child in argument.named_children for spread in _SPREADS
-        ):
+        spread = _SPREAD_TYPES.get(kind)
+        if spread is None:
+            spread = _spread_type(kind)
+        if spread:
             return -1
+        if argument.named_child_count:
+            for child in argument.named_children:
+                kind = child.type
+                spread = _SPREAD_TYPES.get(kind)
+                if spread is None:
+                    spread = _spread_type(kind)
+                if spread:
+                    return -1
         count += 1
     return count
+
+
+#: node type -> whether it names a spread (filled as types are met: a grammar has a few hundred)
+_SPREAD_TYPES: dict[str, bool] = {}
+
+
+def _spread_type(kind: str) -> bool:
+    spread = _SPREAD_TYPES[kind] = any(part in kind for part in _SPREADS)
+    return spread
 
 
 def _unaliased(name: str, qualifier: str, aliases: Mapping[str, str]) -> tuple[str, str]:
@@ -343,6 +387,42 @@ def _unaliased(name: str, qualifier: str, aliases: Mapping[str, str]) -> tuple[s
     if original is not None:
         return name, original + dot + rest
     return name, qualifier
+
+
+class _Texts:
+    """One file's names and qualifiers (:func:`_name`, :func:`_qualifier`), each distinct text
+    decoded and matched once: a file names the same few identifiers and receivers over and over."""
+
+    def __init__(self, source: bytes) -> None:
+        self.source = source
+        self.names: dict[bytes, str | None] = {}
+        self.dotted: dict[bytes, str] = {}
+
+    def name(self, node: tree_sitter.Node) -> str | None:
+        start, end = node.start_byte, node.end_byte
+        if end - start > _NAME_CHARS_MAX:
+            return None
+        raw = self.source[start:end]
+        try:
+            return self.names[raw]
+        except KeyError:
+            name = raw.decode("utf-8", "replace")
+            found = self.names[raw] = name if _NAME.fullmatch(name) else None
+            return found
+
+    def qualifier(self, node: tree_sitter.Node) -> str:
+        stated = _stated(node)
+        if stated is not None:
+            node = stated
+        start, end = node.start_byte, node.end_byte
+        if end - start > _QUALIFIER_CHARS_MAX:
+            return EXPRESSION
+        raw = self.source[start:end]
+        try:
+            return self.dotted[raw]
+        except KeyError:
+            found = self.dotted[raw] = _dotted(raw)
+            return found
 
 
 def _name(node: tree_sitter.Node, source: bytes) -> str | None:
@@ -367,7 +447,12 @@ def _qualifier(node: tree_sitter.Node, source: bytes) -> str:
         node = stated
     if node.end_byte - node.start_byte > _QUALIFIER_CHARS_MAX:
         return EXPRESSION
-    text = source[node.start_byte : node.end_byte].decode("utf-8", "replace").strip()
+    return _dotted(source[node.start_byte : node.end_byte])
+
+
+def _dotted(raw: bytes) -> str:
+    """A qualifier's text as written, separators made ``.``, or :data:`EXPRESSION`."""
+    text = raw.decode("utf-8", "replace").strip()
     if not _DOTTED.fullmatch(text):
         return EXPRESSION
     return _SEPARATOR.sub(".", text)
