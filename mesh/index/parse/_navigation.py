@@ -104,6 +104,10 @@ class _Rules:
         found = _common.captures(_common.query(language, pattern), root).get("declared", [])
         return frozenset((node.start_byte, node.end_byte, node.type) for node in found)
 
+    def spans_of_kinds(self, language: str) -> bool:
+        """Whether :meth:`spans` finds anything to look for in ``language``'s grammar."""
+        return bool(_known_kinds(language, self.inside))
+
     def spans(self, language: str, root: tree_sitter.Node) -> _Spans | None:
         """The spans of every ``;; inside:`` construct of the tree, found by one query (C-side)."""
         kinds = _known_kinds(language, self.inside)
@@ -169,6 +173,44 @@ class _Spans:
         return index >= 0 and self.reach[index] > offset
 
 
+@functools.cache
+def _combined(language: str) -> tuple[tree_sitter.Query, int]:
+    """The references query with the directives' patterns after it (the ``;; declares:`` nodes as
+    ``@declared``, the ``;; inside:`` constructs as ``@inside``), and the index of the first of
+    those: one walk of the tree, not three (the walk is most of what a query costs)."""
+    text = query_text(language, "references")
+    rules = _rules(_SHARED.get(language, language))
+    extra = [_declares_pattern(language, rules)]
+    kinds = _known_kinds(language, rules.inside)
+    if kinds:
+        extra.append("[" + " ".join(f"({kind})" for kind in kinds) + "] @inside")
+    combined = _common.query(language, "\n".join([text, *extra]))
+    end = len(text.encode("utf-8"))
+    first = next((index for index in range(combined.pattern_count) if combined.start_byte_for_pattern(index) >= end), combined.pattern_count)
+    return combined, first
+
+
+def _directed(
+    matched: list[tuple[int, dict[str, list[tree_sitter.Node]]]], first_directive: int, *, inside: bool
+) -> tuple[_Spans | None, frozenset[tuple[int, int, str]], list[tuple[int, dict[str, list[tree_sitter.Node]]]]]:
+    """The matches of :func:`_combined`'s query split: the ``;; inside:`` spans (None when the
+    language declares none the grammar has), the declared nodes (as :meth:`_Rules.declared_nodes`
+    gives them) and the references' own matches, in their order."""
+    spans: list[tuple[int, int]] = []
+    declared = []
+    kept = []
+    for match in matched:
+        if match[0] < first_directive:
+            kept.append(match)
+            continue
+        captured = match[1]
+        for node in captured.get("declared", ()):
+            declared.append((node.start_byte, node.end_byte, node.type))
+        for node in captured.get("inside", ()):
+            spans.append((node.start_byte, node.end_byte))
+    return (_Spans(spans) if inside else None), frozenset(declared), kept
+
+
 _DIRECTIVE: Final = re.compile(r"^;;\s*(declares|inside):(.*)$", re.MULTILINE)
 
 
@@ -207,8 +249,15 @@ def references(
     if not text:
         return ()
     rules = _rules(_SHARED.get(language, language))
-    inside = rules.spans(language, root)
-    declared = rules.declared_nodes(language, root)
+    combined, first_directive = _combined(language)
+    cursor = tree_sitter.QueryCursor(combined, match_limit=_common.MATCH_LIMIT)
+    matched = cursor.matches(root)
+    if cursor.did_exceed_match_limit:  # pathological: each query alone, as the patterns were written
+        inside = rules.spans(language, root)
+        declared = rules.declared_nodes(language, root)
+        matched = _common.matches(_common.query(language, text), root)
+    else:
+        inside, declared, matched = _directed(matched, first_directive, inside=rules.spans_of_kinds(language))
     # Each skip test below only drops a match, so the cheapest run first: a name node already kept
     # with a stronger kind costs two lookups, not its text, its qualifier and its arity.
     declared_starts = {start for start, _, _ in declared}
@@ -218,7 +267,7 @@ def references(
     best: dict[int, tuple[int, tuple]] = {}
     holders: dict[str, set[str]] = {}
     elements: list[tuple[str, str, int]] = []
-    for _, captured in _common.matches(_common.query(language, text), root):
+    for _, captured in matched:
         if "element" in captured:
             for of_capture, suffix in _ELEMENT_OF_ITEMS:
                 if of_capture in captured:
