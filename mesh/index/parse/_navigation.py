@@ -174,41 +174,69 @@ class _Spans:
 
 
 @functools.cache
-def _combined(language: str) -> tuple[tree_sitter.Query, int]:
+def _combined(language: str) -> tuple[tree_sitter.Query, int, list[_Plan]]:
     """The references query with the directives' patterns after it (the ``;; declares:`` nodes as
-    ``@declared``, the ``;; inside:`` constructs as ``@inside``), and the index of the first of
-    those: one walk of the tree, not three (the walk is most of what a query costs)."""
+    ``@declared``, the ``;; inside:`` constructs as ``@inside``), the index of the first of those
+    (one walk of the tree, not three: the walk is most of what a query costs), and each reference
+    pattern's :data:`_Plan`."""
     text = query_text(language, "references")
     rules = _rules(_SHARED.get(language, language))
     extra = [_declares_pattern(language, rules)]
     kinds = _known_kinds(language, rules.inside)
     if kinds:
         extra.append("[" + " ".join(f"({kind})" for kind in kinds) + "] @inside")
-    combined = _common.query(language, "\n".join([text, *extra]))
+    written = "\n".join([text, *extra])
+    combined = _common.query(language, written)
     end = len(text.encode("utf-8"))
     first = next((index for index in range(combined.pattern_count) if combined.start_byte_for_pattern(index) >= end), combined.pattern_count)
-    return combined, first
+    encoded = written.encode("utf-8")
+    plans = [
+        _plan(_capture_names(encoded[combined.start_byte_for_pattern(index) : combined.end_byte_for_pattern(index)].decode("utf-8")))
+        for index in range(first)
+    ]
+    return combined, first, plans
+
+
+#: What one pattern's matches may capture (any capture it names in its text; a capture in one
+#: branch of an alternation may be missing from a match): ``@element``, the holder captures, the
+#: kind captures (strongest first, with kind and rank), ``@known``, ``@qualifier``, ``@binds``.
+_Plan = tuple[bool, tuple[tuple[str, str], ...], tuple[tuple[str, ReferenceKind, int], ...], bool, bool, bool]
+_CAPTURE: Final = re.compile(r"@([\w.-]+)")
+
+
+def _capture_names(pattern: str) -> set[str]:
+    """Every capture ``pattern`` names (more when a comment inside it looks like one: harmless)."""
+    found = set(_CAPTURE.findall(pattern))
+    return found | {name.rstrip(".-") for name in found}
+
+
+def _plan(names: set[str]) -> _Plan:
+    return (
+        "element" in names,
+        tuple(item for item in _HOLDERS_ITEMS if item[0] in names),
+        tuple(item for item in _KIND_CAPTURES if item[0] in names),
+        "known" in names,
+        "qualifier" in names,
+        "binds" in names,
+    )
 
 
 def _directed(
     matched: list[tuple[int, dict[str, list[tree_sitter.Node]]]], first_directive: int, *, inside: bool
-) -> tuple[_Spans | None, frozenset[tuple[int, int, str]], list[tuple[int, dict[str, list[tree_sitter.Node]]]]]:
-    """The matches of :func:`_combined`'s query split: the ``;; inside:`` spans (None when the
-    language declares none the grammar has), the declared nodes (as :meth:`_Rules.declared_nodes`
-    gives them) and the references' own matches, in their order."""
+) -> tuple[_Spans | None, frozenset[tuple[int, int, str]]]:
+    """What the directives' patterns of :func:`_combined`'s query found: the ``;; inside:`` spans
+    (None when the language declares none the grammar has) and the declared nodes (as
+    :meth:`_Rules.declared_nodes` gives them)."""
     spans: list[tuple[int, int]] = []
     declared = []
-    kept = []
-    for match in matched:
-        if match[0] < first_directive:
-            kept.append(match)
+    for index, captured in matched:
+        if index < first_directive:
             continue
-        captured = match[1]
         for node in captured.get("declared", ()):
             declared.append((node.start_byte, node.end_byte, node.type))
         for node in captured.get("inside", ()):
             spans.append((node.start_byte, node.end_byte))
-    return (_Spans(spans) if inside else None), frozenset(declared), kept
+    return (_Spans(spans) if inside else None), frozenset(declared)
 
 
 _DIRECTIVE: Final = re.compile(r"^;;\s*(declares|inside):(.*)$", re.MULTILINE)
@@ -249,26 +277,31 @@ def references(
     if not text:
         return ()
     rules = _rules(_SHARED.get(language, language))
-    combined, first_directive = _combined(language)
+    combined, first_directive, plans = _combined(language)
     cursor = tree_sitter.QueryCursor(combined, match_limit=_common.MATCH_LIMIT)
     matched = cursor.matches(root)
     if cursor.did_exceed_match_limit:  # pathological: each query alone, as the patterns were written
         inside = rules.spans(language, root)
         declared = rules.declared_nodes(language, root)
         matched = _common.matches(_common.query(language, text), root)
+        first_directive, plans = len(plans), [_ANY_PLAN] * len(plans)
     else:
-        inside, declared, matched = _directed(matched, first_directive, inside=rules.spans_of_kinds(language))
+        inside, declared = _directed(matched, first_directive, inside=rules.spans_of_kinds(language))
     # Each skip test below only drops a match, so the cheapest run first: a name node already kept
     # with a stronger kind costs two lookups, not its text, its qualifier and its arity.
     declared_starts = {start for start, _, _ in declared}
-    texts = _Texts(source)
+    inside_starts, inside_reach = (inside.starts, inside.reach) if inside is not None else ([], [])
+    texts = _Texts(source, _states_types(language))
     arities: dict[tree_sitter.Node, int] = {}
     #: name node's start -> (rank, the reference's fields), made into references once all are met
     best: dict[int, tuple[int, tuple]] = {}
     holders: dict[str, set[str]] = {}
     elements: list[tuple[str, str, int]] = []
-    for _, captured in matched:
-        if "element" in captured:
+    for index, captured in matched:
+        if index >= first_directive:
+            continue
+        may_element, may_hold, may_be, may_know, may_qualify, may_bind = plans[index]
+        if may_element and "element" in captured:
             for of_capture, suffix in _ELEMENT_OF_ITEMS:
                 if of_capture in captured:
                     element = captured["element"][0]
@@ -276,7 +309,7 @@ def references(
                     elements.append((texts.qualifier(element), key, element.start_point[0] + 1))
                     break
             continue
-        for holds_capture, suffix in _HOLDERS_ITEMS:
+        for holds_capture, suffix in may_hold:
             if holds_capture in captured:
                 held = texts.name(captured["name"][0]) if "name" in captured else None
                 if held is not None:
@@ -287,7 +320,7 @@ def references(
             names = captured.get("name")
             if not names:
                 continue
-            for capture, kind, rank in _KIND_CAPTURES:  # strongest first: the first present is the kind
+            for capture, kind, rank in may_be:  # strongest first: the first present is the kind
                 if capture in captured:
                     break
             else:
@@ -297,18 +330,20 @@ def references(
             known = best.get(start)
             if known is not None and known[0] < rank:
                 continue
-            if inside is not None and inside.holds(start):
-                continue
+            if inside_starts:  # _Spans.holds, inline
+                at = bisect.bisect_right(inside_starts, start) - 1
+                if at >= 0 and inside_reach[at] > start:
+                    continue
             if start in declared_starts and (start, node.end_byte, node.type) in declared:
                 continue
             name = texts.name(node)
-            if name is None or ("known" in captured and name not in known_names):
+            if name is None or (may_know and "known" in captured and name not in known_names):
                 continue
-            qualifiers = captured.get("qualifier")
+            qualifiers = captured.get("qualifier") if may_qualify else None
             qualifier = texts.qualifier(qualifiers[0]) if qualifiers else ""
             if aliases:
                 name, qualifier = _unaliased(name, qualifier, aliases)
-            bound = captured.get("binds")
+            bound = captured.get("binds") if may_bind else None
             binds = texts.qualifier(bound[0]) if bound else ""
             binds = "" if binds == EXPRESSION else binds
             if known is not None and known[0] == rank and (not binds or known[1][4]):
@@ -342,6 +377,8 @@ _RETURNS: Final = "()"
 _HOLDERS: Final = {"holds": "", "holds_values": _VALUES, "returns_of": _RETURNS}
 _ELEMENT_OF: Final = {"container": "", "values_of": _VALUES, "returned_by": _RETURNS}
 _HOLDERS_ITEMS: Final = tuple(_HOLDERS.items())
+#: The plan of a pattern whose captures are not known: every test made.
+_ANY_PLAN: Final = (True, _HOLDERS_ITEMS, _KIND_CAPTURES, True, True, True)
 _ELEMENT_OF_ITEMS: Final = tuple(_ELEMENT_OF.items())
 
 
@@ -442,8 +479,10 @@ class _Texts:
     """One file's names and qualifiers (:func:`_name`, :func:`_qualifier`), each distinct text
     decoded and matched once: a file names the same few identifiers and receivers over and over."""
 
-    def __init__(self, source: bytes) -> None:
+    def __init__(self, source: bytes, stated: bool = True) -> None:
         self.source = source
+        #: whether the grammar has a node :func:`_stated` looks into (else no node is asked its type)
+        self.stated = stated
         self.names: dict[bytes, str | None] = {}
         self.dotted: dict[bytes, str] = {}
 
@@ -460,9 +499,10 @@ class _Texts:
             return found
 
     def qualifier(self, node: tree_sitter.Node) -> str:
-        stated = _stated(node)
-        if stated is not None:
-            node = stated
+        if self.stated:
+            stated = _stated(node)
+            if stated is not None:
+                node = stated
         start, end = node.start_byte, node.end_byte
         if end - start > _QUALIFIER_CHARS_MAX:
             return EXPRESSION
@@ -505,6 +545,13 @@ def _dotted(raw: bytes) -> str:
     if not _DOTTED.fullmatch(text):
         return EXPRESSION
     return _SEPARATOR.sub(".", text)
+
+
+@functools.cache
+def _states_types(language: str) -> bool:
+    """Whether ``language``'s grammar has a node type :func:`_stated` reads."""
+    grammar = _ts.language(language)
+    return any(grammar.id_for_node_kind(kind, True) is not None for kind in (*_CREATIONS, "method_invocation"))
 
 
 def _stated(node: tree_sitter.Node) -> tree_sitter.Node | None:
