@@ -292,6 +292,7 @@ def references(
     declared_starts = {start for start, _, _ in declared}
     inside_starts, inside_reach = (inside.starts, inside.reach) if inside is not None else ([], [])
     texts = _Texts(source, _states_types(language))
+    arguments_field = _field_id(language, "arguments")
     arities: dict[tree_sitter.Node, int] = {}
     #: name node's start -> (rank, the reference's fields), made into references once all are met
     best: dict[int, tuple[int, tuple]] = {}
@@ -352,7 +353,7 @@ def references(
                 call = captured[capture][0]  # met again when a pattern adds what it binds
                 arity = arities.get(call)
                 if arity is None:
-                    arity = arities[call] = _arity(call)
+                    arity = arities[call] = _arity(call, arguments_field)
             else:
                 arity = -1
             if arity < 0 and known is not None and known[0] == rank:
@@ -414,10 +415,15 @@ _ARGUMENT_LISTS: Final = frozenset({"argument_list", "arguments", "value_argumen
 _SPREADS: Final = ("splat", "spread", "unpacking", "variadic")
 
 
-def _arity(call: tree_sitter.Node) -> int:
+def _arity(call: tree_sitter.Node, arguments: int | None = -1) -> int:
     """How many arguments ``call`` passes (-1: none found, or a spread): looked for one or two
-    levels down (Kotlin keeps them in ``call_suffix``), a trailing lambda or block counted."""
-    found: tree_sitter.Node | None = call.child_by_field_name("arguments")
+    levels down (Kotlin keeps them in ``call_suffix``), a trailing lambda or block counted.
+    ``arguments`` is the grammar's id of the field ``arguments`` (None: it has none; -1: look it up)."""
+    found: tree_sitter.Node | None
+    if arguments == -1:
+        found = call.child_by_field_name("arguments")
+    else:
+        found = call.child_by_field_id(arguments) if arguments is not None else None
     if found is None or found.type not in _ARGUMENT_LISTS:
         found = None
         for child in call.named_children:
@@ -545,6 +551,13 @@ def _dotted(raw: bytes) -> str:
     if not _DOTTED.fullmatch(text):
         return EXPRESSION
     return _SEPARATOR.sub(".", text)
+
+
+@functools.cache
+def _field_id(language: str, field: str) -> int | None:
+    """The grammar's id of ``field`` (None: it has no such field); asking a node by id skips the
+    look-up of the name every time."""
+    return _ts.language(language).field_id_for_name(field)
 
 
 @functools.cache
@@ -703,10 +716,12 @@ def _docstring(node: tree_sitter.Node, source: bytes) -> str:
     body = node.child_by_field_name("body")
     if body is None or body.named_child_count == 0:
         return ""
-    first = body.named_children[0]
-    if first.type != "expression_statement" or first.named_child_count != 1:
+    first = body.named_child(0)  # not named_children: a class body lists every method
+    if first is None or first.type != "expression_statement" or first.named_child_count != 1:
         return ""
-    string = first.named_children[0]
+    string = first.named_child(0)
+    if string is None:
+        return ""
     if string.type != "string":
         return ""
     text = source[string.start_byte : string.end_byte].decode("utf-8", "replace")
