@@ -15,8 +15,13 @@ declared rather than used, so the patterns can stay broad:
 
 - ``;; declares: class_definition.name assignment.left parameters``: a name node that is that
   field of a parent of that type (or any child of it, without a field) is not a reference;
-- ``;; inside: import_statement``: nor is a name node inside such a construct (their spans are
-  found by one query, then each name is a bisection).
+- ``;; inside: import_statement``: nor is a name node inside such a construct (each name is a
+  bisection over their spans).
+
+The directives' patterns run in the same query as the references' (after them, :func:`_combined`):
+walking the tree is most of what a query costs, so one walk finds the uses, the declared names and
+the spans. A match is then tested only for the captures its pattern names (:data:`_Plan`), and a
+name already kept with a stronger kind is dropped before its text is read.
 
 Signatures and doc lines need no query: :func:`details` reads a definition node the extractor
 already holds. The signature is the declaration as written up to its body (its ``body`` field, else
