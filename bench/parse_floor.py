@@ -9,7 +9,10 @@ The floor walks with mesh's own walk (the same files, the same ignore rules; the
 apart), then ``--workers`` processes (default: mesh's default, the cores) each read their share of
 the files and parse those whose language has a tree-sitter grammar: no extraction, no hashing,
 no storage. ``mesh-mcp index`` runs in its own process on a fresh cache with the same number of
-workers. The ratio index / floor is the figure issue 16 asks to bring within 2x.
+workers. The ratio index / floor is the figure issue 16 asks to bring within 2x. ``--checkout DIR``
+also runs ``mesh-mcp index`` with another checkout's code (its parse workers' too, through
+``PYTHONPATH``) round by round beside this one's, each first every other round, so a change is
+measured against its base in one run.
 
 A second floor, ``--text`` (on by default), adds what any build that answers indexed text search
 with mesh's text index must do besides parsing: the same workers also decode each file, fold it for
@@ -142,16 +145,18 @@ def floor(tree: Path, paths: list[str], workers: int) -> tuple[float, tuple[int,
     return elapsed, counts, _cpu(resource.RUSAGE_CHILDREN) - children  # type: ignore[return-value]
 
 
-def index(tree: Path, workers: int) -> tuple[float, dict, float]:
+def index(tree: Path, workers: int, checkout: Path = ROOT) -> tuple[float, dict, float]:
     """Seconds of ``mesh-mcp index`` on a fresh cache, its summary, and the CPU seconds of it and
-    its parse workers."""
+    its parse workers; ``checkout``'s code (its parse workers' too)."""
     with tempfile.TemporaryDirectory(prefix="mesh-floor-") as cache:
         env = dict(os.environ, MESH_CACHE_DIR=cache)
+        if checkout != ROOT:
+            env["PYTHONPATH"] = str(checkout)
         children = _cpu(resource.RUSAGE_CHILDREN)
         started = time.perf_counter()
         done = subprocess.run(
             [sys.executable, "-m", "mesh.cli", "index", str(tree), "--json", "--workers", str(workers)],
-            env=env, cwd=ROOT, capture_output=True, text=True, check=True,
+            env=env, cwd=checkout, capture_output=True, text=True, check=True,
         )  # fmt: skip
         elapsed = time.perf_counter() - started
         return elapsed, json.loads(done.stdout), _cpu(resource.RUSAGE_CHILDREN) - children
@@ -164,6 +169,7 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--no-index", dest="run_index", action="store_false", help="time the floor only")
     parser.add_argument("--no-text", dest="run_text", action="store_false", help="skip the text floor")
+    parser.add_argument("--checkout", type=Path, help="another checkout whose `mesh-mcp index` runs beside this one's")
     args = parser.parse_args()
     results = []
     for tree in args.tree:
@@ -174,7 +180,8 @@ def main() -> int:
         paths = [entry.path for entry in walked.files]
         floors, texts, builds, summary, counts, stored = [], [], [], {}, (0, 0, 0), 0
         cpu: dict[str, list[float]] = {"floor": [], "text_workers": [], "text_writer": [], "index": []}
-        for _ in range(args.rounds):  # interleaved, so every side sees the same machine
+        others: list[float] = []
+        for round_ in range(args.rounds):  # interleaved, so every side sees the same machine
             seconds, counts, used = floor(tree, paths, args.workers)
             floors.append(seconds)
             cpu["floor"].append(used)
@@ -184,14 +191,24 @@ def main() -> int:
                 cpu["text_workers"].append(used)
                 cpu["text_writer"].append(writer)
             if args.run_index:
+                if args.checkout is not None and round_ % 2 == 1:  # each first every other round
+                    seconds, _, used = index(tree, args.workers, args.checkout.resolve())
+                    others.append(seconds)
+                    cpu.setdefault("checkout_index", []).append(used)
                 seconds, summary, used = index(tree, args.workers)
                 builds.append(seconds)
                 cpu["index"].append(used)
+                if args.checkout is not None and round_ % 2 == 0:
+                    seconds, _, used = index(tree, args.workers, args.checkout.resolve())
+                    others.append(seconds)
+                    cpu.setdefault("checkout_index", []).append(used)
         row = {
             "tree": str(tree), "files": counts[0], "bytes": counts[1], "parsed": counts[2], "walk_s": walk_s,
             "workers": args.workers, "floor_s": floors, "text_floor_s": texts, "text_files": stored,
             "index_s": builds, "cpu_s": cpu, "summary": summary,
         }  # fmt: skip
+        if args.checkout is not None:
+            row["checkout"], row["checkout_index_s"] = str(args.checkout.resolve()), others
         results.append(row)
     print("| tree | files (MB) | parsed by tree-sitter | walk | floor: read + parse | + text index | `mesh-mcp index`"
           " | index / floor | index / text floor |")
@@ -215,6 +232,16 @@ def main() -> int:
         text_cpu = med["text_workers"] + med["text_writer"]
         print(f"| {row['tree']} | {med['floor']:.1f} | {med['text_workers']:.1f} / {med['text_writer']:.1f}"
               f" | {med['index']:.1f} | {med['index'] / med['floor']:.2f}x | {med['index'] / text_cpu:.2f}x |")  # fmt: skip
+    compared = [row for row in results if row.get("checkout_index_s")]
+    if compared:
+        print(f"\n`mesh-mcp index` of this checkout beside {compared[0]['checkout']}'s (medians):\n")
+        print("| tree | this: wall | it: wall | this / it | this: CPU | it: CPU | this / it | it: index / floor |")
+        print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for row in compared:
+        mine, theirs = statistics.median(row["index_s"]), statistics.median(row["checkout_index_s"])
+        mine_cpu, their_cpu = statistics.median(row["cpu_s"]["index"]), statistics.median(row["cpu_s"]["checkout_index"])
+        print(f"| {row['tree']} | {mine:.2f} s | {theirs:.2f} s | {mine / theirs:.3f} | {mine_cpu:.1f} | {their_cpu:.1f}"
+              f" | {mine_cpu / their_cpu:.3f} | {theirs / statistics.median(row['floor_s']):.2f}x |")  # fmt: skip
     out = ROOT / "bench" / "results" / f"floor-{time.strftime('%Y%m%d-%H%M%S')}.json"
     out.parent.mkdir(exist_ok=True)
     out.write_text(json.dumps({"workers": args.workers, "results": results}, indent=2))

@@ -33,6 +33,7 @@ __all__ = [
     "Definitions",
     "GrpcFacts",
     "JvmImports",
+    "MATCH_LIMIT",
     "Stub",
     "captures",
     "jvm_standard_service",
@@ -47,7 +48,7 @@ __all__ = [
 _queries: dict[tuple[str, str], tree_sitter.Query] = {}
 
 #: A safety valve for pathological input: a query stops after this many in-progress matches.
-_MATCH_LIMIT: Final = 1 << 16
+MATCH_LIMIT: Final = 1 << 16
 
 
 def query(language: str, pattern: str) -> tree_sitter.Query:
@@ -77,13 +78,13 @@ def _compile(language: str, pattern: str) -> tree_sitter.Query:
 
 def matches(compiled: tree_sitter.Query, node: tree_sitter.Node) -> list[tuple[int, dict[str, list[tree_sitter.Node]]]]:
     """All matches of ``compiled`` under ``node``: ``(pattern index, captures)`` pairs."""
-    cursor = tree_sitter.QueryCursor(compiled, match_limit=_MATCH_LIMIT)
+    cursor = tree_sitter.QueryCursor(compiled, match_limit=MATCH_LIMIT)
     return cursor.matches(node)
 
 
 def captures(compiled: tree_sitter.Query, node: tree_sitter.Node) -> dict[str, list[tree_sitter.Node]]:
     """The nodes each capture of ``compiled`` names under ``node``, each list in document order."""
-    cursor = tree_sitter.QueryCursor(compiled, match_limit=_MATCH_LIMIT)
+    cursor = tree_sitter.QueryCursor(compiled, match_limit=MATCH_LIMIT)
     found = cursor.captures(node)
     for nodes in found.values():
         nodes.sort(key=_start)

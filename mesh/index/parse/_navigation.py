@@ -15,8 +15,13 @@ declared rather than used, so the patterns can stay broad:
 
 - ``;; declares: class_definition.name assignment.left parameters``: a name node that is that
   field of a parent of that type (or any child of it, without a field) is not a reference;
-- ``;; inside: import_statement``: nor is a name node inside such a construct (their spans are
-  found by one query, then each name is a bisection).
+- ``;; inside: import_statement``: nor is a name node inside such a construct (each name is a
+  bisection over their spans).
+
+The directives' patterns run in the same query as the references' (after them, :func:`_combined`):
+walking the tree is most of what a query costs, so one walk finds the uses, the declared names and
+the spans. A match is then tested only for the captures its pattern names (:data:`_Plan`), and a
+name already kept with a stronger kind is dropped before its text is read.
 
 Signatures and doc lines need no query: :func:`details` reads a definition node the extractor
 already holds. The signature is the declaration as written up to its body (its ``body`` field, else
@@ -49,6 +54,8 @@ _SHARED: Final = {"tsx": "typescript"}
 _KIND_ORDER: Final = (ReferenceKind.NEW, ReferenceKind.CALL, ReferenceKind.TYPE, ReferenceKind.USE)
 _RANK: Final = {kind: rank for rank, kind in enumerate(_KIND_ORDER)}
 _CAPTURE_KIND: Final = {f"reference.{kind}": kind for kind in _KIND_ORDER}
+#: ``(capture, kind, rank)``, strongest first.
+_KIND_CAPTURES: Final = tuple((capture, kind, _RANK[kind]) for capture, kind in _CAPTURE_KIND.items())
 
 #: At most this many references are kept of one file (a generated table of calls is not code to navigate).
 REFERENCES_MAX: Final = 20_000
@@ -101,6 +108,10 @@ class _Rules:
             return frozenset()
         found = _common.captures(_common.query(language, pattern), root).get("declared", [])
         return frozenset((node.start_byte, node.end_byte, node.type) for node in found)
+
+    def spans_of_kinds(self, language: str) -> bool:
+        """Whether :meth:`spans` finds anything to look for in ``language``'s grammar."""
+        return bool(_known_kinds(language, self.inside))
 
     def spans(self, language: str, root: tree_sitter.Node) -> _Spans | None:
         """The spans of every ``;; inside:`` construct of the tree, found by one query (C-side)."""
@@ -167,6 +178,72 @@ class _Spans:
         return index >= 0 and self.reach[index] > offset
 
 
+@functools.cache
+def _combined(language: str) -> tuple[tree_sitter.Query, int, list[_Plan]]:
+    """The references query with the directives' patterns after it (the ``;; declares:`` nodes as
+    ``@declared``, the ``;; inside:`` constructs as ``@inside``), the index of the first of those
+    (one walk of the tree, not three: the walk is most of what a query costs), and each reference
+    pattern's :data:`_Plan`."""
+    text = query_text(language, "references")
+    rules = _rules(_SHARED.get(language, language))
+    extra = [_declares_pattern(language, rules)]
+    kinds = _known_kinds(language, rules.inside)
+    if kinds:
+        extra.append("[" + " ".join(f"({kind})" for kind in kinds) + "] @inside")
+    written = "\n".join([text, *extra])
+    combined = _common.query(language, written)
+    end = len(text.encode("utf-8"))
+    first = next((index for index in range(combined.pattern_count) if combined.start_byte_for_pattern(index) >= end), combined.pattern_count)
+    encoded = written.encode("utf-8")
+    plans = [
+        _plan(_capture_names(encoded[combined.start_byte_for_pattern(index) : combined.end_byte_for_pattern(index)].decode("utf-8")))
+        for index in range(first)
+    ]
+    return combined, first, plans
+
+
+#: What one pattern's matches may capture (any capture it names in its text; a capture in one
+#: branch of an alternation may be missing from a match): ``@element``, the holder captures, the
+#: kind captures (strongest first, with kind and rank), ``@known``, ``@qualifier``, ``@binds``.
+_Plan = tuple[bool, tuple[tuple[str, str], ...], tuple[tuple[str, ReferenceKind, int], ...], bool, bool, bool]
+_CAPTURE: Final = re.compile(r"@([\w.-]+)")
+
+
+def _capture_names(pattern: str) -> set[str]:
+    """Every capture ``pattern`` names (more when a comment inside it looks like one: harmless)."""
+    found = set(_CAPTURE.findall(pattern))
+    return found | {name.rstrip(".-") for name in found}
+
+
+def _plan(names: set[str]) -> _Plan:
+    return (
+        "element" in names,
+        tuple(item for item in _HOLDERS_ITEMS if item[0] in names),
+        tuple(item for item in _KIND_CAPTURES if item[0] in names),
+        "known" in names,
+        "qualifier" in names,
+        "binds" in names,
+    )
+
+
+def _directed(
+    matched: list[tuple[int, dict[str, list[tree_sitter.Node]]]], first_directive: int, *, inside: bool
+) -> tuple[_Spans | None, frozenset[tuple[int, int, str]]]:
+    """What the directives' patterns of :func:`_combined`'s query found: the ``;; inside:`` spans
+    (None when the language declares none the grammar has) and the declared nodes (as
+    :meth:`_Rules.declared_nodes` gives them)."""
+    spans: list[tuple[int, int]] = []
+    declared = []
+    for index, captured in matched:
+        if index < first_directive:
+            continue
+        for node in captured.get("declared", ()):
+            declared.append((node.start_byte, node.end_byte, node.type))
+        for node in captured.get("inside", ()):
+            spans.append((node.start_byte, node.end_byte))
+    return (_Spans(spans) if inside else None), frozenset(declared)
+
+
 _DIRECTIVE: Final = re.compile(r"^;;\s*(declares|inside):(.*)$", re.MULTILINE)
 
 
@@ -205,55 +282,91 @@ def references(
     if not text:
         return ()
     rules = _rules(_SHARED.get(language, language))
-    inside = rules.spans(language, root)
-    declared = rules.declared_nodes(language, root)
-    best: dict[int, tuple[int, Reference]] = {}
+    combined, first_directive, plans = _combined(language)
+    cursor = tree_sitter.QueryCursor(combined, match_limit=_common.MATCH_LIMIT)
+    matched = cursor.matches(root)
+    if cursor.did_exceed_match_limit:  # pathological: each query alone, as the patterns were written
+        inside = rules.spans(language, root)
+        declared = rules.declared_nodes(language, root)
+        matched = _common.matches(_common.query(language, text), root)
+        first_directive, plans = len(plans), [_ANY_PLAN] * len(plans)
+    else:
+        inside, declared = _directed(matched, first_directive, inside=rules.spans_of_kinds(language))
+    # Each skip test below only drops a match, so the cheapest run first: a name node already kept
+    # with a stronger kind costs two lookups, not its text, its qualifier and its arity.
+    declared_starts = {start for start, _, _ in declared}
+    inside_starts, inside_reach = (inside.starts, inside.reach) if inside is not None else ([], [])
+    texts = _Texts(source, _states_types(language))
+    arguments_field = _field_id(language, "arguments")
+    arities: dict[tree_sitter.Node, int] = {}
+    #: name node's start -> (rank, the reference's fields), made into references once all are met
+    best: dict[int, tuple[int, tuple]] = {}
     holders: dict[str, set[str]] = {}
     elements: list[tuple[str, str, int]] = []
-    for _, captured in _common.matches(_common.query(language, text), root):
-        if "element" in captured:
-            of_capture = next((capture for capture in _ELEMENT_OF if capture in captured), None)
-            if of_capture is not None:
-                element = captured["element"][0]
-                key = _qualifier(captured[of_capture][0], source) + _ELEMENT_OF[of_capture]
-                elements.append((_qualifier(element, source), key, element.start_point[0] + 1))
+    for index, captured in matched:
+        if index >= first_directive:
             continue
-        holds_capture = next((capture for capture in _HOLDERS if capture in captured), None)
-        if holds_capture is not None:
-            held = _name(captured["name"][0], source) if "name" in captured else None
-            if held is not None:
-                key = _qualifier(captured[holds_capture][0], source) + _HOLDERS[holds_capture]
-                holders.setdefault(key, set()).add(held)
+        may_element, may_hold, may_be, may_know, may_qualify, may_bind = plans[index]
+        if may_element and "element" in captured:
+            for of_capture, suffix in _ELEMENT_OF_ITEMS:
+                if of_capture in captured:
+                    element = captured["element"][0]
+                    key = texts.qualifier(captured[of_capture][0]) + suffix
+                    elements.append((texts.qualifier(element), key, element.start_point[0] + 1))
+                    break
             continue
-        names = captured.get("name")
-        kinds = [kind for capture, kind in _CAPTURE_KIND.items() if capture in captured]
-        if not names or not kinds:
-            continue
-        node = names[0]
-        name = _name(node, source)
-        if name is None or (node.start_byte, node.end_byte, node.type) in declared or (inside is not None and inside.holds(node.start_byte)) or ("known" in captured and name not in known_names):
-            continue
-        kind = min(kinds, key=_RANK.__getitem__)
-        rank = _RANK[kind]
-        known = best.get(node.start_byte)
-        if known is not None and known[0] < rank:
-            continue
-        qualifiers = captured.get("qualifier")
-        qualifier = _qualifier(qualifiers[0], source) if qualifiers else ""
-        if aliases:
-            name, qualifier = _unaliased(name, qualifier, aliases)
-        bound = captured.get("binds")
-        binds = _qualifier(bound[0], source) if bound else ""
-        binds = "" if binds == EXPRESSION else binds
-        if known is not None and known[0] == rank and (not binds or known[1].binds):
-            continue  # the same use met again: the first match, or the one that says what it binds, wins
-        arity = _arity(captured[f"reference.{kind}"][0]) if kind in (ReferenceKind.CALL, ReferenceKind.NEW) else -1
-        if arity < 0 and known is not None and known[0] == rank:
-            arity = known[1].arity  # a pattern that adds what is bound may capture the assignment, not the call
-        best[node.start_byte] = (rank, Reference(name, node.start_point[0] + 1, kind, qualifier, binds, arity))
-        if len(best) >= REFERENCES_MAX:
-            break
-    found = [best[start][1] for start in sorted(best)]
+        for holds_capture, suffix in may_hold:
+            if holds_capture in captured:
+                held = texts.name(captured["name"][0]) if "name" in captured else None
+                if held is not None:
+                    key = texts.qualifier(captured[holds_capture][0]) + suffix
+                    holders.setdefault(key, set()).add(held)
+                break
+        else:
+            names = captured.get("name")
+            if not names:
+                continue
+            for capture, kind, rank in may_be:  # strongest first: the first present is the kind
+                if capture in captured:
+                    break
+            else:
+                continue
+            node = names[0]
+            start = node.start_byte
+            known = best.get(start)
+            if known is not None and known[0] < rank:
+                continue
+            if inside_starts:  # _Spans.holds, inline
+                at = bisect.bisect_right(inside_starts, start) - 1
+                if at >= 0 and inside_reach[at] > start:
+                    continue
+            if start in declared_starts and (start, node.end_byte, node.type) in declared:
+                continue
+            name = texts.name(node)
+            if name is None or (may_know and "known" in captured and name not in known_names):
+                continue
+            qualifiers = captured.get("qualifier") if may_qualify else None
+            qualifier = texts.qualifier(qualifiers[0]) if qualifiers else ""
+            if aliases:
+                name, qualifier = _unaliased(name, qualifier, aliases)
+            bound = captured.get("binds") if may_bind else None
+            binds = texts.qualifier(bound[0]) if bound else ""
+            binds = "" if binds == EXPRESSION else binds
+            if known is not None and known[0] == rank and (not binds or known[1][4]):
+                continue  # the same use met again: the first match, or the one that says what it binds, wins
+            if kind is ReferenceKind.CALL or kind is ReferenceKind.NEW:
+                call = captured[capture][0]  # met again when a pattern adds what it binds
+                arity = arities.get(call)
+                if arity is None:
+                    arity = arities[call] = _arity(call, arguments_field)
+            else:
+                arity = -1
+            if arity < 0 and known is not None and known[0] == rank:
+                arity = known[1][5]  # a pattern that adds what is bound may capture the assignment, not the call
+            best[start] = (rank, (name, node.start_point[0] + 1, kind, qualifier, binds, arity))
+            if len(best) >= REFERENCES_MAX:
+                break
+    found = [Reference(*best[start][1]) for start in sorted(best)]
     if elements and holders:
         found = sorted(found + _elements_bound(holders, elements), key=lambda reference: reference.line)
     return tuple(found)
@@ -269,6 +382,10 @@ _RETURNS: Final = "()"
 #: The captures of a holder, and of what an element is read from, with the suffix of their key.
 _HOLDERS: Final = {"holds": "", "holds_values": _VALUES, "returns_of": _RETURNS}
 _ELEMENT_OF: Final = {"container": "", "values_of": _VALUES, "returned_by": _RETURNS}
+_HOLDERS_ITEMS: Final = tuple(_HOLDERS.items())
+#: The plan of a pattern whose captures are not known: every test made.
+_ANY_PLAN: Final = (True, _HOLDERS_ITEMS, _KIND_CAPTURES, True, True, True)
+_ELEMENT_OF_ITEMS: Final = tuple(_ELEMENT_OF.items())
 
 
 def _elements_bound(holders: Mapping[str, set[str]], elements: list[tuple[str, str, int]]) -> list[Reference]:
@@ -303,10 +420,15 @@ _ARGUMENT_LISTS: Final = frozenset({"argument_list", "arguments", "value_argumen
 _SPREADS: Final = ("splat", "spread", "unpacking", "variadic")
 
 
-def _arity(call: tree_sitter.Node) -> int:
+def _arity(call: tree_sitter.Node, arguments: int | None = -1) -> int:
     """How many arguments ``call`` passes (-1: none found, or a spread): looked for one or two
-    levels down (Kotlin keeps them in ``call_suffix``), a trailing lambda or block counted."""
-    found: tree_sitter.Node | None = call.child_by_field_name("arguments")
+    levels down (Kotlin keeps them in ``call_suffix``), a trailing lambda or block counted.
+    ``arguments`` is the grammar's id of the field ``arguments`` (None: it has none; -1: look it up)."""
+    found: tree_sitter.Node | None
+    if arguments == -1:
+        found = call.child_by_field_name("arguments")
+    else:
+        found = call.child_by_field_id(arguments) if arguments is not None else None
     if found is None or found.type not in _ARGUMENT_LISTS:
         found = None
         for child in call.named_children:
@@ -321,14 +443,33 @@ def _arity(call: tree_sitter.Node) -> int:
         return -1
     count = 0
     for argument in found.named_children:
-        if "comment" in argument.type:
+        kind = argument.type
+        if "comment" in kind:
             continue
-        if any(spread in argument.type for spread in _SPREADS) or any(
-            spread in child.type for child in argument.named_children for spread in _SPREADS
-        ):
+        spread = _SPREAD_TYPES.get(kind)
+        if spread is None:
+            spread = _spread_type(kind)
+        if spread:
             return -1
+        if argument.named_child_count:
+            for child in argument.named_children:
+                kind = child.type
+                spread = _SPREAD_TYPES.get(kind)
+                if spread is None:
+                    spread = _spread_type(kind)
+                if spread:
+                    return -1
         count += 1
     return count
+
+
+#: node type -> whether it names a spread (filled as types are met: a grammar has a few hundred)
+_SPREAD_TYPES: dict[str, bool] = {}
+
+
+def _spread_type(kind: str) -> bool:
+    spread = _SPREAD_TYPES[kind] = any(part in kind for part in _SPREADS)
+    return spread
 
 
 def _unaliased(name: str, qualifier: str, aliases: Mapping[str, str]) -> tuple[str, str]:
@@ -343,6 +484,45 @@ def _unaliased(name: str, qualifier: str, aliases: Mapping[str, str]) -> tuple[s
     if original is not None:
         return name, original + dot + rest
     return name, qualifier
+
+
+class _Texts:
+    """One file's names and qualifiers (:func:`_name`, :func:`_qualifier`), each distinct text
+    decoded and matched once: a file names the same few identifiers and receivers over and over."""
+
+    def __init__(self, source: bytes, stated: bool = True) -> None:
+        self.source = source
+        #: whether the grammar has a node :func:`_stated` looks into (else no node is asked its type)
+        self.stated = stated
+        self.names: dict[bytes, str | None] = {}
+        self.dotted: dict[bytes, str] = {}
+
+    def name(self, node: tree_sitter.Node) -> str | None:
+        start, end = node.start_byte, node.end_byte
+        if end - start > _NAME_CHARS_MAX:
+            return None
+        raw = self.source[start:end]
+        try:
+            return self.names[raw]
+        except KeyError:
+            name = raw.decode("utf-8", "replace")
+            found = self.names[raw] = name if _NAME.fullmatch(name) else None
+            return found
+
+    def qualifier(self, node: tree_sitter.Node) -> str:
+        if self.stated:
+            stated = _stated(node)
+            if stated is not None:
+                node = stated
+        start, end = node.start_byte, node.end_byte
+        if end - start > _QUALIFIER_CHARS_MAX:
+            return EXPRESSION
+        raw = self.source[start:end]
+        try:
+            return self.dotted[raw]
+        except KeyError:
+            found = self.dotted[raw] = _dotted(raw)
+            return found
 
 
 def _name(node: tree_sitter.Node, source: bytes) -> str | None:
@@ -367,10 +547,29 @@ def _qualifier(node: tree_sitter.Node, source: bytes) -> str:
         node = stated
     if node.end_byte - node.start_byte > _QUALIFIER_CHARS_MAX:
         return EXPRESSION
-    text = source[node.start_byte : node.end_byte].decode("utf-8", "replace").strip()
+    return _dotted(source[node.start_byte : node.end_byte])
+
+
+def _dotted(raw: bytes) -> str:
+    """A qualifier's text as written, separators made ``.``, or :data:`EXPRESSION`."""
+    text = raw.decode("utf-8", "replace").strip()
     if not _DOTTED.fullmatch(text):
         return EXPRESSION
     return _SEPARATOR.sub(".", text)
+
+
+@functools.cache
+def _field_id(language: str, field: str) -> int | None:
+    """The grammar's id of ``field`` (None: it has no such field); asking a node by id skips the
+    look-up of the name every time."""
+    return _ts.language(language).field_id_for_name(field)
+
+
+@functools.cache
+def _states_types(language: str) -> bool:
+    """Whether ``language``'s grammar has a node type :func:`_stated` reads."""
+    grammar = _ts.language(language)
+    return any(grammar.id_for_node_kind(kind, True) is not None for kind in (*_CREATIONS, "method_invocation"))
 
 
 def _stated(node: tree_sitter.Node) -> tree_sitter.Node | None:
@@ -522,10 +721,12 @@ def _docstring(node: tree_sitter.Node, source: bytes) -> str:
     body = node.child_by_field_name("body")
     if body is None or body.named_child_count == 0:
         return ""
-    first = body.named_children[0]
-    if first.type != "expression_statement" or first.named_child_count != 1:
+    first = body.named_child(0)  # not named_children: a class body lists every method
+    if first is None or first.type != "expression_statement" or first.named_child_count != 1:
         return ""
-    string = first.named_children[0]
+    string = first.named_child(0)
+    if string is None:
+        return ""
     if string.type != "string":
         return ""
     text = source[string.start_byte : string.end_byte].decode("utf-8", "replace")

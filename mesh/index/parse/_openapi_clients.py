@@ -507,14 +507,12 @@ def python_wanted(roots: set[str], names: dict[str, str], source: bytes) -> bool
     module of a package that is no library (``names`` maps local names to what they import)."""
     from ._python_links import _LIBRARIES  # noqa: PLC0415 - that module imports this one
 
-    if not _PY_HINT.search(source):
-        return False
-    for qual in names.values():
+    for qual in names.values():  # before the hint: searching the whole source costs more than the imports
         if qual.split(".", 1)[0] in _LIBRARIES or qual.split(".", 1)[0] in _PY_SDKS:
             continue
         last = qual.rsplit(".", 1)[-1]
         if API_CLASS.match(last) or generated_path(qual):
-            return True
+            return bool(_PY_HINT.search(source))
     return False
 
 

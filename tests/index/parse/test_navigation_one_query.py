@@ -1,0 +1,103 @@
+"""References come from one query per file: the references patterns with the directives' patterns
+(``;; declares:``, ``;; inside:``) after them, each pattern's captures planned once. These tests
+hold that shortcut to what the patterns say when each query runs alone and every capture is
+tested on every match (the path a file past the match limit still takes)."""
+
+from __future__ import annotations
+
+import types
+from pathlib import Path
+
+import pytest
+import tree_sitter
+
+from mesh.index.parse import _common, _navigation, _ts, language_of
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+LANGUAGES = ("python", "go", "java", "kotlin", "javascript", "typescript", "tsx", "csharp", "cpp", "rust", "ruby", "php")
+
+#: A file of each language, broken on purpose, on top of the fixtures: error recovery makes odd trees.
+_BROKEN = {
+    "python": b"class A(B, :\n  def f(self, x: list[Order] = (\n    import os\n  y = Foo(*a, **k)\n",
+    "go": b"package p\nfunc f(x ...int {\n  y := New(a...)\n",
+    "java": b"class A extends B { void f(List<Order> o) { new Cart(.submit(); verify(orders).create(",
+    "kotlin": b"class A : B( { fun f(vararg x: Int) { val c = Cart(*x) ",
+    "javascript": b"class A extends B { f(...a) { new Cart(...a).submit( ",
+    "typescript": b"class A extends B { f(o: Order[]) { const c = new Cart(...o); ",
+    "tsx": b"const A = () => <Cart items={f(...a)} />; class B extends (",
+    "csharp": b"class A : B { void F(params int[] x) { var c = new Cart(x).Submit( ",
+    "cpp": b"class A : public B { void f(std::vector<Order> o) { auto c = pool->Pop(; ",
+    "rust": b"fn f(o: Vec<Order>) { let c = Cart::new(o..); m!(x ",
+    "ruby": b"class A < B\n def f(*a)\n c = Cart.new(*a\n",
+    "php": b"<?php class A extends B { function f(...$a) { $c = new Cart(...$a); ",
+}
+
+
+def _sources(language: str) -> list[bytes]:
+    found = [
+        path.read_bytes()
+        for path in sorted(FIXTURES.rglob("*"))
+        if path.is_file() and language_of(path.name) == language
+    ]
+    return [*found, _BROKEN[language], b""]
+
+
+class _Exceeded:
+    """A query cursor whose run reports the match limit exceeded (for the combined query only)."""
+
+    def __init__(self, query: tree_sitter.Query, match_limit: int) -> None:
+        self._cursor = tree_sitter.QueryCursor(query, match_limit=match_limit)
+        self.did_exceed_match_limit = True
+
+    def matches(self, node: tree_sitter.Node) -> list:
+        return self._cursor.matches(node)
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_directives_patterns_come_after_every_references_pattern(language: str) -> None:
+    combined, first, plans = _navigation._combined(language)
+    alone = _common.query(language, _navigation.query_text(language, "references"))
+    assert first == alone.pattern_count == len(plans)
+    assert combined.pattern_count > first  # every language declares names
+    for index in range(first):
+        assert combined.start_byte_for_pattern(index) == alone.start_byte_for_pattern(index)
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_one_query_gives_the_references_of_each_query_alone(language: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    sources = _sources(language)
+    fast = [_navigation.references(language, _ts.parse(language, source).root_node, source) for source in sources]
+    monkeypatch.setattr(_navigation, "tree_sitter", types.SimpleNamespace(QueryCursor=_Exceeded))
+    slow = [_navigation.references(language, _ts.parse(language, source).root_node, source) for source in sources]
+    assert fast == slow
+    assert any(fast), f"no {language} references in the fixtures: nothing compared"
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_each_patterns_plan_holds_every_capture_a_match_of_it_makes(language: str) -> None:
+    combined, first, plans = _navigation._combined(language)
+    seen = 0
+    for source in _sources(language):
+        cursor = tree_sitter.QueryCursor(combined, match_limit=_common.MATCH_LIMIT)
+        for index, captured in cursor.matches(_ts.parse(language, source).root_node):
+            if index >= first:
+                assert captured.keys() <= {"declared", "inside"}
+                continue
+            may_element, may_hold, may_be, may_know, may_qualify, may_bind = plans[index]
+            planned = {capture for capture, _ in may_hold} | {capture for capture, _, _ in may_be}
+            planned |= {name for name, may in (("element", may_element), ("known", may_know),
+                                               ("qualifier", may_qualify), ("binds", may_bind)) if may}  # fmt: skip
+            tested = {"element", "known", "qualifier", "binds", *(c for c, _ in _navigation._HOLDERS_ITEMS),
+                      *(c for c, _, _ in _navigation._KIND_CAPTURES)}  # fmt: skip
+            assert (captured.keys() & tested) <= planned, (index, sorted(captured))
+            seen += 1
+    assert seen
+
+
+def test_a_qualifiers_node_is_asked_its_type_only_where_a_type_can_be_stated() -> None:
+    assert not _navigation._states_types("python")
+    assert _navigation._states_types("java")  # new Cart().submit(), verify(orders).create()
+    assert _navigation._states_types("typescript")
+    source = b"class T { void f() { new Cart().submit(); verify(orders).create(); } }"
+    found = _navigation.references("java", _ts.parse("java", source).root_node, source)
+    assert {(ref.name, ref.qualifier) for ref in found} >= {("submit", "Cart"), ("create", "orders")}
