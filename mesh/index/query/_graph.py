@@ -100,7 +100,7 @@ import sqlite3
 import threading
 import zlib
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, Final
 
 import attrs
@@ -1244,9 +1244,6 @@ def _link_hits(db: sqlite3.Connection, targets: Sequence[Target]) -> list[_Hit]:
     def held(path: str) -> bool:
         return path in files or any(not folder or path == folder or path.startswith(folder + "/") for folder in folders)
 
-    links = load_links(db)
-    if not links.routes and not links.messages:
-        return []
     defined: dict[str, set[str]] = defaultdict(set)  # service -> names of definitions in the targets
     for path, service, name in _batched(
         db,
@@ -1255,6 +1252,11 @@ def _link_hits(db: sqlite3.Connection, targets: Sequence[Target]) -> list[_Hit]:
         files,
     ):
         defined[service].add(name)
+    if not _may_link(db, files, folders, defined, held):
+        return []  # no route nor produced topic is the targets': every route and call need not be loaded
+    links = load_links(db)
+    if not links.routes and not links.messages:
+        return []
     hits = []
     for route in links.routes:
         handler = re.split(r"[.:#]+", route.handler)[-1] if route.handler else ""
@@ -1274,6 +1276,36 @@ def _link_hits(db: sqlite3.Connection, targets: Sequence[Target]) -> list[_Hit]:
                 edge = Edge(EdgeKind.MESSAGING, "consumes", other.line, message.topic, via=message.file)
                 hits.append(_Hit(other.file, other.service, "test" if other.test else _kind_of(db, other.file), edge))
     return hits
+
+
+def _may_link(
+    db: sqlite3.Connection, files: set[str], folders: tuple[str, ...], defined: dict[str, set[str]],
+    held: Callable[[str], bool],
+) -> bool:
+    """Whether a route :func:`_link_hits` keeps may be the targets' (declared in a target file or
+    folder, or with a handler the targets define), or a topic they produce to: False only when none
+    is, read through the indexes on files (a hub declares none: no route or call is loaded)."""
+    if any(not folder for folder in folders):
+        return True  # the whole workspace
+    where = " OR ".join(["f.path IN ({marks})"] + ["f.path = ? OR (f.path > ? AND f.path < ?)"] * len(folders))
+    ranges = tuple(bound for folder in folders for bound in (folder, folder + "/", folder + "0"))
+    for table, condition in (
+        ("http_routes r", "r.hidden = 0 AND r.mount = ''"),
+        ("messages m", "m.hidden = 0 AND m.role = 'produce' AND m.topic != ''"),
+    ):
+        alias = table[-1]
+        sql = f"SELECT 1 FROM {table} JOIN files f ON f.id = {alias}.file_id WHERE {condition} AND ({where}) LIMIT 1"
+        if any(_batched(db, sql, sorted(files) or [""], *ranges)):
+            return True
+    services = sorted(service for service, names in defined.items() if names)
+    for path, service, handler in _batched(
+        db, "SELECT f.path, f.service, r.handler FROM http_routes r JOIN files f ON f.id = r.file_id"
+        " WHERE r.hidden = 0 AND r.mount = '' AND r.handler != '' AND f.service IN ({marks})",
+        services,
+    ):  # fmt: skip
+        if held(path) or re.split(r"[.:#]+", handler)[-1] in defined[service]:
+            return True
+    return False
 
 
 def _kind_of(db: sqlite3.Connection, path: str) -> str:
