@@ -18,12 +18,14 @@ written to bench/results/tools-<stamp>.json.
 ``--baseline DIR`` (another checkout of mesh-mcp, e.g. a worktree of main) runs a second server
 from that checkout, with its own cache (``--baseline-cache``, a copy of ``--cache`` made first),
 and sends every call to both, alternating one call each, so that "before" and "after" see the same
-machine at the same time: the answer's p50 and p99 are printed side by side.
+machine at the same time: the answer's p50 and p99 are printed side by side, and whether every
+answer (its text and structured result, every round) was the same bytes on both sides.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import random
@@ -220,12 +222,14 @@ def bench_tree(
         db.close()
         per_call = {name: [[] for _ in calls] for name in running}
         errors = {name: [0] * len(calls) for name in running}
+        digests: dict[str, list[set[str]]] = {name: [set() for _ in calls] for name in running}
         for _ in range(rounds):
             for number, (_, tool, arguments) in enumerate(calls):
                 for name, server in running.items():  # one call each, alternating
                     elapsed, result = server.call(tool, arguments)
                     per_call[name][number].append(elapsed)
                     errors[name][number] += bool(result.get("isError"))
+                    digests[name][number].add(hashlib.sha256(json.dumps(result, sort_keys=True).encode()).hexdigest())
     finally:
         for server in running.values():
             server.close()
@@ -242,9 +246,13 @@ def bench_tree(
             "mesh_ms": statistics.median(per_call["after"][number]) * 1000,
             "rg_ms": None if rg is None else rg * 1000,
         })  # fmt: skip
+    differ = sorted({label for number, (label, _, _) in enumerate(calls)
+                     if "before" in running and digests["before"][number] != digests["after"][number]})  # fmt: skip
     return {
         "tree": str(tree),
         "files": files,
+        "same_bytes": None if "before" not in running else not differ,
+        "differ": differ,
         "tools": summary(calls, per_call["after"], errors["after"]),
         **({"before": summary(calls, per_call["before"], errors["before"])} if "before" in running else {}),
         "rg": compare,
@@ -276,6 +284,8 @@ def main() -> int:
     for result in results:
         print(f"\n### {result['tree']} ({result['files']:,} files)\n")
         if "before" in result:
+            same = "yes" if result["same_bytes"] else f"NO ({', '.join(result['differ'])})"
+            print(f"Every answer (text and structured result) the same bytes before and after: {same}\n")
             print("| call | calls | before p50 ms | after p50 ms | before p99 ms | after p99 ms"
                   " | isError before/after |")  # fmt: skip
             print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")

@@ -544,3 +544,24 @@ def test_impact_matrix_cut_says_at_least_and_the_page_past_it_shows_the_whole_ta
     listed = [(d.level, d.path) for page in cut for d in page.result.dependents]
     expected = [(d.level, d.path) for page in whole for d in page.result.dependents]
     assert len(listed) == len(set(listed)) == 80 and sorted(listed) == sorted(expected)
+
+
+def test_link_edges_are_found_as_when_every_route_and_call_is_loaded(view: View, monkeypatch) -> None:
+    """The first hop reads every route and call only when a route or a produced topic may be the
+    target's (``_may_link``): for every file and folder of the fixture, the link edges found are
+    those found by loading them all, and the fixture has targets of both kinds."""
+    from mesh.index.query import _graph
+
+    paths = [path for (path,) in view.db.execute("SELECT path FROM files ORDER BY path")]
+    folders = sorted({path.rsplit("/", 1)[0] for path in paths if "/" in path})
+    targets = [_graph.resolve_target(view.db, path, path) for path in paths + folders]
+    decided: list[bool] = []
+    may_link = _graph._may_link
+    with monkeypatch.context() as patch:
+        patch.setattr(_graph, "_may_link", lambda *args: decided.append(may_link(*args)) or decided[-1])
+        quick = [_graph._link_hits(view.db, [target]) for target in targets]
+    with monkeypatch.context() as patch:
+        patch.setattr(_graph, "_may_link", lambda *args: True)
+        loaded = [_graph._link_hits(view.db, [target]) for target in targets]
+    assert quick == loaded
+    assert sum(map(bool, loaded)) >= 3 and decided.count(False) >= len(targets) // 2

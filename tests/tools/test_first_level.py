@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator
 
+import attrs
 import pytest
 
 from mesh.index import Index
@@ -222,3 +223,51 @@ def test_impact_matrix_of_a_hub_read_a_page_at_a_time_is_the_bounded_walks(
     assert [page.result for page in paged] == [page.result for page in walked]
     assert paged[0].result.verdict.at_least and any(row.tests for row in paged[0].result.rows)
     assert windows[0] is not None and windows[0].first == 0
+
+
+def test_a_hubs_counts_are_kept_for_its_next_page_of_the_same_snapshot_only_INV_TOOL_13(
+    tmp_path, monkeypatch
+) -> None:
+    """INV-TOOL-13: the counts of a hub's first level are read once per snapshot (the next page, or
+    the same call again, reads only its page), and never answer for another snapshot: after an edit
+    that adds an importer, the next call counts again and shows it, as a walk would."""
+    from mesh.index.query import _graph
+
+    counted: list = []
+    count_level = _graph._count_level
+
+    def spy(*args, **kwargs):
+        counted.append(args[1])
+        return count_level(*args, **kwargs)
+
+    monkeypatch.setattr(_graph, "_count_level", spy)
+    root = tmp_path / "ws"
+    for path, text in _files().items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text)
+    index = Index(root, tmp_path / "cache", workers=1)
+    try:
+        index.refresh()
+        with view_of(index) as view:
+            target, whole = _whole(view, "core/lib.py")
+            pages = [
+                first_level_page(view.db, [target], 2, budget=BUDGET, offset=offset, size=4) for offset in (0, 4, 0)
+            ]
+        assert len(counted) == 1
+        assert [page.dependents for page in pages] == [whole.dependents[:4], whole.dependents[4:8], whole.dependents[:4]]
+        assert pages[0].window == attrs.evolve(pages[1].window, first=0)  # the same counts for every page
+        with view_of(index) as view:  # another snapshot of the same generation: still the kept counts
+            assert first_level_page(view.db, [target], 2, budget=BUDGET, offset=0, size=4) == pages[0]
+        assert len(counted) == 1
+        (root / "alpha/mods/m_new.py").write_text("from core.lib import thing\n")
+        index.refresh(changed=["alpha/mods/m_new.py"])
+        with view_of(index) as view:
+            target, whole = _whole(view, "core/lib.py")
+            fresh = first_level_page(view.db, [target], 2, budget=BUDGET, offset=0, size=4)
+        assert len(counted) == 2
+        assert fresh.window.total == pages[0].window.total + 1 == len(whole.dependents)
+        assert dict((s, n) for s, n, _ in fresh.window.services)["alpha"] == IMPORTERS["alpha"] + 1
+        assert fresh.dependents == whole.dependents[:4]
+    finally:
+        index.close()
+

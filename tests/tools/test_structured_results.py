@@ -18,6 +18,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
+import attr
 import attrs
 import jsonschema
 import orjson
@@ -33,7 +34,8 @@ from mesh.index.build._live import StaticIndex
 from mesh.protocol import ServerSession, SessionClosed, SessionConfig, ToolCallRequested, Wait
 from mesh.render._paging import call_text, code, footer_of
 from mesh.tools import Registry, Tool, ToolError, ToolOutput, builtin_registry, describe
-from mesh.tools._args import as_json, output_schema_of
+from mesh.tools._registry import CallContext
+from mesh.tools._args import as_json, output_schema_of, parse_args
 
 from . import test_dependents, test_doc_sections, test_endpoint_trace, test_grpc_trace, test_impact, test_smart_search
 from . import test_navigation_tools
@@ -245,6 +247,52 @@ def test_a_tool_that_declares_a_result_and_answers_without_it_crashes(answer: An
 
 
 # -- the built-in tools on the fixture ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "arguments"), [case for case in CASES if not case[1].get("target", "").startswith("Unknown")],
+    ids=[f"{name}-{i}" for i, (name, arguments) in enumerate(CASES)
+         if not arguments.get("target", "").startswith("Unknown")],
+)  # fmt: skip
+def test_as_json_is_what_attrs_asdict_gives_on_every_answer(
+    registry: Registry, name: str, arguments: dict[str, Any]
+) -> None:
+    """``as_json`` (on every successful call's path) builds the very object ``attr.asdict`` does,
+    containers' types included, on every kind of answer of the fixture."""
+    tool = next(tool for tool in registry if tool.name == name)
+    args, meta = parse_args(tool.args, arguments)
+    output = tool.run(args, CallContext(FIXTURE, meta))
+    assert isinstance(output, ToolOutput) and attrs.has(type(output.structured)), output
+    expected = attr.asdict(output.structured, retain_collection_types=False)
+    assert as_json(output.structured) == expected
+    assert orjson.dumps(as_json(output.structured), option=orjson.OPT_SORT_KEYS) == orjson.dumps(
+        expected, option=orjson.OPT_SORT_KEYS
+    )
+
+
+def test_as_json_turns_every_container_as_attrs_asdict_does() -> None:
+    @attrs.frozen
+    class Leaf:
+        name: str
+        tags: frozenset[str]
+
+    @attrs.frozen
+    class Tree:
+        leaves: tuple[Leaf, ...]
+        by_name: dict[str, Any]
+        numbers: list[int]
+        nothing: None = None
+
+    value = Tree(
+        (Leaf("a", frozenset({"x"})), Leaf("b", frozenset())),
+        {"a": (1, [Leaf("c", frozenset({"y"}))]), "b": {"nested": (True, 1.5)}},
+        [1, 2],
+    )
+    expected = attr.asdict(value, retain_collection_types=False)
+    assert as_json(value) == expected
+    assert expected["by_name"]["a"] == [1, [{"name": "c", "tags": ["y"]}]]
+    with pytest.raises(TypeError):
+        as_json({"not": "attrs"})
 
 
 def _call(registry: Registry, name: str, arguments: Mapping[str, Any]) -> ToolOutput:
