@@ -37,6 +37,7 @@ import sys
 import tempfile
 import time
 import zlib
+from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
@@ -57,16 +58,20 @@ _TEXT_SCHEMA = (
 )
 
 
-def _parse_share(args: tuple[str, list[str]]) -> tuple[int, int, int]:
-    """Read and parse one worker's files: (files read, bytes read, files parsed)."""
-    root, paths = args
-    read = size = parsed = 0
+def _read(root: str, paths: list[str]) -> Iterator[tuple[str, bytes]]:
+    """(path, bytes) of each of ``paths`` that can be read."""
     for path in paths:
         try:
             with open(os.path.join(root, path), "rb") as handle:
-                data = handle.read()
+                yield path, handle.read()
         except OSError:
             continue
+
+
+def _parse_share(args: tuple[str, list[str]]) -> tuple[int, int, int]:
+    """Read and parse one worker's files: (files read, bytes read, files parsed)."""
+    read = size = parsed = 0
+    for path, data in _read(*args):
         read += 1
         size += len(data)
         language = language_of(path)
@@ -83,14 +88,8 @@ def _cpu(who: int) -> float:
 
 def _text_batch(args: tuple[str, list[str]]) -> list[tuple[str, bytes]]:
     """Read, parse and prepare one batch: each file's folded text and its compressed bytes."""
-    root, paths = args
     out = []
-    for path in paths:
-        try:
-            with open(os.path.join(root, path), "rb") as handle:
-                data = handle.read()
-        except OSError:
-            continue
+    for path, data in _read(*args):
         if b"\0" in data[:8192]:
             continue  # binary: the index stores no text of it either
         language = language_of(path)
