@@ -139,6 +139,8 @@ def _compile_queries(language: str) -> None:
     folder = resources.files(__name__).joinpath("queries", _navigation.shared_queries(language))
     parts = sorted(entry.name[: -len(".scm")] for entry in folder.iterdir() if entry.name.endswith(".scm"))
     for part in parts:
+        if part == "references":
+            continue  # compiled just above, with the directives' patterns, as one query (``_combined``)
         with contextlib.suppress(Exception):  # an extractor that cannot use it says so when it runs
             _common.query(language, _navigation.query_text(language, part))
 
