@@ -10,7 +10,8 @@ its own copy of the index; the other is this checkout) that opens its ``index.db
 answers tool calls sent over a pipe by calling the tool in process: no server, no refresh, nothing
 written. The calls (the first page of ``dependents`` of the ``--targets`` most imported files, at
 depth 1 and 2, a page further on, and ``impact_matrix`` of the two most imported) go to both sides
-in turn, one call each, so both see the same machine at the same time. Printed: the p50 and p99
+in turn, one call each, so both see the same machine at the same time. ``--globs`` adds a ``files``
+call per pattern (``--targets 0`` leaves out the hubs). Printed: the p50 and p99
 of each call on each side, and whether both answered the same bytes. Results are written to
 bench/results/hub-<stamp>.json.
 """
@@ -34,12 +35,12 @@ WORKER = r"""
 import hashlib, json, sqlite3, sys, time
 from pathlib import Path
 from mesh.tools import parse_args
-from mesh.tools import _dependents, _impact
+from mesh.tools import _dependents, _files, _impact
 from mesh.tools._registry import ToolError
 from mesh.tools._view import View
 db = sqlite3.connect(f"file:{sys.argv[1]}?mode=ro", uri=True, check_same_thread=False)
 view = View(db, Path(sys.argv[2]))
-tools = {"dependents": _dependents, "impact_matrix": _impact}
+tools = {"dependents": _dependents, "impact_matrix": _impact, "files": _files}
 for line in sys.stdin:
     call = json.loads(line)
     tool = tools[call["tool"]]
@@ -74,14 +75,16 @@ class Side:
         self.process.wait(30)
 
 
-def calls_for(db: Path, targets: int) -> list[tuple[str, str, dict]]:
+def calls_for(db: Path, targets: int, globs: list[str] = ()) -> list[tuple[str, str, dict]]:
+    calls = [(f"files `{glob}`", "files", {"pattern": glob}) for glob in globs]
+    if not targets:
+        return calls
     connection = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
     imported = [row[0] for row in connection.execute(
         "SELECT target_path FROM imports WHERE target_path IS NOT NULL GROUP BY target_path"
         " ORDER BY count(*) DESC, 1 LIMIT ?", (targets,),
     )]  # fmt: skip
     connection.close()
-    calls = []
     for path in imported:
         calls.append((f"dependents `{path}`", "dependents", {"target": path}))
     for path in imported[:2]:
@@ -99,9 +102,10 @@ def main() -> int:
     parser.add_argument("--baseline", type=Path, required=True, help="the checkout to time side by side (before)")
     parser.add_argument("--baseline-cache", type=Path, required=True, help="the folder holding its index.db")
     parser.add_argument("--rounds", type=int, default=15)
-    parser.add_argument("--targets", type=int, default=5)
+    parser.add_argument("--targets", type=int, default=5, help="how many hubs (0: none)")
+    parser.add_argument("--globs", default="", help="comma-separated patterns: a `files` call each, first")
     args = parser.parse_args()
-    calls = calls_for(args.cache / "index.db", args.targets)
+    calls = calls_for(args.cache / "index.db", args.targets, [glob for glob in args.globs.split(",") if glob])
     sides = {
         "before": Side(args.baseline.resolve(), (args.baseline_cache / "index.db").resolve(), args.tree.resolve()),
         "after": Side(ROOT, (args.cache / "index.db").resolve(), args.tree.resolve()),

@@ -452,16 +452,25 @@ def compose_files(
     head = f"## Files matching {code(pattern)}\n\n{len(rows) - skipped} indexed"
     head += f", {skipped} left out of the index" if skipped else ""
     head += ".\n\n"
-    items = [_file_item(row) for row in rows]
-    count, _ = _fits(items[offset:], len(head.encode()), page_bytes or PAGE_BYTES)
+    # rendered only as far as the page goes: a glob of every file lists a page, not the workspace
+    items: list[str] = []
+    taken, used, limit = 0, len(head.encode()), page_bytes or PAGE_BYTES
+    for row in islice(rows, offset, None):
+        item = _file_item(row)
+        size = len(item.encode())
+        if items and used + taken + size > limit:
+            break
+        items.append(item)
+        taken += size
+    count = len(items)
     end = offset + count
-    paging = Paging(shown=count, total=len(items), noun="files", next_cursor=str(end) if end < len(items) else None,
+    paging = Paging(shown=count, total=len(rows), noun="files", next_cursor=str(end) if end < len(rows) else None,
                     first=offset)  # fmt: skip
     page = page_of(paging, tool=tool, arguments=arguments, paths=[row.path for row in rows])
     result = FilesResult(pattern, len(rows), skipped, list(rows[offset:end]), page)
     if not rows:
         return Rendered(head + "No path matches.\n", result)
-    return Rendered(_finish(head, items[offset:end], page), result)
+    return Rendered(_finish(head, items, page), result)
 
 
 def _file_item(row: FileRow) -> str:
