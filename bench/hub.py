@@ -11,7 +11,8 @@ answers tool calls sent over a pipe by calling the tool in process: no server, n
 written. The calls (the first page of ``dependents`` of the ``--targets`` most imported files, at
 depth 1 and 2, a page further on, and ``impact_matrix`` of the two most imported) go to both sides
 in turn, one call each, so both see the same machine at the same time. ``--globs`` adds a ``files``
-call per pattern (``--targets 0`` leaves out the hubs). Printed: the p50 and p99
+call per pattern (``--targets 0`` leaves out the hubs); ``--fresh`` makes every call the first of a
+new snapshot (the counts a hub's pages share, INV-TOOL-13, forgotten before it). Printed: the p50 and p99
 of each call on each side, and whether both answered the same bytes. Results are written to
 bench/results/hub-<stamp>.json.
 """
@@ -41,9 +42,12 @@ from mesh.tools._view import View
 db = sqlite3.connect(f"file:{sys.argv[1]}?mode=ro", uri=True, check_same_thread=False)
 view = View(db, Path(sys.argv[2]))
 tools = {"dependents": _dependents, "impact_matrix": _impact, "files": _files}
+from mesh.index.query import _graph
 for line in sys.stdin:
     call = json.loads(line)
     tool = tools[call["tool"]]
+    if call.get("fresh"):  # as the first call of a new snapshot: nothing kept from an earlier call
+        getattr(_graph, "_levels_kept", {}).clear()
     started = time.perf_counter()
     try:
         text, failed = tool.answer(parse_args(tool.Args, call["arguments"])[0], view), False
@@ -55,7 +59,8 @@ for line in sys.stdin:
 
 
 class Side:
-    def __init__(self, checkout: Path, db: Path, tree: Path) -> None:
+    def __init__(self, checkout: Path, db: Path, tree: Path, fresh: bool = False) -> None:
+        self.fresh = fresh
         env = {**os.environ, "PYTHONPATH": str(checkout)}
         self.process = subprocess.Popen(
             [sys.executable, "-c", WORKER, str(db), str(tree)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -64,7 +69,7 @@ class Side:
 
     def call(self, tool: str, arguments: dict) -> tuple[float, str, bool]:
         assert self.process.stdin is not None and self.process.stdout is not None
-        self.process.stdin.write(json.dumps({"tool": tool, "arguments": arguments}) + "\n")
+        self.process.stdin.write(json.dumps({"tool": tool, "arguments": arguments, "fresh": self.fresh}) + "\n")
         self.process.stdin.flush()
         elapsed, digest, failed = json.loads(self.process.stdout.readline())
         return elapsed, digest, failed
@@ -103,12 +108,15 @@ def main() -> int:
     parser.add_argument("--baseline-cache", type=Path, required=True, help="the folder holding its index.db")
     parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument("--targets", type=int, default=5, help="how many hubs (0: none)")
+    parser.add_argument("--fresh", action="store_true",
+                        help="every call as a new snapshot's first: a hub's kept counts (INV-TOOL-13) cleared before it")
     parser.add_argument("--globs", default="", help="comma-separated patterns: a `files` call each, first")
     args = parser.parse_args()
     calls = calls_for(args.cache / "index.db", args.targets, [glob for glob in args.globs.split(",") if glob])
     sides = {
-        "before": Side(args.baseline.resolve(), (args.baseline_cache / "index.db").resolve(), args.tree.resolve()),
-        "after": Side(ROOT, (args.cache / "index.db").resolve(), args.tree.resolve()),
+        "before": Side(args.baseline.resolve(), (args.baseline_cache / "index.db").resolve(), args.tree.resolve(),
+                       args.fresh),
+        "after": Side(ROOT, (args.cache / "index.db").resolve(), args.tree.resolve(), args.fresh),
     }
     times: dict[str, list[list[float]]] = {name: [[] for _ in calls] for name in sides}
     digests: dict[str, list[set[str]]] = {name: [set() for _ in calls] for name in sides}
