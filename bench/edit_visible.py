@@ -14,7 +14,9 @@ median and to the largest Python file, each timed until a snapshot defines it) w
 running, after a refresh and, when the checkout has it, ``Index.prepare_edits`` (what a server does
 once its first refresh is done). The index is refreshed again at the end: the file's bytes are
 back, so is the index. One JSON line per run on stdout: the first edit, the median of all, and the
-median of all but the first, per file.
+median of all but the first, per file. ``--adds N`` also writes a new file beside the median one N
+times (timed until a snapshot defines it) and removes it (timed until the index no longer lists it);
+``--only-adds`` skips the edits.
 """
 
 from __future__ import annotations
@@ -36,6 +38,8 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--work", type=Path, required=True, help="bench/scale.py's --work")
     parser.add_argument("--edits", type=int, default=10)
+    parser.add_argument("--adds", type=int, default=0, help="also add and remove a new file this many times")
+    parser.add_argument("--only-adds", action="store_true", help="no edits of existing files")
     args = parser.parse_args()
     sys.path.insert(0, str(args.checkout.resolve()))
     sys.path.insert(1, str(BENCH))
@@ -58,12 +62,18 @@ def main() -> int:
         if hasattr(index, "prepare_edits"):
             index.prepare_edits()
         out["prepare_s"] = time.perf_counter() - started
-        for pick in ("median", "largest"):
+        for pick in () if args.only_adds else ("median", "largest"):
             latencies, path, size = bench_index.timed_edits(index, tree, args.edits, pick, limit_s=120)
             out[pick] = {
                 "file": path, "bytes": size, "first_ms": latencies[0] * 1000,
                 "p50_ms": statistics.median(latencies) * 1000, "p50_after_first_ms": statistics.median(latencies[1:]) * 1000,
             }  # fmt: skip
+        if args.adds and hasattr(bench_index, "timed_adds"):
+            shown, gone, folder = bench_index.timed_adds(index, tree, args.adds, limit_s=120)
+            out["added"] = {"folder": folder, "p50_ms": statistics.median(shown) * 1000,
+                            "first_ms": shown[0] * 1000, "max_ms": max(shown) * 1000}  # fmt: skip
+            out["removed"] = {"p50_ms": statistics.median(gone) * 1000, "first_ms": gone[0] * 1000,
+                              "max_ms": max(gone) * 1000}  # fmt: skip
         index.refresh()
     finally:
         index.close()

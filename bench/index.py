@@ -134,6 +134,51 @@ def timed_edits(index, root: Path, edits: int, pick: str, *, limit_s: float) -> 
     return latencies, str(victim.relative_to(root)), len(original)
 
 
+def timed_adds(index, root: Path, adds: int, *, limit_s: float) -> tuple[list[float], list[float], str]:
+    """A new Python file (defining a marker function) written ``adds`` times beside the median Python
+    file, each timed until a snapshot defines the marker, then removed and timed until the index no
+    longer lists it, with the watcher running. (times to visible, times to gone, the folder)."""
+    from mesh.index import Watcher
+
+    with index.store.snapshot() as db:
+        held = [path for (path,) in db.execute(
+            "SELECT path FROM files WHERE language = 'python' AND error = '' ORDER BY size, path")]  # fmt: skip
+    folder = (root / held[len(held) // 2]).parent
+    watcher = Watcher(index, reconcile_s=3600)
+    watcher.start()
+    time.sleep(0.5)
+    shown, gone = [], []
+
+    def wait(sql: str, params: tuple, present: bool, started: float) -> float:
+        while True:
+            with index.store.snapshot() as db:
+                if bool(db.execute(sql, params).fetchone()) == present:
+                    return time.perf_counter() - started
+            if time.perf_counter() - started > limit_s:
+                raise RuntimeError("an added or removed file never reached the index")
+            time.sleep(0.005)
+
+    try:
+        for number in range(adds):
+            marker = f"mesh_bench_added_{number}"
+            added = folder / f"{marker}.py"
+            started = time.perf_counter()
+            added.write_text(f"def {marker}():\n    pass\n")
+            shown.append(wait("SELECT 1 FROM defs WHERE name = ? COLLATE NOCASE AND name = ?", (marker, marker),
+                              True, started))  # fmt: skip
+            time.sleep(0.2)
+            started = time.perf_counter()
+            added.unlink()
+            relative = str(added.relative_to(root))
+            gone.append(wait("SELECT 1 FROM files WHERE path = ?", (relative,), False, started))
+            time.sleep(0.2)
+    finally:
+        watcher.stop()
+        for number in range(adds):
+            (folder / f"mesh_bench_added_{number}.py").unlink(missing_ok=True)
+    return shown, gone, str(folder.relative_to(root))
+
+
 def walk_vs_rg(tree: Path, rounds: int) -> tuple[float, float, int, int]:
     sys.path.insert(0, str(ROOT))
     from mesh.index import walk

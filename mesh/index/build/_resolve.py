@@ -32,6 +32,7 @@ INV-INDEX-11): then the derived facts of the rest of the workspace stand as they
 
 from __future__ import annotations
 
+import bisect
 import json
 import logging
 import posixpath
@@ -74,8 +75,8 @@ def resolve(
     """Recompute derived keys and import targets in the open transaction of ``db``.
 
     Returns the file tables it resolved against; pass them back as ``known`` to a later call whose
-    changes neither add nor remove files nor touch a ``.proto`` (the common case of a saved edit),
-    which then skips rebuilding them.
+    changes touch no ``.proto``, project config or manifest (the common case of a saved edit), which
+    then skips rebuilding them: files added or gone update them (:meth:`_Files.change`).
 
     With ``written`` (the file ids just written), only what those changes can affect is redone:
     their own imports, imports that pointed at a ``gone`` path, and imports whose module names an
@@ -115,7 +116,12 @@ def resolve(
     paths = [path for (path,) in db.execute("SELECT path FROM files WHERE id IN (SELECT file_id FROM touched)")]
     paths += [*gone, *added]
     reshaped = any(_reshapes_imports(path, known) for path in paths)
-    files = known if known is not None and not gone and not added and not reshaped else _Files(db)
+    if known is not None and not reshaped:  # files come or go: the tables follow them (INV-INDEX-11)
+        if gone or added:
+            known.change(db, added, gone)
+        files = known
+    else:
+        files = _Files(db)
     if reshaped or any(_reshapes_imports(path, files) for path in paths):
         where = ""
     elif not gone and not added and not reached_before and not reaches_workspace(db, written):
@@ -680,27 +686,25 @@ class _Files:
         for path, service, language in db.execute("SELECT path, service, language FROM files"):
             self.service[path] = service
             self.language[path] = language
-        #: a folder (a Go package, a Java wildcard import) -> the service of its first file
-        self.folder_service: dict[str, str] = {}
-        for path in sorted(self.service):
-            self.folder_service.setdefault(posixpath.dirname(path), self.service[path])
-        self.folders = set(self.folder_service)
-        #: folders holding Go source (a generated package whose .pb.go files were skipped holds none)
-        self.go_folders = {posixpath.dirname(path) for path, language in self.language.items() if language == "go"}
+        #: a folder -> its own files (not its subfolders'), sorted
+        self.in_folder: dict[str, list[str]] = defaultdict(list)
         #: the last one and the last two parts of a path -> the paths ending so, sorted: every suffix
         #: is found through them (not each suffix a key: that was most of a daemon's memory)
         self.by_tail: dict[str, list[str]] = defaultdict(list)
         for path in sorted(self.service):
-            name = path.rpartition("/")[2]
-            self.by_tail[name].append(path)
-            folder = path[: len(path) - len(name) - 1]
-            if folder:
-                self.by_tail[folder.rpartition("/")[2] + "/" + name].append(path)
+            self.in_folder[posixpath.dirname(path)].append(path)
+            for tail in _tails(path):
+                self.by_tail[tail].append(path)
+        #: a folder (a Go package, a Java wildcard import) -> the service of its first file
+        self.folder_service = {folder: self.service[paths[0]] for folder, paths in self.in_folder.items()}
+        self.folders = set(self.folder_service)
+        #: folders holding Go source (a generated package whose .pb.go files were skipped holds none)
+        self.go_folders = {posixpath.dirname(path) for path, language in self.language.items() if language == "go"}
+        #: every trailing run of a folder's parts -> the folders ending so, sorted
         self.folder_suffix: dict[str, list[str]] = defaultdict(list)
         for folder in sorted(self.folders):
-            parts = folder.split("/") if folder else []
-            for start in range(len(parts)):
-                self.folder_suffix["/".join(parts[start:])].append(folder)
+            for suffix in _folder_suffixes(folder):
+                self.folder_suffix[suffix].append(folder)
         self.packages = _declared_packages(db)
         #: proto package (as dotted parts) -> the proto files declaring it
         self.proto_packages: dict[tuple[str, ...], list[str]] = defaultdict(list)
@@ -716,6 +720,56 @@ class _Files:
                 self.proto_packages[tuple(package.split("."))].append(path)
         self.generated = _Generated(db, self.proto_package)
         self.ecmascript = _EcmaScript(db, self)
+
+    def change(self, db: sqlite3.Connection, added: Iterable[str], gone: Iterable[str]) -> None:
+        """Bring the path tables in step with files added and gone (``db`` already holds them), as a
+        new :class:`_Files` would read them, at the cost of those files, not of the workspace.
+
+        Only for files that reshape nothing (:func:`_reshapes_imports`: no ``.proto``, project
+        config or manifest): the package, proto and project tables stand as they are."""
+        touched: set[str] = set()
+        for path in sorted(set(gone)):
+            if self.service.pop(path, None) is None:
+                continue
+            del self.language[path]
+            folder = posixpath.dirname(path)
+            touched.add(folder)
+            _drop(self.in_folder, folder, path)
+            for tail in _tails(path):
+                _drop(self.by_tail, tail, path)
+        rows = [db.execute("SELECT path, service, language FROM files WHERE path = ?", (path,)).fetchone()
+                for path in sorted(set(added))]  # fmt: skip
+        for path, service, language in filter(None, rows):
+            if path in self.service:  # written again: its service or language may be new
+                self.service[path] = service
+                self.language[path] = language
+                touched.add(posixpath.dirname(path))
+                continue
+            self.service[path] = service
+            self.language[path] = language
+            folder = posixpath.dirname(path)
+            touched.add(folder)
+            bisect.insort(self.in_folder[folder], path)
+            for tail in _tails(path):
+                bisect.insort(self.by_tail[tail], path)
+        for folder in sorted(touched):
+            paths = self.in_folder.get(folder)
+            if paths:
+                self.folder_service[folder] = self.service[paths[0]]
+                if any(self.language[path] == "go" for path in paths):
+                    self.go_folders.add(folder)
+                else:
+                    self.go_folders.discard(folder)
+                if folder not in self.folders:
+                    self.folders.add(folder)
+                    for suffix in _folder_suffixes(folder):
+                        bisect.insort(self.folder_suffix[suffix], folder)
+            elif folder in self.folders:
+                del self.folder_service[folder]
+                self.folders.discard(folder)
+                self.go_folders.discard(folder)
+                for suffix in _folder_suffixes(folder):
+                    _drop(self.folder_suffix, suffix, folder)
 
     def best(self, candidates: list[str], importer: str) -> str | None:
         if not candidates:
@@ -757,6 +811,31 @@ class _Files:
         if suffix in self.folders:
             return suffix
         return self.best(self.folder_suffix.get(suffix, []), importer)
+
+
+def _tails(path: str) -> tuple[str, ...]:
+    """The keys of ``path`` in :attr:`_Files.by_tail`: its name, and its folder's name with it."""
+    name = path.rpartition("/")[2]
+    folder = path[: len(path) - len(name) - 1]
+    return (name, folder.rpartition("/")[2] + "/" + name) if folder else (name,)
+
+
+def _folder_suffixes(folder: str) -> list[str]:
+    """The keys of ``folder`` in :attr:`_Files.folder_suffix`: every trailing run of its parts."""
+    parts = folder.split("/") if folder else []
+    return ["/".join(parts[start:]) for start in range(len(parts))]
+
+
+def _drop(table: dict[str, list[str]], key: str, value: str) -> None:
+    """Remove ``value`` from the sorted list at ``key``, and the key with its last value."""
+    values = table.get(key)
+    if values is None:
+        return
+    at = bisect.bisect_left(values, value)
+    if at < len(values) and values[at] == value:
+        del values[at]
+    if not values:
+        del table[key]
 
 
 def _declared_packages(db: sqlite3.Connection) -> dict[tuple[str, str], str]:
