@@ -33,6 +33,7 @@ INV-INDEX-11): then the derived facts of the rest of the workspace stand as they
 from __future__ import annotations
 
 import bisect
+import hashlib
 import json
 import logging
 import posixpath
@@ -52,7 +53,7 @@ from ..parse._heritage import Heritage, heritage
 from ..store._trigrams import indexed, trigrams
 from ._links import resolve_links
 
-__all__ = ["file_tables", "reaches_workspace", "resolve"]
+__all__ = ["REACHES", "file_tables", "reaches", "reaches_workspace", "resolve"]
 
 log = logging.getLogger("mesh.index")
 
@@ -70,7 +71,7 @@ def resolve(
     gone: list[str] = (),
     added: list[str] = (),
     known: _Files | None = None,
-    reached_before: bool = True,
+    reached_before: bool | frozenset[str] = True,
 ) -> _Files:
     """Recompute derived keys and import targets in the open transaction of ``db``.
 
@@ -124,40 +125,75 @@ def resolve(
         files = _Files(db)
     if reshaped or any(_reshapes_imports(path, files) for path in paths):
         where = ""
-    elif not gone and not added and not reached_before and not reaches_workspace(db, written):
-        _resolve_imports(db, files, where)
-        return files
-    methods = _resolve_grpc(db)
+        parts = REACHES
+    elif gone or added:
+        parts = REACHES
+    else:  # an edit of existing files: only the passes they reach, as they were or as they are
+        parts = _parts(reached_before) | reaches(db, written)
+    methods = _resolve_grpc(db) if "grpc" in parts else {}
     _resolve_imports(db, files, where)
-    _Derivation(db, methods).run()  # after the imports: it follows them
-    _links(db, files)
+    if "grpc" in parts:
+        _Derivation(db, methods).run()  # after the imports: it follows them
+    if "links" in parts:
+        _links(db, files)
     return files
 
 
-#: The tables of facts that whole-workspace resolution reads or writes besides imports and definitions.
-_WORKSPACE_FACTS: Final = ("grpc", "http_routes", "http_calls", "messages", "constants", "settings")
+def _parts(reached: bool | frozenset[str]) -> frozenset[str]:
+    """The whole-workspace passes a ``reached_before`` names (``True``: both, ``False``: none)."""
+    if isinstance(reached, bool):
+        return REACHES if reached else frozenset()
+    return frozenset(reached)
+
+
+#: The whole-workspace passes an edit may reach: the gRPC derivation (with the keying of every gRPC
+#: fact) and the links.
+REACHES: Final = frozenset({"grpc", "links"})
+#: The tables of facts whose rows the links read besides the files and the workspace's wiring.
+_LINK_FACTS: Final = ("http_routes", "http_calls", "messages", "constants", "settings")
 
 
 def reaches_workspace(db: sqlite3.Connection, file_ids: Iterable[int]) -> bool:
-    """Whether a change to these files can change a derived gRPC fact or a resolved link elsewhere.
+    """Whether a change to these files can change a derived gRPC fact or a resolved link elsewhere
+    (:func:`reaches` names which)."""
+    return bool(reaches(db, file_ids))
 
-    So it can when one of them holds a gRPC fact (extracted or derived) or a link fact, or is in reach
-    of a server type (:class:`_Derivation`): a subclass candidate of one of its language family (its
-    text holds every trigram of the type's name, as :meth:`_Derivation.candidates` asks; a Go
-    method's receiver and a C# partial class's part name the type too), or a file that a file
-    registering a service imports (Node handlers defined there). Asked of an edit's files before
-    they are written and after: when neither reaches, the facts derived from the rest of the
-    workspace stand (INV-INDEX-11). A superset of what can matter: a file wrongly said to reach
-    costs a whole resolve, never a stale fact."""
+
+def reaches(db: sqlite3.Connection, file_ids: Iterable[int]) -> frozenset[str]:
+    """Which whole-workspace passes a change to these files can change the outcome of: ``grpc``
+    (the derived gRPC facts) and ``links`` (the resolved links); none for a quiet edit.
+
+    The links read no gRPC fact, definition, import row or text, only the link facts (routes,
+    calls, messages, constants, settings), the files' paths and services and the workspace's wiring:
+    a file reaches them when it holds a link fact. The derivation reads no link fact: a file reaches
+    it when it holds a gRPC fact (extracted or derived), or is in reach of a server type
+    (:class:`_Derivation`): a subclass candidate of one of its language family (its text holds every
+    trigram of the type's name, as :meth:`_Derivation.candidates` asks; a Go method's receiver and a
+    C# partial class's part name the type too), or a file that a file registering a service imports
+    (Node handlers defined there). Asked of an edit's files before they are written and after: a
+    pass that neither reaches is not run, and what it derived from the rest of the workspace stands
+    (INV-INDEX-11). A superset of what can matter: a file wrongly said to reach costs that pass over
+    the whole workspace, never a stale fact."""
     ids = sorted(set(file_ids))
     if not ids:
-        return False
+        return frozenset()
     db.execute("CREATE TEMP TABLE IF NOT EXISTS reach(file_id INTEGER PRIMARY KEY)")
     db.execute("DELETE FROM reach")
     db.executemany("INSERT INTO reach VALUES (?)", [(file_id,) for file_id in ids])
-    for table in _WORKSPACE_FACTS:
+    found = set()
+    for table in _LINK_FACTS:
         if db.execute(f"SELECT 1 FROM {table} WHERE file_id IN (SELECT file_id FROM reach) LIMIT 1").fetchone():
-            return True
+            found.add("links")
+            break
+    if _reaches_grpc(db):
+        found.add("grpc")
+    return frozenset(found)
+
+
+def _reaches_grpc(db: sqlite3.Connection) -> bool:
+    """Whether a file of the temporary table ``reach`` is in reach of the gRPC derivation."""
+    if db.execute("SELECT 1 FROM grpc WHERE file_id IN (SELECT file_id FROM reach) LIMIT 1").fetchone():
+        return True
     if db.execute(
         "SELECT 1 FROM imports i JOIN files f ON f.path = i.target_path WHERE f.id IN (SELECT file_id FROM reach)"
         " AND EXISTS (SELECT 1 FROM grpc g WHERE g.file_id = i.file_id AND g.role = 'server') LIMIT 1"
@@ -414,7 +450,7 @@ class _Derivation:
             " ORDER BY f.path"
         ).fetchall():
             try:
-                found = imported_handlers(language, zlib.decompress(data))
+                found = _parsed(imported_handlers, language, data)
             except (zlib.error, ValueError):
                 continue
             for item in found:
@@ -603,7 +639,7 @@ class _Derivation:
             found = ()
             if row is not None:
                 try:
-                    found = heritage(language, zlib.decompress(row[0]))
+                    found = _parsed(heritage, language, row[0])
                 except (zlib.error, ValueError):
                     found = ()
             self.heritages[file_id] = found
@@ -659,6 +695,27 @@ class _Derivation:
             return "", 0
         container, line = row
         return (f"{container}.{heritage.name}" if container else heritage.name), line
+
+
+#: Parses of stored text that each run of the derivation asks again (a candidate's heritage, a
+#: registration's imported handlers), by parser, language and digest of the stored bytes: a pure
+#: function of those, kept across refreshes so that a loud edit parses again only the text that
+#: changed. Emptied whole when full (what is found never depends on what is kept).
+_PARSED: dict[tuple[str, str, bytes], tuple] = {}
+_PARSED_MAX: Final = 50_000
+
+
+def _parsed(parse, language: str, data: bytes) -> tuple:
+    """``parse(language, text)`` of the compressed stored ``data``, as a tuple, from :data:`_PARSED`
+    when that text was parsed before (raises as the decompression or the parser does)."""
+    key = (parse.__qualname__, language, hashlib.blake2b(data, digest_size=16).digest())
+    found = _PARSED.get(key)
+    if found is None:
+        found = tuple(parse(language, zlib.decompress(data)))
+        if len(_PARSED) >= _PARSED_MAX:
+            _PARSED.clear()
+        _PARSED[key] = found
+    return found
 
 
 def _like_prefix(prefix: str) -> str:
