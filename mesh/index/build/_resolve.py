@@ -445,8 +445,8 @@ class _Derivation:
         superseded = []
         for file_id, path, language, data in self.db.execute(
             "SELECT f.id, f.path, f.language, c.data FROM files f JOIN content c ON c.file_id = f.id"
-            " WHERE f.language IN ('javascript', 'typescript', 'tsx') AND EXISTS (SELECT 1 FROM grpc g"
-            " WHERE g.file_id = f.id AND g.role = 'server' AND g.service_key IS NOT NULL AND g.via = '')"
+            " WHERE f.language IN ('javascript', 'typescript', 'tsx') AND f.id IN (SELECT g.file_id FROM grpc g"
+            " WHERE g.role = 'server' AND g.service_key IS NOT NULL AND g.via = '')"
             " ORDER BY f.path"
         ).fetchall():
             try:
@@ -541,11 +541,14 @@ class _Derivation:
         sql = "SELECT d.file_id, d.line, d.name, d.container FROM defs d"
         if server.language == "go":  # methods of a type live in any file of its package (folder)
             folder = posixpath.dirname(server.path)
+            # the files under the folder, by a range of the paths' index (LIKE would scan every file)
+            low = f"{folder}/" if folder else ""
+            high = f"{folder}0" if folder else "\U0010ffff"  # "0" follows "/"
             rows = self.db.execute(
-                "SELECT d.file_id, d.line, d.name, d.container, f.path FROM defs d JOIN files f ON f.id = d.file_id"
-                " WHERE d.kind = 'method' AND d.container = ? AND f.language = 'go' AND f.path LIKE ? ESCAPE '\\'"
+                "SELECT d.file_id, d.line, d.name, d.container, f.path FROM files f JOIN defs d ON d.file_id = f.id"
+                " WHERE f.path >= ? AND f.path < ? AND f.language = 'go' AND d.kind = 'method' AND d.container = ?"
                 " ORDER BY f.path, d.line",
-                (server.qualname, _like_prefix(f"{folder}/" if folder else "")),
+                (low, high, server.qualname),
             ).fetchall()
             return [row[:4] for row in rows if posixpath.dirname(row[4]) == folder]
         if server.language == "csharp":  # a partial class's parts share its qualified name
@@ -716,11 +719,6 @@ def _parsed(parse, language: str, data: bytes) -> tuple:
             _PARSED.clear()
         _PARSED[key] = found
     return found
-
-
-def _like_prefix(prefix: str) -> str:
-    """A LIKE pattern for the paths starting with ``prefix`` (``%`` and ``_`` escaped)."""
-    return prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
 
 
 # -- imports ------------------------------------------------------------------------------------
