@@ -24,10 +24,17 @@ tied to that ``.proto`` by the options protoc reads (``java_package``, ``java_ou
 ``java_multiple_files``, ``go_package``, ``csharp_namespace``), else by its package: a Go package
 whose ``.pb.go`` files are skipped or not in the workspace still resolves to its ``.proto``.
 Both passes run inside the refresh's transaction. A saved edit re-resolves the edited files'
-imports; a change to a ``.proto``, a project config or a manifest re-resolves every import. The
-gRPC derivation and the links are recomputed over the whole workspace unless the change is a quiet
-edit, whose files reach neither, as they were nor as they are (:func:`reaches_workspace`,
-INV-INDEX-11): then the derived facts of the rest of the workspace stand as they are.
+imports; a change to a ``.proto``, a project config or a manifest re-resolves every import.
+
+What an edit recomputes (INV-INDEX-11): files added or removed, or a ``.proto``, a project config
+or a manifest changed, recompute the gRPC keys, the derivation and the links over the whole
+workspace. An edit of existing files runs only the passes its files reach, as they were or as they
+are (:func:`reaches`): ``grpc`` (the keying of every gRPC fact and the derivation, both over the
+whole workspace: a few hundred gRPC facts, the server types' candidate files found by the text
+index, their heritage parsed again only when their stored text changed, see :data:`_PARSED`) and
+``links`` (over every link fact, reading only the files that hold one). A pass that neither reaches
+stands as it was: the links read no gRPC fact, definition, import row or text; the derivation reads
+no link fact. A quiet edit reaches neither and resolves only its files' imports.
 """
 
 from __future__ import annotations
@@ -82,11 +89,11 @@ def resolve(
     With ``written`` (the file ids just written), only what those changes can affect is redone:
     their own imports, imports that pointed at a ``gone`` path, and imports whose module names an
     ``added`` file's stem or folder (they may now resolve to it, or to it rather than its package).
-    gRPC keys are recomputed with the derived gRPC facts and the links, unless the change is a
-    *quiet edit*: existing files edited, none added or gone, none reaching the rest of the workspace
-    (:func:`reaches_workspace`) before (``reached_before``, asked of their former rows) or after.
-    Then only the edited files' imports are resolved: the work is that of the edit, not of the
-    workspace (INV-INDEX-11).
+    With none added or gone and no import reshaped, only the whole-workspace passes the written
+    files reach (:func:`reaches`) before (``reached_before``: the passes their former rows reached,
+    or ``True`` for both) or after are run: the gRPC keys with the derived gRPC facts, the links.
+    A *quiet edit* reaches neither: only the edited files' imports are resolved, the work is that of
+    the edit, not of the workspace (INV-INDEX-11).
     """
     if written is None:
         methods = _resolve_grpc(db)
