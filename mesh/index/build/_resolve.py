@@ -99,7 +99,7 @@ def resolve(
         methods = _resolve_grpc(db)
         files = _Files(db)
         _resolve_imports(db, files, "")
-        _Derivation(db, methods).run()  # after the imports: it follows them
+        _Derivation(db, methods, files.candidates).run()  # after the imports: it follows them
         _links(db, files)
         return files
     db.execute("CREATE TEMP TABLE IF NOT EXISTS touched(file_id INTEGER PRIMARY KEY)")
@@ -127,9 +127,12 @@ def resolve(
     if known is not None and not reshaped:  # files come or go: the tables follow them (INV-INDEX-11)
         if gone or added:
             known.change(db, added, gone)
+            known.candidates.clear()  # asked again: the derivation runs over the whole workspace
         files = known
     else:
         files = _Files(db)
+    if files is known and not gone and not added:
+        _written_candidates(db, files.candidates, written)
     if reshaped or any(_reshapes_imports(path, files) for path in paths):
         where = ""
         parts = REACHES
@@ -140,10 +143,54 @@ def resolve(
     methods = _resolve_grpc(db) if "grpc" in parts else {}
     _resolve_imports(db, files, where)
     if "grpc" in parts:
-        _Derivation(db, methods).run()  # after the imports: it follows them
+        _Derivation(db, methods, files.candidates).run()  # after the imports: it follows them
     if "links" in parts:
         _links(db, files)
     return files
+
+
+def _written_candidates(db: sqlite3.Connection, kept: dict[tuple[str, str], list[tuple[str, int]]], written: list[int]) -> None:
+    """Bring the kept subclass candidates up to date for the ``written`` files (no file added or
+    removed): each leaves every list (by its path), and joins those whose query it now meets, asked of the text
+    index with the very query of :meth:`_Derivation.candidates` narrowed to it. A list that reaches
+    the cap is dropped (which files the cap keeps is asked again)."""
+    if not kept:
+        return
+    rows = db.execute(
+        f"SELECT id, path, language FROM files WHERE id IN ({', '.join('?' * len(written))}) ORDER BY path",
+        sorted(set(written)),
+    ).fetchall()
+    paths = {path for _, path, _ in rows}  # a written file may have a new id: known by its path
+    for key in sorted(kept):
+        family, name = key
+        found = [entry for entry in kept[key] if entry[0] not in paths]
+        languages = _family_languages(family)
+        match = _match(name)
+        for file_id, path, language in rows:
+            if language not in languages:
+                continue
+            if match is None or db.execute(
+                "SELECT 1 FROM text WHERE text MATCH ? AND rowid = ?", (match, file_id)
+            ).fetchone():
+                found.append((path, file_id))
+        found.sort()
+        if len(found) < _CANDIDATES_MAX:
+            kept[key] = found
+        else:
+            del kept[key]
+
+
+def _family_languages(family: str) -> list[str]:
+    return sorted(language for language, of in LANGUAGE_FAMILY.items() if of == family)
+
+
+def _match(name: str) -> str | None:
+    """The text index query of the files whose text holds every trigram of ``name`` (None: too short
+    to narrow, every file matches)."""
+    grams = sorted(trigrams(indexed(name)))
+    if not grams:
+        return None
+    return " AND ".join('"' + gram.replace('"', '""') + '"' for gram in grams)
 
 
 def _parts(reached: bool | frozenset[str]) -> frozenset[str]:
@@ -380,9 +427,16 @@ class _Derivation:
     the same index derives the same rows.
     """
 
-    def __init__(self, db: sqlite3.Connection, methods: dict[tuple[str, str], dict[str, str]]) -> None:
+    def __init__(
+        self,
+        db: sqlite3.Connection,
+        methods: dict[tuple[str, str], dict[str, str]],
+        kept: dict[tuple[str, str], list[tuple[str, int]]] | None = None,
+    ) -> None:
         self.db = db
         self.methods = methods
+        #: the subclass candidates of each type name asked before (:attr:`_Files.candidates`)
+        self.kept = {} if kept is None else kept
         self.rows: list[tuple] = []
         #: (file_id, role, symbol or line, service_key, method_key) of every fact, to add none twice
         self.known: set[tuple] = set()
@@ -625,22 +679,28 @@ class _Derivation:
         return found
 
     def candidates(self, family: str, name: str) -> list[int]:
-        """Files of the language family whose text names ``name``, by path."""
-        languages = sorted(language for language, of in LANGUAGE_FAMILY.items() if of == family)
-        marks = ", ".join("?" * len(languages))
-        grams = sorted(trigrams(indexed(name)))
-        if grams:
-            match = " AND ".join('"' + gram.replace('"', '""') + '"' for gram in grams)
-            rows = self.db.execute(
-                "SELECT f.id FROM text JOIN files f ON f.id = text.rowid WHERE text MATCH ?"
-                f" AND f.language IN ({marks}) ORDER BY f.path LIMIT ?",
-                (match, *languages, _CANDIDATES_MAX),
-            )
-        else:
-            rows = self.db.execute(
-                f"SELECT id FROM files WHERE language IN ({marks}) ORDER BY path LIMIT ?", (*languages, _CANDIDATES_MAX)
-            )
-        return [file_id for (file_id,) in rows]
+        """Files of the language family whose text names ``name``, by path (kept between refreshes
+        in ``self.kept`` while fewer than the cap)."""
+        found = self.kept.get((family, name))
+        if found is None:
+            languages = _family_languages(family)
+            marks = ", ".join("?" * len(languages))
+            match = _match(name)
+            if match is not None:
+                rows = self.db.execute(
+                    "SELECT f.path, f.id FROM text JOIN files f ON f.id = text.rowid WHERE text MATCH ?"
+                    f" AND f.language IN ({marks}) ORDER BY f.path LIMIT ?",
+                    (match, *languages, _CANDIDATES_MAX),
+                ).fetchall()
+            else:
+                rows = self.db.execute(
+                    f"SELECT path, id FROM files WHERE language IN ({marks}) ORDER BY path LIMIT ?",
+                    (*languages, _CANDIDATES_MAX),
+                ).fetchall()
+            found = [(path, file_id) for path, file_id in rows]
+            if len(found) < _CANDIDATES_MAX:
+                self.kept[family, name] = found
+        return [file_id for _, file_id in found]
 
     def heritage(self, file_id: int, language: str) -> tuple:
         found = self.heritages.get(file_id)
@@ -782,6 +842,10 @@ class _Files:
                 self.proto_packages[tuple(package.split("."))].append(path)
         self.generated = _Generated(db, self.proto_package)
         self.ecmascript = _EcmaScript(db, self)
+        #: (language family, type name) -> [(path, file id)] of its subclass candidates, sorted by path
+        #: (:meth:`_Derivation.candidates`): emptied when a file is added or removed, else brought up
+        #: to date for the files each edit writes (:func:`_written_candidates`)
+        self.candidates: dict[tuple[str, str], list[tuple[str, int]]] = {}
 
     def change(self, db: sqlite3.Connection, added: Iterable[str], gone: Iterable[str]) -> None:
         """Bring the path tables in step with files added and gone (``db`` already holds them), as a
