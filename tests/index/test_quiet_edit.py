@@ -102,8 +102,14 @@ EDITS = [
     # the route the call reaches goes, then comes back
     ("billing/app.py", "from flask import Flask\n\napp = Flask(__name__)\n", LINKS),
     ("billing/app.py", WORKSPACE["billing/app.py"], LINKS),
+    # the base stops being a server type; a plain file subclasses it meanwhile (quiet: no server type
+    # of that name); the base is one again: the plain file's subclass derives from it like the others
+    ("py/app/base.py", CHAINS["py/app/base.py"].replace("(inventory_pb2_grpc.InventoryServicer)", ""), DERIVE),
+    ("py/app/plain.py", "from .base import BaseInventory\n\n\nclass Later(BaseInventory):\n"
+                        "    def Release(self, request, context):\n        return None\n", QUIET),  # fmt: skip
+    ("py/app/base.py", CHAINS["py/app/base.py"], DERIVE),
     ("web/NOTES.md", "# Notes\n\nThe web app, and /orders.\n", QUIET),
-    ("py/app/plain.py", PLAIN, QUIET),
+    ("py/app/plain.py", PLAIN, DERIVE),  # its subclass goes
 ]
 
 

@@ -131,8 +131,6 @@ def resolve(
         files = known
     else:
         files = _Files(db)
-    if files is known and not gone and not added:
-        _written_candidates(db, files.candidates, written)
     if reshaped or any(_reshapes_imports(path, files) for path in paths):
         where = ""
         parts = REACHES
@@ -140,6 +138,11 @@ def resolve(
         parts = REACHES
     else:  # an edit of existing files: only the passes they reach, as they were or as they are
         parts = _parts(reached_before) | reaches(db, written)
+    if files is known and files.candidates:
+        if "grpc" in parts:
+            _written_candidates(db, files.candidates, written)
+        else:  # not a candidate of any server type's name, as they were nor as they are: see below
+            _forget_candidates(files.candidates, _server_names(db))
     methods = _resolve_grpc(db) if "grpc" in parts else {}
     _resolve_imports(db, files, where)
     if "grpc" in parts:
@@ -149,11 +152,13 @@ def resolve(
     return files
 
 
-def _written_candidates(db: sqlite3.Connection, kept: dict[tuple[str, str], list[tuple[str, int]]], written: list[int]) -> None:
+def _written_candidates(
+    db: sqlite3.Connection, kept: dict[tuple[str, str], list[tuple[str, int]]], written: list[int]
+) -> None:
     """Bring the kept subclass candidates up to date for the ``written`` files (no file added or
-    removed): each leaves every list (by its path), and joins those whose query it now meets, asked of the text
-    index with the very query of :meth:`_Derivation.candidates` narrowed to it. A list that reaches
-    the cap is dropped (which files the cap keeps is asked again)."""
+    removed): each leaves every list (by its path), and joins those whose query it now meets, asked
+    of the text index with the very query of :meth:`_Derivation.candidates` narrowed to it. A list
+    that reaches the cap is dropped (which files the cap keeps is asked again)."""
     if not kept:
         return
     rows = db.execute(
@@ -178,6 +183,16 @@ def _written_candidates(db: sqlite3.Connection, kept: dict[tuple[str, str], list
             kept[key] = found
         else:
             del kept[key]
+
+
+def _forget_candidates(kept: dict[tuple[str, str], list[tuple[str, int]]], names: dict[str, set[str]]) -> None:
+    """After an edit that reaches no gRPC pass (:func:`reaches`): its files were and are no candidate
+    of the name of any server type, so those names' lists stand. A kept list of a name that is no
+    server type's now (it was, when asked) may miss such a file: dropped, asked again if the name
+    comes back."""
+    for family, name in sorted(kept):
+        if name not in names.get(family, ()):
+            del kept[family, name]
 
 
 def _family_languages(family: str) -> list[str]:
@@ -253,21 +268,7 @@ def _reaches_grpc(db: sqlite3.Connection) -> bool:
         " AND EXISTS (SELECT 1 FROM grpc g WHERE g.file_id = i.file_id AND g.role = 'server') LIMIT 1"
     ).fetchone():
         return True
-    names: dict[str, set[str]] = defaultdict(set)  # family -> short names of server types
-    marks = ", ".join("?" * len(_TYPE_KINDS))
-    for file_id, symbol, language in db.execute(
-        "SELECT DISTINCT g.file_id, g.symbol, f.language FROM grpc g JOIN files f ON f.id = g.file_id"
-        " WHERE g.role = 'server' AND g.symbol != '' ORDER BY g.file_id, g.symbol"
-    ).fetchall():
-        container, _, name = symbol.rpartition(".")
-        if not db.execute(
-            f"SELECT 1 FROM defs WHERE file_id = ? AND name = ? AND container = ? AND kind IN ({marks}) LIMIT 1",
-            (file_id, name, container, *_TYPE_KINDS),
-        ).fetchone():
-            continue  # a function registering a service (``serve``, ``main``): no type to derive from
-        family = LANGUAGE_FAMILY.get(language)
-        if family is not None:
-            names[family].add(name)
+    names = _server_names(db)
     grams = {family: [(name, trigrams(indexed(name))) for name in sorted(found)] for family, found in names.items()}
     for language, data in db.execute(
         "SELECT f.language, c.data FROM files f LEFT JOIN content c ON c.file_id = f.id"
@@ -288,6 +289,27 @@ def _reaches_grpc(db: sqlite3.Connection) -> bool:
         if any(needed <= held for _, needed in wanted):
             return True
     return False
+
+
+def _server_names(db: sqlite3.Connection) -> dict[str, set[str]]:
+    """Language family -> the short names of its server types (SERVER facts, extracted or derived,
+    on a class or struct): the names whose subclass candidates the derivation asks for."""
+    names: dict[str, set[str]] = defaultdict(set)  # family -> short names of server types
+    marks = ", ".join("?" * len(_TYPE_KINDS))
+    for file_id, symbol, language in db.execute(
+        "SELECT DISTINCT g.file_id, g.symbol, f.language FROM grpc g JOIN files f ON f.id = g.file_id"
+        " WHERE g.role = 'server' AND g.symbol != '' ORDER BY g.file_id, g.symbol"
+    ).fetchall():
+        container, _, name = symbol.rpartition(".")
+        if not db.execute(
+            f"SELECT 1 FROM defs WHERE file_id = ? AND name = ? AND container = ? AND kind IN ({marks}) LIMIT 1",
+            (file_id, name, container, *_TYPE_KINDS),
+        ).fetchone():
+            continue  # a function registering a service (``serve``, ``main``): no type to derive from
+        family = LANGUAGE_FAMILY.get(language)
+        if family is not None:
+            names[family].add(name)
+    return names
 
 
 def file_tables(db: sqlite3.Connection) -> _Files:
