@@ -178,7 +178,8 @@ def test_inv_index_11_the_loud_edits_change_derived_facts(tmp_path: Path) -> Non
             ) + sorted(db.execute("SELECT f.path, r.path, r.line, r.hidden, r.via FROM http_routes r"
                                   " JOIN files f ON f.id = r.file_id")) + sorted(  # fmt: skip
                 db.execute(
-                    "SELECT f.path, c.target, c.target_kind, c.evidence FROM http_calls c JOIN files f ON f.id = c.file_id"
+                    "SELECT f.path, c.target, c.target_kind, c.evidence FROM http_calls c"
+                    " JOIN files f ON f.id = c.file_id"
                 )
             )
 
@@ -209,7 +210,9 @@ _STEP = st.lists(
 )  # fmt: skip
 
 
-@settings(max_examples=6, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=8, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(steps=st.lists(_STEP, min_size=1, max_size=6))
 def test_inv_index_11_random_sequences_of_loud_and_quiet_edits_leave_a_build_from_scratch(
     steps: list[list[tuple[str, int]]],
