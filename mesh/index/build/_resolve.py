@@ -30,8 +30,9 @@ What an edit recomputes (INV-INDEX-11): files added or removed, or a ``.proto``,
 or a manifest changed, recompute the gRPC keys, the derivation and the links over the whole
 workspace. An edit of existing files runs only the passes its files reach, as they were or as they
 are (:func:`reaches`): ``grpc`` (the keying of every gRPC fact and the derivation, both over the
-whole workspace: a few hundred gRPC facts, the server types' candidate files found by the text
-index, their heritage parsed again only when their stored text changed, see :data:`_PARSED`) and
+whole workspace: a few hundred gRPC facts; each server type name's subclass candidates kept between
+refreshes and brought up to date for the written files alone, :attr:`_Files.candidates`; their
+heritage parsed again only when their stored text changed, :data:`_PARSED`) and
 ``links`` (over every link fact, reading only the files that hold one). A pass that neither reaches
 stands as it was: the links read no gRPC fact, definition, import row or text; the derivation reads
 no link fact. A quiet edit reaches neither and resolves only its files' imports.
