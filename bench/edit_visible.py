@@ -17,6 +17,12 @@ back, so is the index. One JSON line per run on stdout: the first edit, the medi
 median of all but the first, per file. ``--adds N`` also writes a new file beside the median one N
 times (timed until a snapshot defines it) and removes it (timed until the index no longer lists it);
 ``--only-adds`` skips the edits.
+
+``--loud`` times, instead of the median and the largest file, *loud* edits (INV-INDEX-11): of the
+first Python file by path holding a gRPC server type (``grpc``), of the first holding an HTTP route
+and no gRPC fact (``http``), and of the median Python file of that server type's folder with the
+type's name added in a comment (``names``: a subclass candidate of it). ``--tree``/``--cache`` name
+a tree and a cache root other than ``bench/scale.py``'s.
 """
 
 from __future__ import annotations
@@ -40,6 +46,9 @@ def main() -> int:
     parser.add_argument("--edits", type=int, default=10)
     parser.add_argument("--adds", type=int, default=0, help="also add and remove a new file this many times")
     parser.add_argument("--only-adds", action="store_true", help="no edits of existing files")
+    parser.add_argument("--loud", action="store_true", help="time loud edits (gRPC, HTTP, a server type's name)")
+    parser.add_argument("--tree", type=Path, help="the tree (default: --work's ws-FILES-sSEED)")
+    parser.add_argument("--cache", type=Path, help="the cache root (default: --work's cache-FILES-sSEED)")
     args = parser.parse_args()
     sys.path.insert(0, str(args.checkout.resolve()))
     sys.path.insert(1, str(BENCH))
@@ -48,8 +57,9 @@ def main() -> int:
     from mesh.index import Index  # noqa: PLC0415  the checkout's
     from mesh.workspace import cache_dir  # noqa: PLC0415
 
-    tree = args.work / f"ws-{args.files}-s{args.seed}"
-    cache = cache_dir(tree, {"MESH_CACHE_DIR": str(args.work / f"cache-{args.files}-s{args.seed}")})
+    tree = args.tree or args.work / f"ws-{args.files}-s{args.seed}"
+    cache_root = args.cache or args.work / f"cache-{args.files}-s{args.seed}"
+    cache = cache_dir(tree, {"MESH_CACHE_DIR": str(cache_root)})
     if not (cache / "index.db").exists():
         parser.error(f"no index in {cache}: run bench/scale.py --sizes {args.files} --work {args.work} first")
     index = Index(tree, cache, keep_workers=True)
@@ -62,8 +72,11 @@ def main() -> int:
         if hasattr(index, "prepare_edits"):
             index.prepare_edits()
         out["prepare_s"] = time.perf_counter() - started
-        for pick in () if args.only_adds else ("median", "largest"):
-            latencies, path, size = bench_index.timed_edits(index, tree, args.edits, pick, limit_s=120)
+        picks = _loud_picks(index, tree) if args.loud else {"median": (None, ""), "largest": (None, "")}
+        for pick, (victim, extra) in () if args.only_adds else picks.items():
+            latencies, path, size = bench_index.timed_edits(
+                index, tree, args.edits, pick, limit_s=120, path=victim, extra=extra
+            )
             out[pick] = {
                 "file": path, "bytes": size, "first_ms": latencies[0] * 1000,
                 "p50_ms": statistics.median(latencies) * 1000, "p50_after_first_ms": statistics.median(latencies[1:]) * 1000,
@@ -79,6 +92,32 @@ def main() -> int:
         index.close()
     print(json.dumps(out))
     return 0
+
+
+def _loud_picks(index, tree: Path) -> dict[str, tuple[str, str]]:
+    """pick -> (the file, the text added before each marker) of the loud edits (see the docstring)."""
+    with index.store.snapshot() as db:
+        path, symbol = db.execute(
+            "SELECT f.path, g.symbol FROM grpc g JOIN files f ON f.id = g.file_id WHERE g.role = 'server'"
+            " AND g.via = '' AND g.symbol != '' AND f.language = 'python' ORDER BY f.path LIMIT 1"
+        ).fetchone()
+        (http,) = db.execute(
+            "SELECT f.path FROM http_routes r JOIN files f ON f.id = r.file_id WHERE f.language = 'python'"
+            " AND NOT EXISTS (SELECT 1 FROM grpc g WHERE g.file_id = f.id) ORDER BY f.path LIMIT 1"
+        ).fetchone()
+        folder = path.rsplit("/", 1)[0]
+        plain = [
+            found
+            for (found,) in db.execute(
+                "SELECT path FROM files f WHERE language = 'python' AND error = '' AND path LIKE ? AND NOT EXISTS"
+                " (SELECT 1 FROM grpc g WHERE g.file_id = f.id) AND NOT EXISTS (SELECT 1 FROM http_routes r"
+                " WHERE r.file_id = f.id) AND NOT EXISTS (SELECT 1 FROM http_calls c WHERE c.file_id = f.id)"
+                " ORDER BY size, path",
+                (f"{folder}/%",),
+            )
+        ]
+    name = symbol.rsplit(".", 1)[-1]
+    return {"grpc": (path, ""), "http": (http, ""), "names": (plain[len(plain) // 2], f"\n# like {name}\n")}
 
 
 if __name__ == "__main__":

@@ -95,16 +95,24 @@ def edit_latency(tree: Path, cache: Path, edits: int, pick: str) -> tuple[list[f
         shutil.rmtree(work, ignore_errors=True)
 
 
-def timed_edits(index, root: Path, edits: int, pick: str, *, limit_s: float) -> tuple[list[float], str, int]:
+def timed_edits(
+    index, root: Path, edits: int, pick: str, *, limit_s: float, path: str | None = None, extra: str = ""
+) -> tuple[list[float], str, int]:
     """The edit loop of :func:`edit_latency` on ``index`` (refreshed, of ``root``): a marker function
-    appended to the picked file ``edits`` times, each timed until a snapshot defines it; the file's
-    bytes are put back at the end. (latencies, the file, its size)."""
+    appended to the picked file (``path``, else the median or largest Python file) ``edits`` times,
+    after ``extra`` (a comment, say), each timed until a snapshot defines it; the file's bytes are
+    put back at the end. (latencies, the file, its size)."""
     from mesh.index import Watcher
 
-    with index.store.snapshot() as db:  # only files the index holds (not ignored, not vendored)
-        held = db.execute("SELECT path, size FROM files WHERE language = 'python' AND error = '' ORDER BY size, path")
-        sources = [root / path for path, _ in held]
-    victim = sources[-1] if pick == "largest" else sources[len(sources) // 2]
+    if path is not None:
+        victim = root / path
+    else:
+        with index.store.snapshot() as db:  # only files the index holds (not ignored, not vendored)
+            held = db.execute(
+                "SELECT path, size FROM files WHERE language = 'python' AND error = '' ORDER BY size, path"
+            )
+            sources = [root / path for path, _ in held]
+        victim = sources[-1] if pick == "largest" else sources[len(sources) // 2]
     original = victim.read_bytes()
     watcher = Watcher(index, reconcile_s=3600)
     watcher.start()
@@ -114,7 +122,7 @@ def timed_edits(index, root: Path, edits: int, pick: str, *, limit_s: float) -> 
         for number in range(edits):
             marker = f"mesh_bench_marker_{number}"
             started = time.perf_counter()
-            victim.write_bytes(original + f"\n\ndef {marker}():\n    pass\n".encode())
+            victim.write_bytes(original + f"{extra}\n\ndef {marker}():\n    pass\n".encode())
             while True:
                 with index.store.snapshot() as db:
                     # through the index on names (NOCASE): a scan of every definition would be most

@@ -36,7 +36,7 @@ from ..parse._kinds import kind_of
 from ._pool import DEFAULT_BUDGET_S, WORKER_MODULE, ParsePool, run_inline
 from ._memory import check_memory
 from ._progress import TEXT_STAGE, Progress
-from ._resolve import file_tables, reaches_workspace, resolve
+from ._resolve import REACHES, file_tables, reaches, resolve
 from ..store._store import DiskFull, FileRecord, IndexUnavailable, Store, Writer
 from ._work import Outcome, Task
 from ._services import structural
@@ -244,9 +244,9 @@ class Index:
             self._text_stage(tree, workspace, walked, report)
         with self.store.transaction() as writer:
             known = writer.known_files(None if only is None else only)
-            # whether the files about to change reach the rest of the workspace (gRPC, links) as they
-            # were: when not, nor as they become, only their own imports are resolved (INV-INDEX-11)
-            reached_before = only is None or reaches_workspace(writer.db, [old[0] for old in known.values()])
+            # which whole-workspace passes (gRPC derivation, links) the files about to change reach as
+            # they were: a pass they reach neither so nor as they become is not run (INV-INDEX-11)
+            reached_before = REACHES if only is None else reaches(writer.db, [old[0] for old in known.values()])
             # Generated code and secrets found by their first bytes: an unchanged one is not read again,
             # unless a rule (or include_vendored, include_secrets) changed since the last refresh: then
             # every file is read once.

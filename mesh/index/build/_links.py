@@ -77,19 +77,55 @@ def _methods_meet(route: str, call: str) -> bool:
     return route == "*" or call == "*" or route == call
 
 
+class _FileRows:
+    """(path, service, language, kind) of the files the links ask about: read at once for every file
+    holding a link fact (what is asked, but for the odd file holding none, read when asked), never
+    for every file of the workspace, so that the links of a large workspace with few link facts
+    cost their facts, not the workspace's files."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.db = db
+        self.rows: dict[int, tuple[str, str, str, str] | None] = {
+            file_id: (path, service, language, kind)
+            for file_id, path, service, language, kind in db.execute(
+                "SELECT id, path, service, language, kind FROM files WHERE id IN (SELECT file_id FROM settings"
+                f" UNION {' UNION '.join(f'SELECT file_id FROM {table}' for table in _LINK_TABLES)})"
+            )
+        }
+
+    def row(self, file_id: int) -> tuple[str, str, str, str] | None:
+        if file_id not in self.rows:
+            self.rows[file_id] = self.db.execute(
+                "SELECT path, service, language, kind FROM files WHERE id = ?", (file_id,)
+            ).fetchone()
+        return self.rows[file_id]
+
+
+class _FileColumn:
+    """One column of :class:`_FileRows`, asked like a dict's ``get``."""
+
+    def __init__(self, rows: _FileRows, column: int) -> None:
+        self.rows = rows
+        self.column = column
+
+    def get(self, file_id: int, default: str | None = None) -> str | None:
+        row = self.rows.row(file_id)
+        return default if row is None else row[self.column]
+
+
+#: The tables of link facts besides the settings (each row's file is asked about).
+_LINK_TABLES: Final = ("constants", "http_routes", "http_calls", "messages")
+
+
 class _Links:
     def __init__(self, db: sqlite3.Connection, target_of) -> None:
         self.db = db
         self.target_of = target_of
-        self.service_of: dict[int, str] = {}
-        self.path_of: dict[int, str] = {}
-        self.language_of: dict[int, str] = {}
-        self.kind_of: dict[int, str] = {}
-        for file_id, path, service, language, kind in db.execute("SELECT id, path, service, language, kind FROM files"):
-            self.service_of[file_id] = service
-            self.path_of[file_id] = path
-            self.language_of[file_id] = language
-            self.kind_of[file_id] = kind
+        rows = _FileRows(db)
+        self.path_of = _FileColumn(rows, 0)
+        self.service_of = _FileColumn(rows, 1)
+        self.language_of = _FileColumn(rows, 2)
+        self.kind_of = _FileColumn(rows, 3)
         self.services = {name for (name,) in db.execute("SELECT name FROM services")}
         self.externals = {name for (name,) in db.execute("SELECT name FROM externals")}
         self.hosts: dict[str, str] = {}
@@ -183,12 +219,12 @@ class _Links:
             return
         #: mounted file -> [(prefix, via)]
         prefixes: dict[int, list[tuple[str, str]]] = defaultdict(list)
-        id_of = {path: file_id for file_id, path in self.path_of.items()}
         edges: list[tuple[int, int, str, str]] = []
         for _, file_id, prefix, line, module in mounts:
             importer = self.path_of.get(file_id, "")
             target = self.target_of(self.language_of.get(file_id, ""), module, importer)
-            target_id = id_of.get(target) if target else None
+            found = db.execute("SELECT id FROM files WHERE path = ?", (target,)).fetchone() if target else None
+            target_id = found[0] if found else None
             if target_id is None or target_id == file_id:
                 continue
             edges.append((file_id, target_id, prefix, f"{importer}:{line}"))

@@ -24,15 +24,24 @@ tied to that ``.proto`` by the options protoc reads (``java_package``, ``java_ou
 ``java_multiple_files``, ``go_package``, ``csharp_namespace``), else by its package: a Go package
 whose ``.pb.go`` files are skipped or not in the workspace still resolves to its ``.proto``.
 Both passes run inside the refresh's transaction. A saved edit re-resolves the edited files'
-imports; a change to a ``.proto``, a project config or a manifest re-resolves every import. The
-gRPC derivation and the links are recomputed over the whole workspace unless the change is a quiet
-edit, whose files reach neither, as they were nor as they are (:func:`reaches_workspace`,
-INV-INDEX-11): then the derived facts of the rest of the workspace stand as they are.
+imports; a change to a ``.proto``, a project config or a manifest re-resolves every import.
+
+What an edit recomputes (INV-INDEX-11): files added or removed, or a ``.proto``, a project config
+or a manifest changed, recompute the gRPC keys, the derivation and the links over the whole
+workspace. An edit of existing files runs only the passes its files reach, as they were or as they
+are (:func:`reaches`): ``grpc`` (the keying of every gRPC fact and the derivation, both over the
+whole workspace: a few hundred gRPC facts; each server type name's subclass candidates kept between
+refreshes and brought up to date for the written files alone, :attr:`_Files.candidates`; their
+heritage parsed again only when their stored text changed, :data:`_PARSED`) and
+``links`` (over every link fact, reading only the files that hold one). A pass that neither reaches
+stands as it was: the links read no gRPC fact, definition, import row or text; the derivation reads
+no link fact. A quiet edit reaches neither and resolves only its files' imports.
 """
 
 from __future__ import annotations
 
 import bisect
+import hashlib
 import json
 import logging
 import posixpath
@@ -52,7 +61,7 @@ from ..parse._heritage import Heritage, heritage
 from ..store._trigrams import indexed, trigrams
 from ._links import resolve_links
 
-__all__ = ["file_tables", "reaches_workspace", "resolve"]
+__all__ = ["REACHES", "file_tables", "reaches", "reaches_workspace", "resolve"]
 
 log = logging.getLogger("mesh.index")
 
@@ -70,7 +79,7 @@ def resolve(
     gone: list[str] = (),
     added: list[str] = (),
     known: _Files | None = None,
-    reached_before: bool = True,
+    reached_before: bool | frozenset[str] = True,
 ) -> _Files:
     """Recompute derived keys and import targets in the open transaction of ``db``.
 
@@ -81,17 +90,17 @@ def resolve(
     With ``written`` (the file ids just written), only what those changes can affect is redone:
     their own imports, imports that pointed at a ``gone`` path, and imports whose module names an
     ``added`` file's stem or folder (they may now resolve to it, or to it rather than its package).
-    gRPC keys are recomputed with the derived gRPC facts and the links, unless the change is a
-    *quiet edit*: existing files edited, none added or gone, none reaching the rest of the workspace
-    (:func:`reaches_workspace`) before (``reached_before``, asked of their former rows) or after.
-    Then only the edited files' imports are resolved: the work is that of the edit, not of the
-    workspace (INV-INDEX-11).
+    With none added or gone and no import reshaped, only the whole-workspace passes the written
+    files reach (:func:`reaches`) before (``reached_before``: the passes their former rows reached,
+    or ``True`` for both) or after are run: the gRPC keys with the derived gRPC facts, the links.
+    A *quiet edit* reaches neither: only the edited files' imports are resolved, the work is that of
+    the edit, not of the workspace (INV-INDEX-11).
     """
     if written is None:
         methods = _resolve_grpc(db)
         files = _Files(db)
         _resolve_imports(db, files, "")
-        _Derivation(db, methods).run()  # after the imports: it follows them
+        _Derivation(db, methods, files.candidates).run()  # after the imports: it follows them
         _links(db, files)
         return files
     db.execute("CREATE TEMP TABLE IF NOT EXISTS touched(file_id INTEGER PRIMARY KEY)")
@@ -119,65 +128,148 @@ def resolve(
     if known is not None and not reshaped:  # files come or go: the tables follow them (INV-INDEX-11)
         if gone or added:
             known.change(db, added, gone)
+            known.candidates.clear()  # asked again: the derivation runs over the whole workspace
         files = known
     else:
         files = _Files(db)
     if reshaped or any(_reshapes_imports(path, files) for path in paths):
         where = ""
-    elif not gone and not added and not reached_before and not reaches_workspace(db, written):
-        _resolve_imports(db, files, where)
-        return files
-    methods = _resolve_grpc(db)
+        parts = REACHES
+    elif gone or added:
+        parts = REACHES
+    else:  # an edit of existing files: only the passes they reach, as they were or as they are
+        parts = _parts(reached_before) | reaches(db, written)
+    if files is known and files.candidates:
+        if "grpc" in parts:
+            _written_candidates(db, files.candidates, written)
+        else:  # not a candidate of any server type's name, as they were nor as they are: see below
+            _forget_candidates(files.candidates, _server_names(db))
+    methods = _resolve_grpc(db) if "grpc" in parts else {}
     _resolve_imports(db, files, where)
-    _Derivation(db, methods).run()  # after the imports: it follows them
-    _links(db, files)
+    if "grpc" in parts:
+        _Derivation(db, methods, files.candidates).run()  # after the imports: it follows them
+    if "links" in parts:
+        _links(db, files)
     return files
 
 
-#: The tables of facts that whole-workspace resolution reads or writes besides imports and definitions.
-_WORKSPACE_FACTS: Final = ("grpc", "http_routes", "http_calls", "messages", "constants", "settings")
+def _written_candidates(
+    db: sqlite3.Connection, kept: dict[tuple[str, str], list[tuple[str, int]]], written: list[int]
+) -> None:
+    """Bring the kept subclass candidates up to date for the ``written`` files (no file added or
+    removed): each leaves every list (by its path), and joins those whose query it now meets, asked
+    of the text index with the very query of :meth:`_Derivation.candidates` narrowed to it. A list
+    that reaches the cap is dropped (which files the cap keeps is asked again)."""
+    if not kept:
+        return
+    rows = db.execute(
+        f"SELECT id, path, language FROM files WHERE id IN ({', '.join('?' * len(written))}) ORDER BY path",
+        sorted(set(written)),
+    ).fetchall()
+    paths = {path for _, path, _ in rows}  # a written file may have a new id: known by its path
+    for key in sorted(kept):
+        family, name = key
+        found = [entry for entry in kept[key] if entry[0] not in paths]
+        languages = _family_languages(family)
+        match = _match(name)
+        for file_id, path, language in rows:
+            if language not in languages:
+                continue
+            if match is None or db.execute(
+                "SELECT 1 FROM text WHERE text MATCH ? AND rowid = ?", (match, file_id)
+            ).fetchone():
+                found.append((path, file_id))
+        found.sort()
+        if len(found) < _CANDIDATES_MAX:
+            kept[key] = found
+        else:
+            del kept[key]
+
+
+def _forget_candidates(kept: dict[tuple[str, str], list[tuple[str, int]]], names: dict[str, set[str]]) -> None:
+    """After an edit that reaches no gRPC pass (:func:`reaches`): its files were and are no candidate
+    of the name of any server type, so those names' lists stand. A kept list of a name that is no
+    server type's now (it was, when asked) may miss such a file: dropped, asked again if the name
+    comes back."""
+    for family, name in sorted(kept):
+        if name not in names.get(family, ()):
+            del kept[family, name]
+
+
+def _family_languages(family: str) -> list[str]:
+    return sorted(language for language, of in LANGUAGE_FAMILY.items() if of == family)
+
+
+def _match(name: str) -> str | None:
+    """The text index query of the files whose text holds every trigram of ``name`` (None: too short
+    to narrow, every file matches)."""
+    grams = sorted(trigrams(indexed(name)))
+    if not grams:
+        return None
+    return " AND ".join('"' + gram.replace('"', '""') + '"' for gram in grams)
+
+
+def _parts(reached: bool | frozenset[str]) -> frozenset[str]:
+    """The whole-workspace passes a ``reached_before`` names (``True``: both, ``False``: none)."""
+    if isinstance(reached, bool):
+        return REACHES if reached else frozenset()
+    return frozenset(reached)
+
+
+#: The whole-workspace passes an edit may reach: the gRPC derivation (with the keying of every gRPC
+#: fact) and the links.
+REACHES: Final = frozenset({"grpc", "links"})
+#: The tables of facts whose rows the links read besides the files and the workspace's wiring.
+_LINK_FACTS: Final = ("http_routes", "http_calls", "messages", "constants", "settings")
 
 
 def reaches_workspace(db: sqlite3.Connection, file_ids: Iterable[int]) -> bool:
-    """Whether a change to these files can change a derived gRPC fact or a resolved link elsewhere.
+    """Whether a change to these files can change a derived gRPC fact or a resolved link elsewhere
+    (:func:`reaches` names which)."""
+    return bool(reaches(db, file_ids))
 
-    So it can when one of them holds a gRPC fact (extracted or derived) or a link fact, or is in reach
-    of a server type (:class:`_Derivation`): a subclass candidate of one of its language family (its
-    text holds every trigram of the type's name, as :meth:`_Derivation.candidates` asks; a Go
-    method's receiver and a C# partial class's part name the type too), or a file that a file
-    registering a service imports (Node handlers defined there). Asked of an edit's files before
-    they are written and after: when neither reaches, the facts derived from the rest of the
-    workspace stand (INV-INDEX-11). A superset of what can matter: a file wrongly said to reach
-    costs a whole resolve, never a stale fact."""
+
+def reaches(db: sqlite3.Connection, file_ids: Iterable[int]) -> frozenset[str]:
+    """Which whole-workspace passes a change to these files can change the outcome of: ``grpc``
+    (the derived gRPC facts) and ``links`` (the resolved links); none for a quiet edit.
+
+    The links read no gRPC fact, definition, import row or text, only the link facts (routes,
+    calls, messages, constants, settings), the files' paths and services and the workspace's wiring:
+    a file reaches them when it holds a link fact. The derivation reads no link fact: a file reaches
+    it when it holds a gRPC fact (extracted or derived), or is in reach of a server type
+    (:class:`_Derivation`): a subclass candidate of one of its language family (its text holds every
+    trigram of the type's name, as :meth:`_Derivation.candidates` asks; a Go method's receiver and a
+    C# partial class's part name the type too), or a file that a file registering a service imports
+    (Node handlers defined there). Asked of an edit's files before they are written and after: a
+    pass that neither reaches is not run, and what it derived from the rest of the workspace stands
+    (INV-INDEX-11). A superset of what can matter: a file wrongly said to reach costs that pass over
+    the whole workspace, never a stale fact."""
     ids = sorted(set(file_ids))
     if not ids:
-        return False
+        return frozenset()
     db.execute("CREATE TEMP TABLE IF NOT EXISTS reach(file_id INTEGER PRIMARY KEY)")
     db.execute("DELETE FROM reach")
     db.executemany("INSERT INTO reach VALUES (?)", [(file_id,) for file_id in ids])
-    for table in _WORKSPACE_FACTS:
+    found = set()
+    for table in _LINK_FACTS:
         if db.execute(f"SELECT 1 FROM {table} WHERE file_id IN (SELECT file_id FROM reach) LIMIT 1").fetchone():
-            return True
+            found.add("links")
+            break
+    if _reaches_grpc(db):
+        found.add("grpc")
+    return frozenset(found)
+
+
+def _reaches_grpc(db: sqlite3.Connection) -> bool:
+    """Whether a file of the temporary table ``reach`` is in reach of the gRPC derivation."""
+    if db.execute("SELECT 1 FROM grpc WHERE file_id IN (SELECT file_id FROM reach) LIMIT 1").fetchone():
+        return True
     if db.execute(
         "SELECT 1 FROM imports i JOIN files f ON f.path = i.target_path WHERE f.id IN (SELECT file_id FROM reach)"
         " AND EXISTS (SELECT 1 FROM grpc g WHERE g.file_id = i.file_id AND g.role = 'server') LIMIT 1"
     ).fetchone():
         return True
-    names: dict[str, set[str]] = defaultdict(set)  # family -> short names of server types
-    marks = ", ".join("?" * len(_TYPE_KINDS))
-    for file_id, symbol, language in db.execute(
-        "SELECT DISTINCT g.file_id, g.symbol, f.language FROM grpc g JOIN files f ON f.id = g.file_id"
-        " WHERE g.role = 'server' AND g.symbol != '' ORDER BY g.file_id, g.symbol"
-    ).fetchall():
-        container, _, name = symbol.rpartition(".")
-        if not db.execute(
-            f"SELECT 1 FROM defs WHERE file_id = ? AND name = ? AND container = ? AND kind IN ({marks}) LIMIT 1",
-            (file_id, name, container, *_TYPE_KINDS),
-        ).fetchone():
-            continue  # a function registering a service (``serve``, ``main``): no type to derive from
-        family = LANGUAGE_FAMILY.get(language)
-        if family is not None:
-            names[family].add(name)
+    names = _server_names(db)
     grams = {family: [(name, trigrams(indexed(name))) for name in sorted(found)] for family, found in names.items()}
     for language, data in db.execute(
         "SELECT f.language, c.data FROM files f LEFT JOIN content c ON c.file_id = f.id"
@@ -198,6 +290,27 @@ def reaches_workspace(db: sqlite3.Connection, file_ids: Iterable[int]) -> bool:
         if any(needed <= held for _, needed in wanted):
             return True
     return False
+
+
+def _server_names(db: sqlite3.Connection) -> dict[str, set[str]]:
+    """Language family -> the short names of its server types (SERVER facts, extracted or derived,
+    on a class or struct): the names whose subclass candidates the derivation asks for."""
+    names: dict[str, set[str]] = defaultdict(set)  # family -> short names of server types
+    marks = ", ".join("?" * len(_TYPE_KINDS))
+    for file_id, symbol, language in db.execute(
+        "SELECT DISTINCT g.file_id, g.symbol, f.language FROM grpc g JOIN files f ON f.id = g.file_id"
+        " WHERE g.role = 'server' AND g.symbol != '' ORDER BY g.file_id, g.symbol"
+    ).fetchall():
+        container, _, name = symbol.rpartition(".")
+        if not db.execute(
+            f"SELECT 1 FROM defs WHERE file_id = ? AND name = ? AND container = ? AND kind IN ({marks}) LIMIT 1",
+            (file_id, name, container, *_TYPE_KINDS),
+        ).fetchone():
+            continue  # a function registering a service (``serve``, ``main``): no type to derive from
+        family = LANGUAGE_FAMILY.get(language)
+        if family is not None:
+            names[family].add(name)
+    return names
 
 
 def file_tables(db: sqlite3.Connection) -> _Files:
@@ -337,9 +450,16 @@ class _Derivation:
     the same index derives the same rows.
     """
 
-    def __init__(self, db: sqlite3.Connection, methods: dict[tuple[str, str], dict[str, str]]) -> None:
+    def __init__(
+        self,
+        db: sqlite3.Connection,
+        methods: dict[tuple[str, str], dict[str, str]],
+        kept: dict[tuple[str, str], list[tuple[str, int]]] | None = None,
+    ) -> None:
         self.db = db
         self.methods = methods
+        #: the subclass candidates of each type name asked before (:attr:`_Files.candidates`)
+        self.kept = {} if kept is None else kept
         self.rows: list[tuple] = []
         #: (file_id, role, symbol or line, service_key, method_key) of every fact, to add none twice
         self.known: set[tuple] = set()
@@ -409,12 +529,12 @@ class _Derivation:
         superseded = []
         for file_id, path, language, data in self.db.execute(
             "SELECT f.id, f.path, f.language, c.data FROM files f JOIN content c ON c.file_id = f.id"
-            " WHERE f.language IN ('javascript', 'typescript', 'tsx') AND EXISTS (SELECT 1 FROM grpc g"
-            " WHERE g.file_id = f.id AND g.role = 'server' AND g.service_key IS NOT NULL AND g.via = '')"
+            " WHERE f.language IN ('javascript', 'typescript', 'tsx') AND f.id IN (SELECT g.file_id FROM grpc g"
+            " WHERE g.role = 'server' AND g.service_key IS NOT NULL AND g.via = '')"
             " ORDER BY f.path"
         ).fetchall():
             try:
-                found = imported_handlers(language, zlib.decompress(data))
+                found = _parsed(imported_handlers, language, data)
             except (zlib.error, ValueError):
                 continue
             for item in found:
@@ -505,11 +625,14 @@ class _Derivation:
         sql = "SELECT d.file_id, d.line, d.name, d.container FROM defs d"
         if server.language == "go":  # methods of a type live in any file of its package (folder)
             folder = posixpath.dirname(server.path)
+            # the files under the folder, by a range of the paths' index (LIKE would scan every file)
+            low = f"{folder}/" if folder else ""
+            high = f"{folder}0" if folder else "\U0010ffff"  # "0" follows "/"
             rows = self.db.execute(
-                "SELECT d.file_id, d.line, d.name, d.container, f.path FROM defs d JOIN files f ON f.id = d.file_id"
-                " WHERE d.kind = 'method' AND d.container = ? AND f.language = 'go' AND f.path LIKE ? ESCAPE '\\'"
+                "SELECT d.file_id, d.line, d.name, d.container, f.path FROM files f JOIN defs d ON d.file_id = f.id"
+                " WHERE f.path >= ? AND f.path < ? AND f.language = 'go' AND d.kind = 'method' AND d.container = ?"
                 " ORDER BY f.path, d.line",
-                (server.qualname, _like_prefix(f"{folder}/" if folder else "")),
+                (low, high, server.qualname),
             ).fetchall()
             return [row[:4] for row in rows if posixpath.dirname(row[4]) == folder]
         if server.language == "csharp":  # a partial class's parts share its qualified name
@@ -579,22 +702,28 @@ class _Derivation:
         return found
 
     def candidates(self, family: str, name: str) -> list[int]:
-        """Files of the language family whose text names ``name``, by path."""
-        languages = sorted(language for language, of in LANGUAGE_FAMILY.items() if of == family)
-        marks = ", ".join("?" * len(languages))
-        grams = sorted(trigrams(indexed(name)))
-        if grams:
-            match = " AND ".join('"' + gram.replace('"', '""') + '"' for gram in grams)
-            rows = self.db.execute(
-                "SELECT f.id FROM text JOIN files f ON f.id = text.rowid WHERE text MATCH ?"
-                f" AND f.language IN ({marks}) ORDER BY f.path LIMIT ?",
-                (match, *languages, _CANDIDATES_MAX),
-            )
-        else:
-            rows = self.db.execute(
-                f"SELECT id FROM files WHERE language IN ({marks}) ORDER BY path LIMIT ?", (*languages, _CANDIDATES_MAX)
-            )
-        return [file_id for (file_id,) in rows]
+        """Files of the language family whose text names ``name``, by path (kept between refreshes
+        in ``self.kept`` while fewer than the cap)."""
+        found = self.kept.get((family, name))
+        if found is None:
+            languages = _family_languages(family)
+            marks = ", ".join("?" * len(languages))
+            match = _match(name)
+            if match is not None:
+                rows = self.db.execute(
+                    "SELECT f.path, f.id FROM text JOIN files f ON f.id = text.rowid WHERE text MATCH ?"
+                    f" AND f.language IN ({marks}) ORDER BY f.path LIMIT ?",
+                    (match, *languages, _CANDIDATES_MAX),
+                ).fetchall()
+            else:
+                rows = self.db.execute(
+                    f"SELECT path, id FROM files WHERE language IN ({marks}) ORDER BY path LIMIT ?",
+                    (*languages, _CANDIDATES_MAX),
+                ).fetchall()
+            found = [(path, file_id) for path, file_id in rows]
+            if len(found) < _CANDIDATES_MAX:
+                self.kept[family, name] = found
+        return [file_id for _, file_id in found]
 
     def heritage(self, file_id: int, language: str) -> tuple:
         found = self.heritages.get(file_id)
@@ -603,7 +732,7 @@ class _Derivation:
             found = ()
             if row is not None:
                 try:
-                    found = heritage(language, zlib.decompress(row[0]))
+                    found = _parsed(heritage, language, row[0])
                 except (zlib.error, ValueError):
                     found = ()
             self.heritages[file_id] = found
@@ -661,9 +790,25 @@ class _Derivation:
         return (f"{container}.{heritage.name}" if container else heritage.name), line
 
 
-def _like_prefix(prefix: str) -> str:
-    """A LIKE pattern for the paths starting with ``prefix`` (``%`` and ``_`` escaped)."""
-    return prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+#: Parses of stored text that each run of the derivation asks again (a candidate's heritage, a
+#: registration's imported handlers), by parser, language and digest of the stored bytes: a pure
+#: function of those, kept across refreshes so that a loud edit parses again only the text that
+#: changed. Emptied whole when full (what is found never depends on what is kept).
+_PARSED: dict[tuple[str, str, bytes], tuple] = {}
+_PARSED_MAX: Final = 50_000
+
+
+def _parsed(parse, language: str, data: bytes) -> tuple:
+    """``parse(language, text)`` of the compressed stored ``data``, as a tuple, from :data:`_PARSED`
+    when that text was parsed before (raises as the decompression or the parser does)."""
+    key = (parse.__qualname__, language, hashlib.blake2b(data, digest_size=16).digest())
+    found = _PARSED.get(key)
+    if found is None:
+        found = tuple(parse(language, zlib.decompress(data)))
+        if len(_PARSED) >= _PARSED_MAX:
+            _PARSED.clear()
+        _PARSED[key] = found
+    return found
 
 
 # -- imports ------------------------------------------------------------------------------------
@@ -720,6 +865,10 @@ class _Files:
                 self.proto_packages[tuple(package.split("."))].append(path)
         self.generated = _Generated(db, self.proto_package)
         self.ecmascript = _EcmaScript(db, self)
+        #: (language family, type name) -> [(path, file id)] of its subclass candidates, sorted by path
+        #: (:meth:`_Derivation.candidates`): emptied when a file is added or removed, else brought up
+        #: to date for the files each edit writes (:func:`_written_candidates`)
+        self.candidates: dict[tuple[str, str], list[tuple[str, int]]] = {}
 
     def change(self, db: sqlite3.Connection, added: Iterable[str], gone: Iterable[str]) -> None:
         """Bring the path tables in step with files added and gone (``db`` already holds them), as a
