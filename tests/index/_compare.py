@@ -2,8 +2,26 @@
 
 from __future__ import annotations
 
+import pytest
+
 from mesh.index import Index
+from mesh.index.build import _resolve
 from mesh.index.store._store import _FACT_TABLES
+
+
+def count_file_tables(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """A list that grows by one each time the resolver reads every path into its file tables
+    (``_resolve._Files`` built from the index), from now on in this test."""
+    built: list[int] = []
+    tables = _resolve._Files
+
+    class Counted(tables):  # type: ignore[misc,valid-type]
+        def __init__(self, db) -> None:
+            built.append(1)
+            super().__init__(db)
+
+    monkeypatch.setattr(_resolve, "_Files", Counted)
+    return built
 
 
 def facts_by_path(index: Index) -> dict[str, list[tuple]]:

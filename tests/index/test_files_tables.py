@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from mesh.index import Index
 from mesh.index.build import _resolve
 
-from ._compare import facts_by_path
+from ._compare import count_file_tables, facts_by_path
 from .test_grpc_derivation import write
 
 BASE = {
@@ -106,19 +106,11 @@ def test_inv_index_11_adding_a_file_reads_no_other_path(tmp_path: Path, monkeypa
     try:
         index.refresh()
         index.prepare_edits()
-        built: list[int] = []
-        tables = _resolve._Files
-
-        class Counted(tables):  # type: ignore[misc,valid-type]
-            def __init__(self, db) -> None:
-                built.append(1)
-                super().__init__(db)
-
         def target() -> str | None:
             with index.store.snapshot() as db:
                 return db.execute("SELECT target_path FROM imports WHERE module = 'app.models'").fetchone()[0]
 
-        monkeypatch.setattr(_resolve, "_Files", Counted)
+        built = count_file_tables(monkeypatch)
         before = target()
         write(root, {"py/app/models.py": CANDIDATES["py/app/models.py"]})
         index.refresh(changed=["py/app/models.py"])

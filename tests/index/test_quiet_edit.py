@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from mesh.index import Index
 from mesh.index.build import _build, _resolve
 
-from ._compare import facts_by_path
+from ._compare import count_file_tables, facts_by_path
 from .test_grpc_derivation import CHAINS, INVENTORY_PROTO, write
 
 PLAIN = "def helper():\n    return 1\n"
@@ -250,15 +250,7 @@ def test_inv_index_11_a_server_builds_the_resolver_tables_before_the_first_edit(
 
     root = tmp_path / "ws"
     write(root, WORKSPACE)
-    built: list[int] = []
-    tables = _resolve._Files
-
-    class Counted(tables):  # type: ignore[misc,valid-type]
-        def __init__(self, db) -> None:
-            built.append(1)
-            super().__init__(db)
-
-    monkeypatch.setattr(_resolve, "_Files", Counted)
+    built = count_file_tables(monkeypatch)
     live = LiveIndex(root, tmp_path / "cache", workers=1, reconcile_s=3600)
     live.start()
     try:

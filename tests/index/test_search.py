@@ -9,6 +9,7 @@ import pytest
 
 from mesh.index import Index
 from mesh.index.query._search import Found, SearchError, search
+from mesh.index.store._trigrams import Query
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "workspace"
 
@@ -114,3 +115,12 @@ def test_a_file_changed_on_disk_is_read_from_the_snapshot_not_from_disk(tmp_path
     index.refresh()
     assert run(index, "class OrderStore", root=root).matches == ()
     assert [m.line for m in run(index, "class Renamed", root=root).matches] == [16]
+
+
+
+def test_a_query_holding_a_nul_is_answered(index: Index) -> None:
+    """The index keeps a NUL as U+FFFD (FTS5 would stop reading there), and a literal holding one
+    asks for that: never a string SQLite cuts short ("unterminated string"), which failed the call."""
+    assert run(index, "00\x00").matches == ()
+    assert run(index, "def \x00reserve").matches == ()
+    assert Query("and", ("ab\x00c",)).fts5(phrases=True) == '"ab\ufffdc"'

@@ -179,7 +179,8 @@ class Query:
 
     def _fts5(self, phrases: bool) -> str:
         def quote(token: str) -> str:
-            return '"' + token.replace('"', '""') + '"'
+            # the index holds a NUL as U+FFFD (:func:`indexed`); SQLite would end the string at it
+            return '"' + token.replace('"', '""').replace("\x00", "\ufffd") + '"'
 
         def terms(strings: Iterable[str]) -> list[str]:
             if phrases:
