@@ -9,6 +9,8 @@ the index must hold exactly the imports a build from scratch gives.
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
@@ -46,6 +48,20 @@ CANDIDATES = {
     "top.py": "import app.util\n",
 }
 
+@contextlib.contextmanager
+def _prepared(root: Path, cache: Path) -> Iterator[Index]:
+    """BASE written at ``root``, indexed and ready for edits (its resolver tables built), as a server
+    holds it; closed at the end."""
+    write(root, BASE)
+    index = Index(root, cache, workers=1)
+    try:
+        index.refresh()
+        index.prepare_edits()
+        yield index
+    finally:
+        index.close()
+
+
 changes = st.lists(
     st.lists(st.tuples(st.sampled_from(sorted(CANDIDATES)), st.booleans()), min_size=1, max_size=3),
     min_size=1,
@@ -68,11 +84,7 @@ def test_inv_index_11_added_and_removed_files_keep_the_tables_as_a_fresh_read(
 ) -> None:
     tmp = tmp_path_factory.mktemp("tables")
     root = tmp / "ws"
-    write(root, BASE)
-    index = Index(root, tmp / "cache", workers=1)
-    try:
-        index.refresh()
-        index.prepare_edits()
+    with _prepared(root, tmp / "cache") as index:
         for batch in batches:
             changed = []
             for path, present in batch:
@@ -94,18 +106,13 @@ def test_inv_index_11_added_and_removed_files_keep_the_tables_as_a_fresh_read(
             assert facts_by_path(index) == facts_by_path(scratch)
         finally:
             scratch.close()
-    finally:
-        index.close()
 
 
 def test_inv_index_11_adding_a_file_reads_no_other_path(tmp_path: Path, monkeypatch) -> None:
     """The point: an added file does not make the resolver read every path of the workspace again."""
     root = tmp_path / "ws"
-    write(root, BASE)
-    index = Index(root, tmp_path / "cache", workers=1)
-    try:
-        index.refresh()
-        index.prepare_edits()
+    with _prepared(root, tmp_path / "cache") as index:
+
         def target() -> str | None:
             with index.store.snapshot() as db:
                 return db.execute("SELECT target_path FROM imports WHERE module = 'app.models'").fetchone()[0]
@@ -119,5 +126,3 @@ def test_inv_index_11_adding_a_file_reads_no_other_path(tmp_path: Path, monkeypa
         index.refresh(changed=["py/app/models.py"])
         assert target() == before != "py/app/models.py"
         assert built == []
-    finally:
-        index.close()
