@@ -16,7 +16,8 @@ once its first refresh is done). The index is refreshed again at the end: the fi
 back, so is the index. One JSON line per run on stdout: the first edit, the median of all, and the
 median of all but the first, per file. ``--adds N`` also writes a new file beside the median one N
 times (timed until a snapshot defines it) and removes it (timed until the index no longer lists it);
-``--only-adds`` skips the edits.
+``--only-adds`` skips the edits; ``--add-name utils`` adds ``utils.py`` (a stem many imports may
+name) instead of a file of a name nobody imports.
 
 ``--loud`` times, instead of the median and the largest file, *loud* edits (INV-INDEX-11): of the
 first Python file by path holding a gRPC server type (``grpc``), of the first holding an HTTP route
@@ -46,6 +47,7 @@ def main() -> int:
     parser.add_argument("--edits", type=int, default=10)
     parser.add_argument("--adds", type=int, default=0, help="also add and remove a new file this many times")
     parser.add_argument("--only-adds", action="store_true", help="no edits of existing files")
+    parser.add_argument("--add-name", default="", help="the added file's stem (utils, __init__); else a unique one")
     parser.add_argument("--loud", action="store_true", help="time loud edits (gRPC, HTTP, a server type's name)")
     parser.add_argument("--tree", type=Path, help="the tree (default: --work's ws-FILES-sSEED)")
     parser.add_argument("--cache", type=Path, help="the cache root (default: --work's cache-FILES-sSEED)")
@@ -82,7 +84,7 @@ def main() -> int:
                 "p50_ms": statistics.median(latencies) * 1000, "p50_after_first_ms": statistics.median(latencies[1:]) * 1000,
             }  # fmt: skip
         if args.adds and hasattr(bench_index, "timed_adds"):
-            shown, gone, folder = bench_index.timed_adds(index, tree, args.adds, limit_s=120)
+            shown, gone, folder = bench_index.timed_adds(index, tree, args.adds, limit_s=120, name=args.add_name)
             out["added"] = {"folder": folder, "p50_ms": statistics.median(shown) * 1000,
                             "first_ms": shown[0] * 1000, "max_ms": max(shown) * 1000}  # fmt: skip
             out["removed"] = {"p50_ms": statistics.median(gone) * 1000, "first_ms": gone[0] * 1000,

@@ -142,16 +142,24 @@ def timed_edits(
     return latencies, str(victim.relative_to(root)), len(original)
 
 
-def timed_adds(index, root: Path, adds: int, *, limit_s: float) -> tuple[list[float], list[float], str]:
+def timed_adds(
+    index, root: Path, adds: int, *, limit_s: float, name: str = ""
+) -> tuple[list[float], list[float], str]:
     """A new Python file (defining a marker function) written ``adds`` times beside the median Python
     file, each timed until a snapshot defines the marker, then removed and timed until the index no
-    longer lists it, with the watcher running. (times to visible, times to gone, the folder)."""
+    longer lists it, with the watcher running. (times to visible, times to gone, the folder).
+
+    The file is ``mesh_bench_added_N.py``, or with ``name`` ``{name}.py`` (``utils``, ``__init__``: a
+    stem many imports name) in the first folder from the median one on that has no such file."""
     from mesh.index import Watcher
 
     with index.store.snapshot() as db:
         held = [path for (path,) in db.execute(
             "SELECT path FROM files WHERE language = 'python' AND error = '' ORDER BY size, path")]  # fmt: skip
     folder = (root / held[len(held) // 2]).parent
+    if name:
+        folders = ((root / path).parent for path in held[len(held) // 2 :])
+        folder = next(where for where in folders if not (where / f"{name}.py").exists())
     watcher = Watcher(index, reconcile_s=3600)
     watcher.start()
     time.sleep(0.5)
@@ -169,7 +177,7 @@ def timed_adds(index, root: Path, adds: int, *, limit_s: float) -> tuple[list[fl
     try:
         for number in range(adds):
             marker = f"mesh_bench_added_{number}"
-            added = folder / f"{marker}.py"
+            added = folder / f"{name or marker}.py"
             started = time.perf_counter()
             added.write_text(f"def {marker}():\n    pass\n")
             shown.append(wait("SELECT 1 FROM defs WHERE name = ? COLLATE NOCASE AND name = ?", (marker, marker),
@@ -183,7 +191,7 @@ def timed_adds(index, root: Path, adds: int, *, limit_s: float) -> tuple[list[fl
     finally:
         watcher.stop()
         for number in range(adds):
-            (folder / f"mesh_bench_added_{number}.py").unlink(missing_ok=True)
+            (folder / f"{name or f'mesh_bench_added_{number}'}.py").unlink(missing_ok=True)
     return shown, gone, str(folder.relative_to(root))
 
 

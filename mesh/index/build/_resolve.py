@@ -26,16 +26,19 @@ whose ``.pb.go`` files are skipped or not in the workspace still resolves to its
 Both passes run inside the refresh's transaction. A saved edit re-resolves the edited files'
 imports; a change to a ``.proto``, a project config or a manifest re-resolves every import.
 
-What an edit recomputes (INV-INDEX-11): files added or removed, or a ``.proto``, a project config
-or a manifest changed, recompute the gRPC keys, the derivation and the links over the whole
-workspace. An edit of existing files runs only the passes its files reach, as they were or as they
-are (:func:`reaches`): ``grpc`` (the keying of every gRPC fact and the derivation, both over the
-whole workspace: a few hundred gRPC facts; each server type name's subclass candidates kept between
-refreshes and brought up to date for the written files alone, :attr:`_Files.candidates`; their
-heritage parsed again only when their stored text changed, :data:`_PARSED`) and
-``links`` (over every link fact, reading only the files that hold one). A pass that neither reaches
-stands as it was: the links read no gRPC fact, definition, import row or text; the derivation reads
-no link fact. A quiet edit reaches neither and resolves only its files' imports.
+What an edit recomputes (INV-INDEX-11): a ``.proto``, a project config or a manifest changed
+recomputes the gRPC keys, the derivation and the links over the whole workspace, and every import.
+Any other change runs only the passes its files reach, as they were or as they are, or through an
+import or a mount that moved (:func:`reaches`, :meth:`_Named.mounts`): ``grpc`` (the keying of every
+gRPC fact and the derivation, both over the whole workspace: a few hundred gRPC facts; each server
+type name's subclass candidates kept between refreshes and brought up to date for the written and
+removed files alone, :attr:`_Files.candidates`; their heritage parsed again only when their stored
+text changed, :data:`_PARSED`) and ``links`` (over every link fact, reading only the files that hold
+one). A pass that neither reaches stands as it was: the links read no gRPC fact, definition, import
+row or text; the derivation reads no link fact. The imports resolved again are the written files',
+those that led to a removed file, and those of the files whose text names an added one
+(:class:`_Named`). A quiet change reaches neither pass: its cost is that of its files and of the
+files naming them, not of the workspace.
 """
 
 from __future__ import annotations
@@ -88,13 +91,14 @@ def resolve(
     then skips rebuilding them: files added or gone update them (:meth:`_Files.change`).
 
     With ``written`` (the file ids just written), only what those changes can affect is redone:
-    their own imports, imports that pointed at a ``gone`` path, and imports whose module names an
-    ``added`` file's stem or folder (they may now resolve to it, or to it rather than its package).
-    With none added or gone and no import reshaped, only the whole-workspace passes the written
-    files reach (:func:`reaches`) before (``reached_before``: the passes their former rows reached,
-    or ``True`` for both) or after are run: the gRPC keys with the derived gRPC facts, the links.
-    A *quiet edit* reaches neither: only the edited files' imports are resolved, the work is that of
-    the edit, not of the workspace (INV-INDEX-11).
+    their own imports, imports that led to a ``gone`` path or its folder, and imports that may now
+    lead to an ``added`` file (:class:`_Named`); then only the whole-workspace passes reached
+    (:func:`reaches`) by the written files, by the files whose imports moved, or by a mount that may
+    lead to an added or removed file, or by the former rows of the written and removed files
+    (``reached_before``: the passes those rows reached, ``True`` for both): the gRPC keys with the
+    derived gRPC facts, the links. A *quiet* change reaches neither: the work is that of the change,
+    not of the workspace (INV-INDEX-11). A ``.proto``, project config or manifest among them
+    re-resolves every import and runs both passes.
     """
     if written is None:
         methods = _resolve_grpc(db)
@@ -106,58 +110,178 @@ def resolve(
     db.execute("CREATE TEMP TABLE IF NOT EXISTS touched(file_id INTEGER PRIMARY KEY)")
     db.execute("DELETE FROM touched")
     db.executemany("INSERT OR IGNORE INTO touched VALUES (?)", [(file_id,) for file_id in written])
-    db.execute("CREATE TEMP TABLE IF NOT EXISTS gone(path TEXT PRIMARY KEY)")
-    db.execute("DELETE FROM gone")
-    db.executemany("INSERT OR IGNORE INTO gone VALUES (?)", [(path,) for path in gone])
-    db.execute("CREATE TEMP TABLE IF NOT EXISTS stems(stem TEXT PRIMARY KEY)")
-    db.execute("DELETE FROM stems")
-    stems = set()
-    for path in added:
-        folder, _, name = path.rpartition("/")
-        stems.add(name.split(".", 1)[0])
-        stems.add(folder.rsplit("/", 1)[-1])
-    db.executemany("INSERT INTO stems VALUES (?)", [(stem,) for stem in sorted(stems) if stem])
-    where = " WHERE i.file_id IN (SELECT file_id FROM touched)"
-    if gone:
-        where += " OR i.target_path IN (SELECT path FROM gone)"
-    if stems:  # every import's module is read (an added file may be what any of them names)
-        where += " OR EXISTS (SELECT 1 FROM stems WHERE instr(i.module, stems.stem) > 0)"
     paths = [path for (path,) in db.execute("SELECT path FROM files WHERE id IN (SELECT file_id FROM touched)")]
     paths += [*gone, *added]
     reshaped = any(_reshapes_imports(path, known) for path in paths)
-    if known is not None and not reshaped:  # files come or go: the tables follow them (INV-INDEX-11)
-        if gone or added:
-            known.change(db, added, gone)
-            known.candidates.clear()  # asked again: the derivation runs over the whole workspace
-        files = known
-    else:
-        files = _Files(db)
-    if reshaped or any(_reshapes_imports(path, files) for path in paths):
-        where = ""
+    files = known if known is not None and not reshaped else _Files(db)
+    where = " WHERE i.file_id IN (SELECT file_id FROM touched)"
+    named = _Named(None, (), ())
+    if (gone or added) and not reshaped:  # what the paths come or go by, asked of the tables as they were
+        named = _Named(known, added, gone, files)
+        where += named.imports(db)
+    if files is known and (gone or added):  # files come or go: the tables follow them (INV-INDEX-11)
+        known.change(db, added, gone)
+    reshaped = reshaped or any(_reshapes_imports(path, files) for path in paths)
+    changed = _resolve_imports(db, files, "" if reshaped else where)
+    if reshaped:
         parts = REACHES
-    elif gone or added:
-        parts = REACHES
-    else:  # an edit of existing files: only the passes they reach, as they were or as they are
-        parts = _parts(reached_before) | reaches(db, written)
+    else:  # only the passes the files reach: as they were, as they are, or through imports that moved
+        parts = _parts(reached_before) | reaches(db, [*written, *changed]) | named.mounts(db)
     if files is known and files.candidates:
         if "grpc" in parts:
-            _written_candidates(db, files.candidates, written)
+            _written_candidates(db, files.candidates, written, gone)
         else:  # not a candidate of any server type's name, as they were nor as they are: see below
             _forget_candidates(files.candidates, _server_names(db))
-    methods = _resolve_grpc(db) if "grpc" in parts else {}
-    _resolve_imports(db, files, where)
     if "grpc" in parts:
+        methods = _resolve_grpc(db)
         _Derivation(db, methods, files.candidates).run()  # after the imports: it follows them
     if "links" in parts:
         _links(db, files)
     return files
 
 
+#: File stems an import may reach through its folder's name alone (``import pkg``, ``crate::pkg``)
+_ENTRY_STEMS: Final = frozenset({"__init__", "index", "lib", "main", "mod"})
+#: Entry files no import spells (``import pkg.__init__``): found by their folder's name alone
+_UNSPELLED: Final = frozenset({"__init__.py", "__init__.pyi", "mod.rs"})
+#: File stems an import made of dots alone reaches (``from . import x``, ``import '..'``)
+_DOT_ENTRY_STEMS: Final = frozenset({"__init__", "index"})
+
+
+def _names_file(folder: str, target: str, path: str) -> bool:
+    """Whether ``target`` (of a package's entry, a ``paths`` alias, relative to ``folder``) may name
+    ``path``: the file, it with a suffix, a file of that folder, or its TypeScript source. A target
+    with a star names what its module holds in place of the star: never the file alone."""
+    if "*" in target:
+        return False
+    named = _within(folder, target)
+    if named is None:
+        return False
+    bare = posixpath.splitext(named)[0]
+    return not named or path == named or path.startswith((named + ".", named + "/", bare + "."))
+
+
+def _entry_of(manifest: dict, folder: str, path: str) -> bool:
+    """Whether ``path`` may be the entry of the package.json ``manifest`` at ``folder`` (its
+    ``exports``, ``types``, ``module``, ``main``): a module naming the package alone may lead to it."""
+    entries = [manifest.get(field) for field in ("types", "typings", "module", "main")]
+    entries += list(_targets(manifest.get("exports")))
+    return any(_names_file(folder, entry, path) for entry in entries if isinstance(entry, str) and entry)
+
+
+class _Named:
+    """What names files added or removed in an import's module or names (INV-INDEX-11): the imports
+    that may now lead to an added file are those a refresh resolves again besides its own files'
+    (with those that led to a removed file or its folder: nothing else can move when a file goes,
+    every rule taking the first or best file it finds).
+
+    Every rule of :func:`_target` finds a file by a module that holds its stem, or its folder's name
+    (a Go or JVM package new with it; an entry file such as ``__init__.py``, ``index.ts``,
+    ``mod.rs``), or a package name a manifest around it declares, or a TypeScript ``paths`` alias or
+    package ``imports`` key whose target is the file; or, for ``__init__`` and ``index``, by dots
+    alone from the folder's subtree. Those words are looked up in the text index (the importing
+    file's text holds them), so the imports read are those of the files naming them, not the
+    workspace's; a word too short for a trigram reads every import. A superset: an import resolved
+    again to the same target costs its resolution, never a stale target. The mounts of the links
+    (resolved like imports) are asked the same of added and removed files alike."""
+
+    def __init__(
+        self, before: _Files | None, added: Iterable[str], gone: Iterable[str], files: _Files | None = None
+    ) -> None:
+        #: the words an import naming an added file holds; and those of removed files too (mounts)
+        self.words: set[str] = set()
+        self.mount_words: set[str] = set()
+        #: folders an added ``__init__``/``index`` file makes reachable by dots from their subtree
+        self.subtrees: set[str] = set()
+        #: removed files and their folders: what the imports that led to them target
+        self.gone = sorted({*gone, *(posixpath.dirname(path) for path in gone)})
+        for path in sorted(set(added)):
+            self.words |= self._words(path, before, files or before, adding=True)
+        for path in sorted(set(gone)):
+            self.mount_words |= self._words(path, before, files or before, adding=False)
+        self.mount_words |= self.words
+
+    def _words(self, path: str, before: _Files | None, files: _Files | None, *, adding: bool) -> set[str]:
+        folder, _, name = path.rpartition("/")
+        stem = next((part for part in name.split(".") if part), "")
+        words = {stem} if stem and name not in _UNSPELLED else set()
+        entry = stem in _ENTRY_STEMS
+        new_go = not adding or before is None or (path.endswith(".go") and folder not in before.go_folders)
+        new_folder = not adding or before is None or folder not in before.folders
+        folder_name = folder.rpartition("/")[2]
+        if folder_name and (entry or new_folder or new_go):
+            words.add(folder_name)
+        if adding and stem in _DOT_ENTRY_STEMS:
+            self.subtrees.add(folder)
+        if files is None:
+            return words
+        for (declared, manifest), where in sorted(files.packages.items()):  # a Go module's root holds its go.mod
+            if manifest == "Cargo.toml" and entry and (not where or path.startswith(where + "/")):
+                words.update((declared, declared.replace("-", "_")))  # ``use my_crate`` is its lib.rs
+        ecmascript = files.ecmascript
+        for where, manifest in sorted(ecmascript.manifests.items()):
+            if where and not path.startswith(where + "/"):
+                continue
+            subpaths = manifest.get("imports")
+            if isinstance(subpaths, dict):
+                words.update(key.replace("*", "") for key in subpaths if isinstance(key, str))
+            named = manifest.get("name")
+            if isinstance(named, str) and named and (entry or _entry_of(manifest, where, path)):
+                words.add(named)
+        for config in ecmascript.configs.values():
+            if config is None:
+                continue
+            base = config.base_url if config.base_url is not None else config.paths_base
+            for key, targets in sorted(config.paths.items()):
+                if any(_names_file(base, target, path) for target in targets if isinstance(target, str)):
+                    words.add(key)
+        return words
+
+    def imports(self, db: sqlite3.Connection) -> str:
+        """The condition (after the refresh's own files') on ``imports i`` of those to resolve again,
+        its temporary tables filled."""
+        for table in ("named_words(word TEXT PRIMARY KEY)", "named_files(file_id INTEGER PRIMARY KEY)",
+                      "named_subtrees(file_id INTEGER PRIMARY KEY)", "named_gone(path TEXT PRIMARY KEY)"):  # fmt: skip
+            db.execute(f"CREATE TEMP TABLE IF NOT EXISTS {table}")
+            db.execute(f"DELETE FROM {table.split('(', 1)[0]}")
+        words = sorted(word for word in self.words if word)
+        db.executemany("INSERT INTO named_words VALUES (?)", [(word,) for word in words])
+        db.executemany("INSERT OR IGNORE INTO named_gone VALUES (?)", [(path,) for path in self.gone])
+        where = " OR i.target_path IN (SELECT path FROM named_gone)" if self.gone else ""
+        held = "EXISTS (SELECT 1 FROM named_words w WHERE instr(i.module, w.word) > 0 OR instr(i.names, w.word) > 0)"
+        matches = [_match(word) for word in words]
+        if None in matches:  # a word too short to narrow: every import is read
+            where += f" OR {held}"
+        elif matches:
+            for match in matches:
+                db.execute("INSERT OR IGNORE INTO named_files SELECT rowid FROM text WHERE text MATCH ?", (match,))
+            where += f" OR (i.file_id IN (SELECT file_id FROM named_files) AND {held})"
+        for folder in sorted(self.subtrees):
+            if folder:
+                db.execute("INSERT OR IGNORE INTO named_subtrees SELECT id FROM files WHERE path > ? AND path < ?",
+                           (folder + "/", folder + "0"))  # fmt: skip
+            else:
+                db.execute("INSERT OR IGNORE INTO named_subtrees SELECT id FROM files")
+        if self.subtrees:
+            where += " OR (i.file_id IN (SELECT file_id FROM named_subtrees) AND trim(i.module, './') = '')"
+        return where
+
+    def mounts(self, db: sqlite3.Connection) -> frozenset[str]:
+        """``links`` when a mount's module (resolved like an import) may lead to an added or removed
+        file, or away from it; else none."""
+        if not self.mount_words and not self.gone:
+            return frozenset()
+        for (module,) in db.execute("SELECT DISTINCT mount FROM http_routes WHERE mount != '' ORDER BY mount"):
+            if not module.strip("./") or any(word in module for word in self.mount_words):
+                return frozenset({"links"})
+        return frozenset()
+
+
 def _written_candidates(
-    db: sqlite3.Connection, kept: dict[tuple[str, str], list[tuple[str, int]]], written: list[int]
+    db: sqlite3.Connection, kept: dict[tuple[str, str], list[tuple[str, int]]], written: list[int], gone: list[str] = ()
 ) -> None:
-    """Bring the kept subclass candidates up to date for the ``written`` files (no file added or
-    removed): each leaves every list (by its path), and joins those whose query it now meets, asked
+    """Bring the kept subclass candidates up to date for the ``written`` files and the ``gone``
+    ones: each leaves every list (by its path), and a written one joins those whose query it now meets, asked
     of the text index with the very query of :meth:`_Derivation.candidates` narrowed to it. A list
     that reaches the cap is dropped (which files the cap keeps is asked again)."""
     if not kept:
@@ -166,7 +290,7 @@ def _written_candidates(
         f"SELECT id, path, language FROM files WHERE id IN ({', '.join('?' * len(written))}) ORDER BY path",
         sorted(set(written)),
     ).fetchall()
-    paths = {path for _, path, _ in rows}  # a written file may have a new id: known by its path
+    paths = {path for _, path, _ in rows} | set(gone)  # a written file may have a new id: known by its path
     for key in sorted(kept):
         family, name = key
         found = [entry for entry in kept[key] if entry[0] not in paths]
@@ -866,8 +990,8 @@ class _Files:
         self.generated = _Generated(db, self.proto_package)
         self.ecmascript = _EcmaScript(db, self)
         #: (language family, type name) -> [(path, file id)] of its subclass candidates, sorted by path
-        #: (:meth:`_Derivation.candidates`): emptied when a file is added or removed, else brought up
-        #: to date for the files each edit writes (:func:`_written_candidates`)
+        #: (:meth:`_Derivation.candidates`): brought up to date for the files each refresh writes or
+        #: removes (:func:`_written_candidates`)
         self.candidates: dict[tuple[str, str], list[tuple[str, int]]] = {}
 
     def change(self, db: sqlite3.Connection, added: Iterable[str], gone: Iterable[str]) -> None:
@@ -1033,17 +1157,24 @@ def _stored_text(db: sqlite3.Connection, where: str, params: tuple = ()) -> Iter
             continue
 
 
-def _resolve_imports(db: sqlite3.Connection, files: _Files, where: str) -> None:
+def _resolve_imports(db: sqlite3.Connection, files: _Files, where: str) -> list[int]:
+    """Resolve the imports matching ``where`` (over ``i``, joined to their file ``f``); the ids of
+    the files an import of which now leads elsewhere (sorted)."""
     updates = []
-    for rowid, module, names, path, language in db.execute(
-        "SELECT i.rowid, i.module, i.names, f.path, f.language FROM imports i JOIN files f ON f.id = i.file_id" + where
+    moved: set[int] = set()
+    for rowid, file_id, module, names, path, language, was, was_owner in db.execute(
+        "SELECT i.rowid, i.file_id, i.module, i.names, f.path, f.language, i.target_path, i.target_service"
+        " FROM imports i JOIN files f ON f.id = i.file_id" + where
     ):
         target = _target(files, language, module, names, path)
         owner = None
         if target is not None:
             owner = files.service.get(target, files.folder_service.get(target))
-        updates.append((target, owner, rowid))
+        if (target, owner) != (was, was_owner):
+            updates.append((target, owner, rowid))
+            moved.add(file_id)
     db.executemany("UPDATE imports SET target_path = ?, target_service = ? WHERE rowid = ?", updates)
+    return sorted(moved)
 
 
 def _reshapes_imports(path: str, known: _Files | None) -> bool:

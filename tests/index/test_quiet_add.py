@@ -1,0 +1,219 @@
+"""A file added or removed costs the files it touches, not the workspace (INV-INDEX-11).
+
+Adding or removing a file (none a ``.proto``, manifest or project config) resolves again only the
+imports that may lead to it, or led to it: those of files whose text names it (its stem, its
+folder's name when the folder or Go package is new, a package entry, a ``paths`` alias, an entry
+reached by dots). The whole-workspace passes run only when the file reaches them, as it was or as it
+is, or when an import or mount that moved reaches them: an added plain file runs neither. After
+every change the index equals a build from scratch of the same files, including the cases where
+an import without the file's stem in its module leads to it (``from . import helper``,
+``import '.'``, ``import '@acme/lib'``, a ``paths`` alias, ``use my_crate``).
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from mesh.index import Index
+
+from ._compare import facts_by_path
+from .test_grpc_derivation import write
+from .test_quiet_edit import DERIVE, LINKS, PLAIN, QUIET, WORKSPACE, counted, inline  # noqa: F401 (fixtures)
+
+ROUTES = (
+    'const { Router } = require("express");\nconst router = Router();\n'
+    'router.get("/items", (req, res) => res.json([]));\nmodule.exports = router;\n'
+)
+
+BASE = {
+    **WORKSPACE,
+    # imports that reach a file by something other than its stem
+    "py/pkg/__init__.py": "from . import helper\n",
+    "py/pkg/main.py": "from .. import top\nfrom . import helper\n",
+    "web2/package.json": '{"name": "web2", "workspaces": ["packages/*"]}\n',
+    "web2/packages/lib/package.json": '{"name": "@acme/lib", "main": "src/entry.js"}\n',
+    "web2/tsconfig.json": '{"compilerOptions": {"paths": {"@cfg": ["src/config/settings.ts"]}}}\n',
+    "web2/app/a.js": "import lib from '@acme/lib';\nimport here from '.';\nexport const a = [lib, here];\n",
+    "web2/src/use.ts": "import { s } from '@cfg';\nexport const t = s;\n",
+    "gomod/go.mod": "module example.com/m\n\ngo 1.21\n",
+    "gomod/cmd/main.go": 'package main\n\nimport "example.com/m/extra"\n\nfunc main() { extra.Run() }\n',
+    "rs/Cargo.toml": '[package]\nname = "my-crate"\nversion = "0.1.0"\n',
+    "rs/src/main.rs": "use my_crate;\n\nfn main() {}\n",
+    # an Express app mounting ./routes: routes/index.js now, routes.js first once it exists
+    "node/app/server.js": (
+        'const express = require("express");\nconst routes = require("./routes");\n\n'
+        'const app = express();\napp.use("/api", routes);\n'
+    ),
+    "node/app/routes/index.js": ROUTES,
+    # a subclass of a server type that it sees through an import by suffix: a nearer base.py hides it
+    "py/lib/impl2.py": (
+        "from base import BaseInventory\n\n\nclass Impl2(BaseInventory):\n"
+        "    def Release(self, request, context):\n        return None\n"
+    ),
+    # Django: a URLconf included by its module's name (no import), nearer shop/urls.py files win
+    "dj/requirements.txt": "django\n",
+    "dj/site/urls.py": 'from django.urls import include, path\n\nurlpatterns = [path("shop/", include("shop.urls"))]\n',
+    "dj/deep/shop/urls.py": (
+        'from django.urls import path\n\nfrom . import views\n\nurlpatterns = [path("items/", views.items)]\n'
+    ),
+}
+
+#: Files that come and go, each with its text.
+FILES = {
+    "py/app/plain2.py": PLAIN,
+    "py/pkg/helper.py": "X = 1\n",
+    "py/top.py": "T = 1\n",
+    "web2/app/index.js": "export default 2;\n",
+    "web2/packages/lib/src/entry.js": "export default 1;\n",
+    "web2/src/config/settings.ts": "export const s = 1;\n",
+    "gomod/extra/run.go": "package extra\n\nfunc Run() {}\n",
+    "py/base.py": PLAIN,
+    "dj/shop/urls.py": "# no routes yet\n",
+    "rs/src/lib.rs": "pub fn f() {}\n",
+    "node/app/routes.js": "module.exports = function routes(req, res, next) { next(); };\n",
+    "node/src/keeper.js": WORKSPACE["node/src/keeper.js"],
+    "py/app/sub.py": (
+        "from .base import BaseInventory\n\n\nclass Sub(BaseInventory):\n"
+        "    def Reserve(self, request, context):\n        return None\n"
+    ),
+    "web/health.py": 'from app import app\n\n\n@app.route("/health")\ndef health():\n    return ""\n',
+    "web/NOTES2.md": "# More notes\n",
+}
+
+#: (path, added (else removed), the whole-workspace passes it runs): in turn, each compared with a
+#: build from scratch.
+CHANGES = [
+    ("py/app/plain2.py", True, QUIET),
+    ("py/pkg/helper.py", True, QUIET),  # from . import helper: the module is a dot
+    ("py/top.py", True, QUIET),  # from .. import top
+    ("web2/app/index.js", True, QUIET),  # import '.'
+    ("web2/packages/lib/src/entry.js", True, QUIET),  # the package's main
+    ("web2/src/config/settings.ts", True, QUIET),  # a paths alias without a star
+    ("gomod/extra/run.go", True, QUIET),  # a new Go package
+    ("rs/src/lib.rs", True, QUIET),  # use my_crate
+    ("web/NOTES2.md", True, QUIET),
+    ("node/app/routes.js", True, LINKS),  # the mount now leads here, not to routes/index.js
+    ("node/app/routes.js", False, LINKS),
+    ("node/src/keeper.js", False, DERIVE),  # the implementation a registration imports
+    ("node/src/keeper.js", True, DERIVE),
+    ("py/app/sub.py", True, DERIVE),  # a subclass of a server type
+    ("py/app/sub.py", False, DERIVE),
+    ("web/health.py", True, LINKS),  # a route
+    ("web/health.py", False, LINKS),
+    ("py/base.py", True, DERIVE),  # Impl2's import now leads here: its base is no server type in sight
+    ("py/base.py", False, DERIVE),
+    ("dj/shop/urls.py", True, LINKS),  # the include now mounts this file, not dj/deep/shop/urls.py
+    ("dj/shop/urls.py", False, LINKS),
+    ("py/pkg/helper.py", False, QUIET),
+    ("py/top.py", False, QUIET),
+    ("web2/app/index.js", False, QUIET),
+    ("web2/packages/lib/src/entry.js", False, QUIET),
+    ("web2/src/config/settings.ts", False, QUIET),
+    ("gomod/extra/run.go", False, QUIET),
+    ("rs/src/lib.rs", False, QUIET),
+    ("py/app/plain2.py", False, QUIET),
+]
+
+
+def _apply(root: Path, path: str, present: bool) -> None:
+    target = root / path
+    if present:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(FILES[path])
+    elif target.is_file():
+        target.unlink()
+
+
+def _targets(index: Index) -> list[tuple]:
+    with index.store.snapshot() as db:
+        return sorted(
+            db.execute("SELECT f.path, i.module, i.target_path FROM imports i JOIN files f ON f.id = i.file_id")
+        )
+
+
+def test_inv_index_11_added_and_removed_files_run_only_the_passes_they_reach(
+    tmp_path: Path, counted: list[str]
+) -> None:
+    """INV-INDEX-11: after each file added or removed the index equals a build from scratch; each
+    ran only the whole-workspace passes it reaches (none for the quiet ones)."""
+    root = tmp_path / "ws"
+    write(root, BASE)
+    index = Index(root, tmp_path / "cache", workers=1)
+    index.refresh()
+    index.prepare_edits()
+    try:
+        for number, (path, present, passes) in enumerate(CHANGES):
+            _apply(root, path, present)
+            counted.clear()
+            index.refresh(changed=[path])
+            assert tuple(counted) == passes, (number, path, present, counted)
+            fresh = Index(root, tmp_path / f"fresh-{number}", workers=1)
+            try:
+                fresh.refresh()
+                assert facts_by_path(index) == facts_by_path(fresh), (number, path, present)
+            finally:
+                fresh.close()
+    finally:
+        index.close()
+
+
+@pytest.mark.parametrize("path", [path for path, present, _ in CHANGES[1:8]])
+def test_the_quiet_adds_move_an_import_that_does_not_spell_their_stem(tmp_path: Path, path: str) -> None:
+    """The comparison above is not vacuous: each of those added files is what an import in another
+    file now leads to, though no module there spells its name whole."""
+    root = tmp_path / "ws"
+    write(root, BASE)
+    index = Index(root, tmp_path / "cache", workers=1)
+    index.refresh()
+    index.prepare_edits()
+    try:
+        before = _targets(index)
+        _apply(root, path, True)
+        index.refresh(changed=[path])
+        after = _targets(index)
+        moved = sorted(set(after) - set(before))
+        assert any(target == path or target == path.rpartition("/")[0] for _, _, target in moved), moved
+        assert all(importer != path for importer, _, _ in moved), moved  # another file's import moved
+    finally:
+        index.close()
+
+
+@settings(
+    max_examples=8, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    steps=st.lists(
+        st.lists(st.tuples(st.sampled_from(sorted(FILES)), st.booleans()), min_size=1, max_size=3,
+                 unique_by=lambda change: change[0]),  # fmt: skip
+        min_size=1,
+        max_size=5,
+    )
+)
+def test_inv_index_11_random_adds_and_removes_leave_a_build_from_scratch(steps: list[list[tuple[str, bool]]]) -> None:
+    """INV-INDEX-11: files added and removed a few at a time, in any order, with the server's tables
+    kept between refreshes: after every refresh the index equals a build from scratch."""
+    with tempfile.TemporaryDirectory() as folder:
+        work = Path(folder)
+        root = work / "ws"
+        write(root, BASE)
+        index = Index(root, work / "cache", workers=1)
+        index.refresh()
+        index.prepare_edits()
+        try:
+            for number, step in enumerate(steps):
+                for path, present in step:
+                    _apply(root, path, present)
+                index.refresh(changed=[path for path, _ in step])
+                fresh = Index(root, work / f"fresh-{number}", workers=1)
+                try:
+                    fresh.refresh()
+                    assert facts_by_path(index) == facts_by_path(fresh), (number, step)
+                finally:
+                    fresh.close()
+        finally:
+            index.close()
