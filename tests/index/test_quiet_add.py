@@ -217,3 +217,70 @@ def test_inv_index_11_random_adds_and_removes_leave_a_build_from_scratch(steps: 
                     fresh.close()
         finally:
             index.close()
+
+
+def test_inv_index_11_a_folder_made_moved_or_removed_is_walked_alone(tmp_path: Path, monkeypatch) -> None:
+    """INV-INDEX-11: a folder among the changed paths (made, moved in, checked out) is walked by
+    itself, with the ignore rules a whole walk would apply there, not the workspace; its files are
+    added as any added file is (a folder gone takes its files with it). A folder bringing a manifest
+    changes the services: that one refresh walks everything. Each time the index equals a build
+    from scratch."""
+    from mesh.index.build import _build
+
+    root = tmp_path / "ws"
+    write(root, BASE)
+    index = Index(root, tmp_path / "cache", workers=1)
+    index.refresh()
+    index.prepare_edits()
+    walks: list[Path] = []
+    real_walk = _build.walk
+
+    def counted_walk(where: Path, **kwargs):
+        walks.append(where)
+        return real_walk(where, **kwargs)
+
+    monkeypatch.setattr(_build, "walk", counted_walk)
+
+    def same_as_scratch(label: str) -> None:
+        fresh = Index(root, tmp_path / f"fresh-{label}", workers=1)
+        try:
+            fresh.refresh()
+            assert facts_by_path(index) == facts_by_path(fresh), label
+        finally:
+            fresh.close()
+            walks.clear()  # the build from scratch walks, of course
+
+    try:
+        write(root, {
+            "py/feature/__init__.py": "from . import helper\n",
+            "py/feature/helper.py": "from app.util import helper as util\n",
+            "py/feature/deep/more.py": "from ..helper import util\n",
+            "py/feature/node_modules/dep/index.js": "module.exports = 1;\n",  # a walk does not enter it
+            "py/feature/.gitignore": "*.tmp\n",
+            "py/feature/scratch.tmp": "ignored by the folder's own rules\n",
+        })  # fmt: skip
+        index.refresh(changed=["py/feature"])
+        assert walks == []
+        with index.store.snapshot() as db:
+            held = sorted(path for (path,) in db.execute("SELECT path FROM files WHERE path LIKE 'py/feature/%'"))
+        assert held == ["py/feature/__init__.py", "py/feature/deep/more.py", "py/feature/helper.py"]
+        same_as_scratch("made")
+
+        (root / "py/feature").rename(root / "py/moved")
+        index.refresh(changed=["py/feature", "py/moved"])
+        assert walks == []
+        same_as_scratch("moved")
+
+        for path in sorted((root / "py/moved").rglob("*"), reverse=True):
+            path.unlink() if path.is_file() else path.rmdir()
+        (root / "py/moved").rmdir()
+        index.refresh(changed=["py/moved"])
+        assert walks == []
+        same_as_scratch("removed")
+
+        write(root, {"svc/package.json": '{"name": "svc"}\n', "svc/src/index.js": "export const x = 1;\n"})
+        index.refresh(changed=["svc"])
+        assert walks == [root.resolve()] or walks == [root]  # a manifest: the services may change
+        same_as_scratch("service")
+    finally:
+        index.close()

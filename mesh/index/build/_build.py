@@ -233,7 +233,10 @@ class Index:
                 include_vendored=config.include_vendored,
                 include_secrets=config.include_secrets,
                 extra_ignores=workspace.ignore_patterns(),
-            )
+            )  # a folder among them (made, moved in, checked out) is walked: its files are what changed
+            if any(self._structural(entry.path) for entry in tree.files):  # a manifest came with a folder
+                only = None
+                tree, workspace = self._walk(load_config(self.root))
         walked = {entry.path: entry for entry in tree.files}
         if only is None:  # a workspace too large for the machine's memory says so before parsing (INV-INDEX-9)
             check_memory(len(walked), largest=max((entry.size for entry in tree.files), default=0),
@@ -424,9 +427,10 @@ class Index:
         return stored == mine and bool(stored)
 
     def _structural(self, path: str) -> bool:
-        """A change to this path can change the rules or the services: only a full refresh will do."""
+        """A change to this path can change the rules or the services: only a full refresh will do.
+        A folder is not (its files are walked and asked the same, :func:`check_paths`)."""
         name = path.rsplit("/", 1)[-1]
-        return name in STRUCTURAL_NAMES or structural(name) or (self.root / path).is_dir()
+        return name in STRUCTURAL_NAMES or structural(name)
 
     def _walk(self, config: Config) -> tuple[Walk, Workspace]:
         named = config.services

@@ -241,13 +241,26 @@ def iter_walk(
     """:func:`walk` as it goes, folder by folder (depth first, in name order): a reader that stops
     early (the first-call scan, INV-SCAN-1) pays only for the folders it reached."""
     root = root.resolve()
-    result = Walk()  # what the ignore files of a folder say that is wrong lands in its skipped
     base_rules = [("", pathspec.GitIgnoreSpec.from_lines(extra_ignores))] if extra_ignores else []
+    yield from _walk_from(root, "", base_rules, max_file_bytes, include_vendored, include_secrets)
+
+
+def _walk_from(
+    root: Path,
+    top: str,
+    rules: list[tuple[str, pathspec.GitIgnoreSpec]],
+    max_file_bytes: int,
+    include_vendored: bool,
+    include_secrets: bool,
+) -> Iterator[FileEntry | Skipped]:
+    """The walk of the folder ``top`` (relative to ``root``, entered with ``rules``, the rules in
+    force in its parent) and of everything under it that the walk enters."""
+    result = Walk()  # what the ignore files of a folder say that is wrong lands in its skipped
     visited: set[tuple[int, int]] = set()
     # A stack of (folder relative to root, the ignore rules in force there). Each folder is opened
     # through read-only descriptors from the root, never following a link (``open_folder_inside``):
     # a folder swapped for a link out since it was listed is not entered.
-    stack: list[tuple[str, list[tuple[str, pathspec.GitIgnoreSpec]]]] = [("", base_rules)]
+    stack: list[tuple[str, list[tuple[str, pathspec.GitIgnoreSpec]]]] = [(top, rules)]
     while stack:
         rel_dir, rules = stack.pop()
         try:
@@ -448,12 +461,15 @@ def check_paths(
     include_vendored: bool = False,
     include_secrets: bool = False,
     extra_ignores: tuple[str, ...] = (),
+    expand: bool = True,
 ) -> Walk:
     """What :func:`walk` would say of just these paths (a watcher's few), without walking the tree.
 
     Each path's folders are checked from the root down with the same rules (ignore files read once
     per folder); a path that is gone, or whose folder a walk would not enter, is simply absent
-    from the result, so the caller treats it as deleted. Folders among ``paths`` are not expanded.
+    from the result, so the caller treats it as deleted. A folder among ``paths`` that a walk would
+    enter is walked as the whole walk would walk it (a folder made, moved or checked out: its files
+    are what changed); with ``expand=False`` it is not.
     """
     root = root.resolve()
     result = Walk()
@@ -504,4 +520,9 @@ def check_paths(
             result.files.append(decision)
         elif isinstance(decision, Skipped):
             result.skipped.append(decision)
+        elif decision is True and expand:
+            for item in _walk_from(root, rel, rules, max_file_bytes, include_vendored, include_secrets):
+                (result.skipped if isinstance(item, Skipped) else result.files).append(item)
+    files = {entry.path: entry for entry in result.files}  # a folder and a file in it both named
+    result.files = sorted(files.values(), key=lambda entry: entry.path)
     return result
