@@ -17,7 +17,9 @@ back, so is the index. One JSON line per run on stdout: the first edit, the medi
 median of all but the first, per file. ``--adds N`` also writes a new file beside the median one N
 times (timed until a snapshot defines it) and removes it (timed until the index no longer lists it);
 ``--only-adds`` skips the edits; ``--add-name utils`` adds ``utils.py`` (a stem many imports may
-name) instead of a file of a name nobody imports.
+name) instead of a file of a name nobody imports. ``--folders N`` makes and removes a new folder of
+three Python files N times, ``--protos N`` edits the first ``.proto`` N times (a comment; with
+``--proto-shape`` a new message), each timed through ``Index.refresh(changed=[...])`` directly.
 
 ``--loud`` times, instead of the median and the largest file, *loud* edits (INV-INDEX-11): of the
 first Python file by path holding a gRPC server type (``grpc``), of the first holding an HTTP route
@@ -48,6 +50,9 @@ def main() -> int:
     parser.add_argument("--adds", type=int, default=0, help="also add and remove a new file this many times")
     parser.add_argument("--only-adds", action="store_true", help="no edits of existing files")
     parser.add_argument("--add-name", default="", help="the added file's stem (utils, __init__); else a unique one")
+    parser.add_argument("--folders", type=int, default=0, help="also make and remove a new folder this many times")
+    parser.add_argument("--protos", type=int, default=0, help="also edit the first .proto this many times")
+    parser.add_argument("--proto-shape", action="store_true", help="the .proto edits add a message (a new shape)")
     parser.add_argument("--loud", action="store_true", help="time loud edits (gRPC, HTTP, a server type's name)")
     parser.add_argument("--tree", type=Path, help="the tree (default: --work's ws-FILES-sSEED)")
     parser.add_argument("--cache", type=Path, help="the cache root (default: --work's cache-FILES-sSEED)")
@@ -89,6 +94,15 @@ def main() -> int:
                             "first_ms": shown[0] * 1000, "max_ms": max(shown) * 1000}  # fmt: skip
             out["removed"] = {"p50_ms": statistics.median(gone) * 1000, "first_ms": gone[0] * 1000,
                               "max_ms": max(gone) * 1000}  # fmt: skip
+        if args.folders and hasattr(bench_index, "timed_folders"):
+            made, gone, folder = bench_index.timed_folders(index, tree, args.folders)
+            out["folder_made"] = {"folder": folder, "ms": [round(x * 1000, 1) for x in made],
+                                  "p50_after_first_ms": statistics.median(made[1:] or made) * 1000}  # fmt: skip
+            out["folder_gone"] = {"ms": [round(x * 1000, 1) for x in gone], "p50_ms": statistics.median(gone) * 1000}
+        if args.protos:
+            took, proto = bench_index.timed_proto_edits(index, tree, args.protos, shape=args.proto_shape)
+            out["proto_edit"] = {"file": proto, "shape": args.proto_shape, "ms": [round(x * 1000, 1) for x in took],
+                                 "p50_after_first_ms": statistics.median(took[1:] or took) * 1000}  # fmt: skip
         index.refresh()
     finally:
         index.close()

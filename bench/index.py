@@ -195,6 +195,59 @@ def timed_adds(
     return shown, gone, str(folder.relative_to(root))
 
 
+def timed_folders(index, root: Path, rounds: int) -> tuple[list[float], list[float], str]:
+    """A new folder (a package of three Python files, one in a subfolder, importing each other) made
+    ``rounds`` times beside the median Python file, each timed through ``Index.refresh(changed=[the
+    folder])`` (what a watcher hands over for a folder made or moved in), then removed and timed the
+    same way. (times to made, times to gone, the folder)."""
+    import shutil
+
+    with index.store.snapshot() as db:
+        held = [path for (path,) in db.execute(
+            "SELECT path FROM files WHERE language = 'python' AND error = '' ORDER BY size, path")]  # fmt: skip
+    folder = (root / held[len(held) // 2]).parent / "mesh_bench_feature"
+    relative = str(folder.relative_to(root))
+    made, gone = [], []
+    try:
+        for number in range(rounds):
+            (folder / "sub").mkdir(parents=True)
+            (folder / "__init__.py").write_text("from . import handlers\n")
+            (folder / "handlers.py").write_text(f"def mesh_bench_feature_{number}():\n    pass\n")
+            (folder / "sub" / "more.py").write_text(f"from ..handlers import mesh_bench_feature_{number}\n")
+            started = time.perf_counter()
+            index.refresh(changed=[relative], counted=False)
+            made.append(time.perf_counter() - started)
+            shutil.rmtree(folder)
+            started = time.perf_counter()
+            index.refresh(changed=[relative], counted=False)
+            gone.append(time.perf_counter() - started)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    return made, gone, relative
+
+
+def timed_proto_edits(index, root: Path, rounds: int, *, shape: bool) -> tuple[list[float], str]:
+    """The first ``.proto`` by path edited ``rounds`` times, each timed through
+    ``Index.refresh(changed=[it])``: a comment appended, or with ``shape`` a message (its type names
+    change: every import is resolved again). Its bytes are put back at the end."""
+    with index.store.snapshot() as db:
+        relative = db.execute("SELECT path FROM files WHERE path LIKE '%.proto' ORDER BY path LIMIT 1").fetchone()[0]
+    path = root / relative
+    original = path.read_bytes()
+    took = []
+    try:
+        for number in range(rounds):
+            extra = f"\nmessage MeshBench{number} {{}}\n" if shape else f"\n// mesh bench {number}\n"
+            path.write_bytes(original + extra.encode())
+            started = time.perf_counter()
+            index.refresh(changed=[relative], counted=False)
+            took.append(time.perf_counter() - started)
+    finally:
+        path.write_bytes(original)
+        index.refresh(changed=[relative], counted=False)
+    return took, relative
+
+
 def walk_vs_rg(tree: Path, rounds: int) -> tuple[float, float, int, int]:
     sys.path.insert(0, str(ROOT))
     from mesh.index import walk

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 
 from mesh.index import Index
@@ -11,13 +13,16 @@ from mesh.index.store._store import _FACT_TABLES
 
 def count_file_tables(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """A list that grows by one each time the resolver reads every path into its file tables
-    (``_resolve._Files`` built from the index), from now on in this test."""
+    (``_resolve._Files`` built from the index), from now on in this test, in this thread (not in a
+    thread another test left running in the same worker)."""
     built: list[int] = []
     tables = _resolve._Files
+    mine = threading.get_ident()
 
     class Counted(tables):  # type: ignore[misc,valid-type]
         def __init__(self, db) -> None:
-            built.append(1)
+            if threading.get_ident() == mine:
+                built.append(1)
             super().__init__(db)
 
     monkeypatch.setattr(_resolve, "_Files", Counted)

@@ -284,3 +284,59 @@ def test_inv_index_11_a_folder_made_moved_or_removed_is_walked_alone(tmp_path: P
         same_as_scratch("service")
     finally:
         index.close()
+
+
+PROTO = "proto/acme/inventory/v1/inventory.proto"
+#: both copies of the package, edited together: a method gone from both is gone
+PROTOS = (PROTO, "node/inventory.proto")
+#: (the .proto's new text, whether it keeps its shape (package, options, type names), passes)
+PROTO_EDITS = [
+    (BASE[PROTO] + "// a comment\n", True, DERIVE),
+    (BASE[PROTO].replace("  rpc Reserve(R) returns (R);\n", ""), True, DERIVE),  # a method goes: its keys
+    (BASE[PROTO].replace("  rpc Release(R) returns (R);\n", "  rpc Release(R) returns (R);\n  rpc Count(R) returns (R);\n"),
+     True, DERIVE),  # fmt: skip  (a method comes)
+    (BASE[PROTO] + 'option java_package = "com.acme.inventory";\n', False, DERIVE + LINKS),
+    (BASE[PROTO].replace("message R {", "message Stock { string id = 1; }\nmessage R {"), False, DERIVE + LINKS),
+    (BASE[PROTO].replace("package acme.inventory.v1;", "package acme.stock.v1;"), False, DERIVE + LINKS),
+    (BASE[PROTO], False, DERIVE + LINKS),
+]
+
+
+def test_inv_index_11_a_proto_edited_with_its_shape_keeps_every_import(
+    tmp_path: Path, counted: list[str], monkeypatch
+) -> None:
+    """INV-INDEX-11: ``.proto`` files edited with the package, options and type names it had (a comment,
+    a method) runs the gRPC pass alone, without reading the workspace's paths or imports again: no
+    import elsewhere leads anywhere else. One whose shape changed resolves every import again and
+    runs both passes. Each time the index equals a build from scratch, and a method's keys follow."""
+    from ._compare import count_file_tables
+
+    root = tmp_path / "ws"
+    write(root, BASE)
+    index = Index(root, tmp_path / "cache", workers=1)
+    index.refresh()
+    index.prepare_edits()
+    keyed: list[list[tuple]] = []
+    built = count_file_tables(monkeypatch)
+    try:
+        for number, (text, same, passes) in enumerate(PROTO_EDITS):
+            built.clear()  # the last build from scratch read them, of course
+            for path in PROTOS:
+                (root / path).write_text(text)
+            counted.clear()
+            index.refresh(changed=list(PROTOS))
+            assert tuple(counted) == passes, (number, counted)
+            assert (built == []) == same, number
+            fresh = Index(root, tmp_path / f"fresh-{number}", workers=1)
+            try:
+                fresh.refresh()
+                assert facts_by_path(index) == facts_by_path(fresh), number
+            finally:
+                fresh.close()
+            with index.store.snapshot() as db:
+                keyed.append(sorted(db.execute(
+                    "SELECT f.path, g.line, g.role, g.method_key, g.via FROM grpc g JOIN files f ON f.id = g.file_id"
+                )))  # fmt: skip
+        assert keyed[1] != keyed[0] and keyed[-1] == keyed[0], "a method gone, then back: its facts keyed so"
+    finally:
+        index.close()

@@ -11,6 +11,7 @@ a build from scratch of the same files.
 from __future__ import annotations
 
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -120,16 +121,20 @@ def inline(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture
 def counted(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
-    """Names of the whole-workspace passes run by resolves (the derivation, the links)."""
+    """Names of the whole-workspace passes run by resolves (the derivation, the links) in this
+    thread (not in one another test left running in the same worker)."""
     runs: list[str] = []
     derive, links = _resolve._Derivation.run, _resolve._links
+    mine = threading.get_ident()
 
     def run(self) -> None:
-        runs.append("derive")
+        if threading.get_ident() == mine:
+            runs.append("derive")
         derive(self)
 
     def linked(db, files) -> None:
-        runs.append("links")
+        if threading.get_ident() == mine:
+            runs.append("links")
         links(db, files)
 
     monkeypatch.setattr(_resolve._Derivation, "run", run)

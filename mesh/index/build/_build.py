@@ -36,7 +36,7 @@ from ..parse._kinds import kind_of
 from ._pool import DEFAULT_BUDGET_S, WORKER_MODULE, ParsePool, run_inline
 from ._memory import check_memory
 from ._progress import TEXT_STAGE, Progress
-from ._resolve import REACHES, file_tables, reaches, resolve
+from ._resolve import REACHES, file_tables, proto_shapes, reaches, resolve
 from ..store._store import DiskFull, FileRecord, IndexUnavailable, Store, Writer
 from ._work import Outcome, Task
 from ._services import structural
@@ -250,6 +250,8 @@ class Index:
             # which whole-workspace passes (gRPC derivation, links) the files about to change reach as
             # they were: a pass they reach neither so nor as they become is not run (INV-INDEX-11)
             reached_before = REACHES if only is None else reaches(writer.db, [old[0] for old in known.values()])
+            # what the .proto files about to change tell import resolution, as they were
+            protos_before = {} if only is None else proto_shapes(writer.db, [old[0] for old in known.values()])
             # Generated code and secrets found by their first bytes: an unchanged one is not read again,
             # unless a rule (or include_vendored, include_secrets) changed since the last refresh: then
             # every file is read once.
@@ -346,11 +348,10 @@ class Index:
                 self._files = resolve(writer.db)
                 writer.put_skipped(skipped_rows)
             else:
-                protos = any(outcome_path.endswith(".proto") for outcome_path in only)
                 self._put_workspace(writer, workspace)  # a manifest's wiring may have changed
                 self._files = resolve(
-                    writer.db, written=written, gone=gone, added=added, known=None if protos else self._files,
-                    reached_before=reached_before,
+                    writer.db, written=written, gone=gone, added=added, known=self._files,
+                    reached_before=reached_before, protos_before=protos_before,
                 )  # fmt: skip
                 writer.put_skipped(skipped_rows, only=only)
             writer.set_meta(root=str(self.root), updated_at=f"{time.time():.3f}", generated_rule=rule)

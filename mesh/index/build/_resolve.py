@@ -64,7 +64,7 @@ from ..parse._heritage import Heritage, heritage
 from ..store._trigrams import indexed, trigrams
 from ._links import resolve_links
 
-__all__ = ["REACHES", "file_tables", "reaches", "reaches_workspace", "resolve"]
+__all__ = ["REACHES", "file_tables", "proto_shapes", "reaches", "reaches_workspace", "resolve"]
 
 log = logging.getLogger("mesh.index")
 
@@ -83,6 +83,7 @@ def resolve(
     added: list[str] = (),
     known: _Files | None = None,
     reached_before: bool | frozenset[str] = True,
+    protos_before: dict[str, tuple] | None = None,
 ) -> _Files:
     """Recompute derived keys and import targets in the open transaction of ``db``.
 
@@ -112,6 +113,10 @@ def resolve(
     db.executemany("INSERT OR IGNORE INTO touched VALUES (?)", [(file_id,) for file_id in written])
     paths = [path for (path,) in db.execute("SELECT path FROM files WHERE id IN (SELECT file_id FROM touched)")]
     paths += [*gone, *added]
+    # a .proto written again with the package, options and type names it had (a method, a field, a
+    # comment) leads no import elsewhere: only the gRPC pass reads what changed
+    same_protos = {path for path, shape in proto_shapes(db, written).items() if (protos_before or {}).get(path) == shape}
+    paths = [path for path in paths if path not in same_protos]
     reshaped = any(_reshapes_imports(path, known) for path in paths)
     files = known if known is not None and not reshaped else _Files(db)
     where = " WHERE i.file_id IN (SELECT file_id FROM touched)"
@@ -127,6 +132,8 @@ def resolve(
         parts = REACHES
     else:  # only the passes the files reach: as they were, as they are, or through imports that moved
         parts = _parts(reached_before) | reaches(db, [*written, *changed]) | named.mounts(db)
+        if same_protos:  # its services and methods key the gRPC facts
+            parts |= {"grpc"}
     if files is known and files.candidates:
         if "grpc" in parts:
             _written_candidates(db, files.candidates, written, gone)
@@ -975,6 +982,8 @@ class _Files:
             for suffix in _folder_suffixes(folder):
                 self.folder_suffix[suffix].append(folder)
         self.packages = _declared_packages(db)
+        #: Go module path -> the folder of its go.mod
+        self.go_modules = {declared: folder for (declared, manifest), folder in self.packages.items() if manifest == "go.mod"}
         #: proto package (as dotted parts) -> the proto files declaring it
         self.proto_packages: dict[tuple[str, ...], list[str]] = defaultdict(list)
         #: proto file -> its package; folder -> its proto files
@@ -987,6 +996,11 @@ class _Files:
             self.protos_in[posixpath.dirname(path)].append(path)
             if package:
                 self.proto_packages[tuple(package.split("."))].append(path)
+        #: the proto packages by their first part, folded: (their order above, folded parts, files)
+        self.proto_packages_by_first: dict[str, list[tuple[int, tuple[str, ...], list[str]]]] = defaultdict(list)
+        for number, (parts, paths) in enumerate(self.proto_packages.items()):
+            folded = tuple(part.lower() for part in parts)
+            self.proto_packages_by_first[folded[0]].append((number, folded, paths))
         self.generated = _Generated(db, self.proto_package)
         self.ecmascript = _EcmaScript(db, self)
         #: (language family, type name) -> [(path, file id)] of its subclass candidates, sorted by path
@@ -1177,6 +1191,28 @@ def _resolve_imports(db: sqlite3.Connection, files: _Files, where: str) -> list[
     return sorted(moved)
 
 
+def proto_shapes(db: sqlite3.Connection, file_ids: Iterable[int]) -> dict[str, tuple]:
+    """path -> what :class:`_Files` reads of each ``.proto`` among these files to resolve imports
+    (its package, its options, the names and kinds of its messages, enums and services in order):
+    a ``.proto`` edited with the same shape leads every import where it led."""
+    shapes: dict[str, tuple] = {}
+    ids = sorted(set(file_ids))
+    rows = db.execute(
+        f"SELECT id, path FROM files WHERE id IN ({', '.join('?' * len(ids))}) AND path LIKE '%.proto' ORDER BY path",
+        ids,
+    ).fetchall() if ids else []  # fmt: skip
+    for file_id, path in rows:
+        package = db.execute("SELECT package FROM proto_files WHERE file_id = ?", (file_id,)).fetchone()
+        options = db.execute("SELECT name, value FROM proto_options WHERE file_id = ? ORDER BY rowid", (file_id,))
+        shapes[path] = (
+            package,
+            tuple(options.fetchall()),
+            tuple(db.execute("SELECT name, kind FROM proto_messages WHERE file_id = ? ORDER BY line, rowid", (file_id,))),
+            tuple(db.execute("SELECT name FROM proto_services WHERE file_id = ? ORDER BY line, rowid", (file_id,))),
+        )
+    return shapes
+
+
 def _reshapes_imports(path: str, known: _Files | None) -> bool:
     """A change to this file may change where other files' imports lead: a ``.proto`` (packages and
     options), a project config or manifest, or a file some tsconfig ``extends``."""
@@ -1207,16 +1243,15 @@ def _generated(files: _Files, module: str, importer: str) -> str | None:
     ``com.acme.orders.v1.OrdersGrpc``): the proto file declaring that package."""
     # Case-insensitively: C# and PHP namespaces are the package in PascalCase (Acme.Orders.V1).
     parts = tuple(part.lower() for part in _SEPARATORS.split(module) if part)
+    first: dict[int, tuple[int, int, list[str]]] = {}  # a package -> where it first occurs, its width, files
+    for start, part in enumerate(parts):
+        for number, folded, paths in files.proto_packages_by_first.get(part, ()):
+            if number not in first and parts[start : start + len(folded)] == folded:
+                first[number] = (start, len(folded), paths)
     candidates: list[str] = []
-    for package, paths in files.proto_packages.items():
-        width = len(package)
-        folded = tuple(part.lower() for part in package)
-        for start in range(len(parts) - width + 1):
-            if parts[start : start + width] == folded:
-                trailing = len(parts) - start - width
-                if width >= 2 or trailing <= 1:
-                    candidates += paths
-                break
+    for _, (start, width, paths) in sorted(first.items()):
+        if width >= 2 or len(parts) - start - width <= 1:  # a one-part package only near the module's end
+            candidates += paths
     return files.best_proto(candidates, importer)
 
 
@@ -1427,16 +1462,16 @@ def _python(files: _Files, module: str, names: str, here: str, importer: str) ->
 
 
 def _go_folder(files: _Files, module: str) -> str | None:
-    """The workspace folder of a Go import path inside a module some ``go.mod`` declares (maybe absent)."""
-    best = None
-    for (declared, manifest), folder in files.packages.items():
-        inside = module == declared or module.startswith(declared + "/")
-        if manifest == "go.mod" and inside and (best is None or len(declared) > len(best[0])):
-            best = (declared, folder)
-    if best is None:
-        return None
-    rest = module[len(best[0]) :].strip("/")
-    return "/".join(part for part in (best[1], rest) if part)
+    """The workspace folder of a Go import path inside a module some ``go.mod`` declares (maybe absent):
+    in the longest module path it starts with."""
+    declared = module
+    while declared not in files.go_modules:
+        cut = declared.rfind("/")
+        if cut < 0:
+            return None
+        declared = declared[:cut]
+    rest = module[len(declared) :].strip("/")
+    return "/".join(part for part in (files.go_modules[declared], rest) if part)
 
 
 def _go(files: _Files, module: str, importer: str) -> str | None:
