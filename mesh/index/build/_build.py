@@ -319,8 +319,11 @@ class Index:
                 report(Progress("parsing", done, total, pool.warmup_s() if pool is not None else 0.0))
 
             bulk = len(tasks) > INLINE_MAX
+            cold = bulk and not known  # a first build: an empty index
             if bulk:
                 writer.bulk_text(True)
+            if cold:
+                writer.cold_load(True)
             if self._pool is not None:
                 self._pool.run(tasks, on_outcome)
             elif bulk:
@@ -330,6 +333,8 @@ class Index:
                 run_inline(self.root, tasks, on_outcome)
             if bulk:
                 writer.bulk_text(False, cold=not known)
+            if cold:
+                writer.cold_load(False)
             report(Progress("writing", total, total))
             added = sorted(path for path in walked if path not in known)
             quiet = not written and not gone and self._same_services(writer, workspace)

@@ -814,8 +814,9 @@ class Store:
             db = self._writer
             try:
                 self._begin(db)
+                writer = Writer(db)
                 try:
-                    yield Writer(db)
+                    yield writer
                     db.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'")
                     db.execute("COMMIT")
                 except BaseException:
@@ -823,6 +824,8 @@ class Store:
                         with contextlib.suppress(sqlite3.Error):
                             db.execute("ROLLBACK")
                     raise
+                finally:
+                    writer.restore_cache()  # a cold load that did not end (a failure) leaves no large cache
             except (sqlite3.Error, OSError) as exc:
                 if not disk_full(exc, self.folder):
                     raise
@@ -830,6 +833,12 @@ class Store:
                 with contextlib.suppress(sqlite3.Error):
                     db.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # give back what the failed refresh took
                 raise DiskFull(self.folder, free_bytes=free_bytes) from None
+
+
+#: A first build's writer page cache, in KiB (``PRAGMA cache_size`` with a negative count): the
+#: default 2 MiB makes every insertion into a B-tree larger than that (``refs``, ``defs_name``)
+#: read its leaf back from the OS; given back when the bulk load ends.
+COLD_CACHE_KIB: Final = 64 << 10
 
 
 class Writer:
@@ -847,6 +856,43 @@ class Writer:
 
     def __init__(self, db: sqlite3.Connection) -> None:
         self.db = db
+        #: The page cache to put back after a cold load (None outside one).
+        self._cache_size: int | None = None
+        #: (name, sql) of the indexes a cold load dropped, made again when it ends.
+        self._dropped: list[tuple[str, str]] = []
+
+    def cold_load(self, on: bool) -> None:
+        """Around a first build's bulk insertions into an empty index (never a refresh of a built
+        one): while on, a page cache of :data:`COLD_CACHE_KIB` instead of SQLite's 2 MiB, and the
+        fact tables' secondary indexes dropped (not their keys): turned off, each index is made
+        again from its own definition as ``sqlite_master`` held it (one sort, not an insertion a
+        row), and the previous cache put back. Drop and creation are in the open transaction: a
+        reader never sees a snapshot without them, and a failure between rolls the drop back."""
+        db = self.db
+        if on:
+            self._cache_size = db.execute("PRAGMA cache_size").fetchone()[0]
+            db.execute(f"PRAGMA cache_size = {-COLD_CACHE_KIB}")
+            marks = ", ".join("?" * len(_FACT_TABLES))
+            self._dropped = db.execute(
+                f"SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL AND tbl_name IN ({marks})"
+                " ORDER BY name",
+                _FACT_TABLES,
+            ).fetchall()
+            for name, _ in self._dropped:
+                db.execute(f"DROP INDEX {name}")
+            return
+        for _, sql in self._dropped:
+            db.execute(sql)
+        self._dropped = []
+        self.restore_cache()
+
+    def restore_cache(self) -> None:
+        """The page cache from before :meth:`cold_load`, its memory given back (nothing outside one)."""
+        if self._cache_size is not None:
+            with contextlib.suppress(sqlite3.Error):
+                self.db.execute(f"PRAGMA cache_size = {int(self._cache_size)}")
+                self.db.execute("PRAGMA shrink_memory")
+            self._cache_size = None
 
     def known_files(self, only: Iterable[str] | None = None) -> dict[str, tuple[int, int, int, bytes]]:
         """path -> (id, size, mtime_ns, hash) of every indexed file; with ``only``, of those paths and
