@@ -473,7 +473,7 @@ class Index:
             if facts.error:
                 failures.append((outcome.path, facts.error))
             kind = kind_of(outcome.path, facts.language or language_of(outcome.path) or "")
-            writer.put_facts(old[0], facts, outcome.sites, kind=kind)
+            writer.put_facts(old[0], facts, outcome.sites, kind=kind, definitions=outcome.definitions)
             return old[0]
         if old is not None:
             writer.delete([old[0]])
@@ -500,6 +500,7 @@ class Index:
             compressed=outcome.compressed,
             facts=facts,
             sites=outcome.sites,
+            definitions=outcome.definitions,
         )
         return writer.put(record, outcome.searchable)
 

@@ -280,6 +280,9 @@ class FileRecord:
     #: The facts' references as ``refs`` rows (:func:`reference_rows`), when the parse worker made
     #: them (and left ``facts.references`` empty): the writer then only stores them.
     sites: tuple[tuple[str, str], ...] | None = None
+    #: The facts' definitions as ``defs`` rows and their ``def_text`` (:func:`definition_rows`), when
+    #: the parse worker made them (and left ``facts.definitions`` empty).
+    definitions: tuple[tuple[tuple, ...], bytes] | None = None
 
 
 def space_needed(text_bytes: int, *, facts_only: int = 0) -> int:
@@ -943,28 +946,32 @@ class Writer:
         if record.compressed:  # binary and unreadable files have no text to keep or search
             db.execute("INSERT INTO content VALUES (?, ?)", (file_id, record.compressed))
             db.execute("INSERT INTO text(rowid, body) VALUES (?, ?)", (file_id, body))
-        self.put_facts(file_id, facts, record.sites)
+        self.put_facts(file_id, facts, record.sites, definitions=record.definitions)
         return file_id
 
     def put_facts(
-        self, file_id: int, facts: FileFacts, sites: tuple[tuple[str, str], ...] | None = None, *, kind: str = ""
+        self,
+        file_id: int,
+        facts: FileFacts,
+        sites: tuple[tuple[str, str], ...] | None = None,
+        *,
+        kind: str = "",
+        definitions: tuple[tuple[tuple, ...], bytes] | None = None,
     ) -> None:
         """Write the facts of a file already written (by :meth:`put`, or with text only by a build's
-        first stage: then ``kind`` is given, and the file's language, kind and error are set too)."""
+        first stage: then ``kind`` is given, and the file's language, kind and error are set too).
+        ``sites`` and ``definitions``: its references and definitions as rows, when the parse worker
+        made them (:func:`reference_rows`, :func:`definition_rows`)."""
         db = self.db
         if kind:
             db.execute(
                 "UPDATE files SET language = ?, kind = ?, error = ? WHERE id = ?", (facts.language, kind, facts.error, file_id)
             )
-        if facts.definitions:
-            db.executemany(
-                "INSERT INTO defs VALUES (?, ?, ?, ?, ?, ?, ?)",
-                [(file_id, d.name, d.kind, d.container, d.line, d.end_line, ordinal)
-                 for ordinal, d in enumerate(facts.definitions)],
-            )  # fmt: skip
-            texts = [[d.signature, d.doc] for d in facts.definitions]
-            if any(signature or doc for signature, doc in texts):
-                db.execute("INSERT INTO def_text VALUES (?, ?)", (file_id, definition_text(texts)))
+        defs, texts = definitions if definitions is not None else definition_rows(facts)
+        if defs:
+            db.executemany("INSERT INTO defs VALUES (?, ?, ?, ?, ?, ?, ?)", [(file_id, *row) for row in defs])
+        if texts:
+            db.execute("INSERT INTO def_text VALUES (?, ?)", (file_id, texts))
         rows = sites if sites is not None else reference_rows(facts)
         if rows:
             db.executemany("INSERT INTO refs VALUES (?, ?, ?)", [(name, file_id, sites) for name, sites in rows])
@@ -1136,6 +1143,16 @@ def definition_text(texts: list[list[str]]) -> bytes:
     one compressed JSON list of ``[signature, doc]``: read only by outlines and symbols, and a
     third of the bytes plain columns would take."""
     return zlib.compress(json.dumps(texts, ensure_ascii=False, separators=(",", ":")).encode(), 6)
+
+
+def definition_rows(facts: FileFacts) -> tuple[tuple[tuple, ...], bytes]:
+    """The ``defs`` rows of one file's definitions, its id left out (name, kind, container, line,
+    end_line, ordinal), and their ``def_text`` (:func:`definition_text`; empty when none has a
+    signature or a doc line)."""
+    definitions = facts.definitions
+    rows = tuple((d.name, d.kind, d.container, d.line, d.end_line, ordinal) for ordinal, d in enumerate(definitions))
+    texts = [[d.signature, d.doc] for d in definitions]
+    return rows, definition_text(texts) if any(signature or doc for signature, doc in texts) else b""
 
 
 def read_definition_text(data: bytes) -> list[list[str]]:
