@@ -12,7 +12,8 @@ no storage. ``mesh-mcp index`` runs in its own process on a fresh cache with the
 workers. The ratio index / floor is the figure issue 16 asks to bring within 2x. ``--checkout DIR``
 also runs ``mesh-mcp index`` with another checkout's code (its parse workers' too, through
 ``PYTHONPATH``) round by round beside this one's, each first every other round, so a change is
-measured against its base in one run.
+measured against its base in one run; the table then also gives the CPU seconds of each side's
+building process alone (the SQLite writer, the walk and resolution; not its parse workers).
 
 A second floor, ``--text`` (on by default), adds what any build that answers indexed text search
 with mesh's text index must do besides parsing: the same workers also decode each file, fold it for
@@ -144,9 +145,22 @@ def floor(tree: Path, paths: list[str], workers: int) -> tuple[float, tuple[int,
     return elapsed, counts, _cpu(resource.RUSAGE_CHILDREN) - children  # type: ignore[return-value]
 
 
-def index(tree: Path, workers: int, checkout: Path = ROOT) -> tuple[float, dict, float]:
-    """Seconds of ``mesh-mcp index`` on a fresh cache, its summary, and the CPU seconds of it and
-    its parse workers; ``checkout``'s code (its parse workers' too)."""
+#: Runs ``mesh.cli`` as ``python -m`` does, then writes the process's own CPU seconds (the
+#: building process: walk, the SQLite writer, resolution; not its parse workers) to stderr.
+_OWN_CPU = (
+    "import resource, runpy, sys\n"
+    "try:\n"
+    "    runpy.run_module('mesh.cli', run_name='__main__', alter_sys=True)\n"
+    "finally:\n"
+    "    used = resource.getrusage(resource.RUSAGE_SELF)\n"
+    "    sys.stderr.write(f'\\nMESH_OWN_CPU {used.ru_utime + used.ru_stime}\\n')\n"
+)
+
+
+def index(tree: Path, workers: int, checkout: Path = ROOT) -> tuple[float, dict, float, float]:
+    """Seconds of ``mesh-mcp index`` on a fresh cache, its summary, the CPU seconds of it and
+    its parse workers, and those of the building process alone (the writer); ``checkout``'s code
+    (its parse workers' too)."""
     with tempfile.TemporaryDirectory(prefix="mesh-floor-") as cache:
         env = dict(os.environ, MESH_CACHE_DIR=cache)
         if checkout != ROOT:
@@ -154,11 +168,12 @@ def index(tree: Path, workers: int, checkout: Path = ROOT) -> tuple[float, dict,
         children = _cpu(resource.RUSAGE_CHILDREN)
         started = time.perf_counter()
         done = subprocess.run(
-            [sys.executable, "-m", "mesh.cli", "index", str(tree), "--json", "--workers", str(workers)],
+            [sys.executable, "-c", _OWN_CPU, "index", str(tree), "--json", "--workers", str(workers)],
             env=env, cwd=checkout, capture_output=True, text=True, check=True,
         )  # fmt: skip
         elapsed = time.perf_counter() - started
-        return elapsed, json.loads(done.stdout), _cpu(resource.RUSAGE_CHILDREN) - children
+        own = float(done.stderr.rsplit("MESH_OWN_CPU ", 1)[1].split()[0])
+        return elapsed, json.loads(done.stdout), _cpu(resource.RUSAGE_CHILDREN) - children, own
 
 
 def main() -> int:
@@ -191,16 +206,19 @@ def main() -> int:
                 cpu["text_writer"].append(writer)
             if args.run_index:
                 if args.checkout is not None and round_ % 2 == 1:  # each first every other round
-                    seconds, _, used = index(tree, args.workers, args.checkout.resolve())
+                    seconds, _, used, own = index(tree, args.workers, args.checkout.resolve())
                     others.append(seconds)
                     cpu.setdefault("checkout_index", []).append(used)
-                seconds, summary, used = index(tree, args.workers)
+                    cpu.setdefault("checkout_writer", []).append(own)
+                seconds, summary, used, own = index(tree, args.workers)
                 builds.append(seconds)
                 cpu["index"].append(used)
+                cpu.setdefault("writer", []).append(own)
                 if args.checkout is not None and round_ % 2 == 0:
-                    seconds, _, used = index(tree, args.workers, args.checkout.resolve())
+                    seconds, _, used, own = index(tree, args.workers, args.checkout.resolve())
                     others.append(seconds)
                     cpu.setdefault("checkout_index", []).append(used)
+                    cpu.setdefault("checkout_writer", []).append(own)
         row = {
             "tree": str(tree), "files": counts[0], "bytes": counts[1], "parsed": counts[2], "walk_s": walk_s,
             "workers": args.workers, "floor_s": floors, "text_floor_s": texts, "text_files": stored,
@@ -234,13 +252,16 @@ def main() -> int:
     compared = [row for row in results if row.get("checkout_index_s")]
     if compared:
         print(f"\n`mesh-mcp index` of this checkout beside {compared[0]['checkout']}'s (medians):\n")
-        print("| tree | this: wall | it: wall | this / it | this: CPU | it: CPU | this / it | it: index / floor |")
-        print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+        print("| tree | this: wall | it: wall | this / it | this: CPU | it: CPU | this / it"
+              " | this: writer CPU | it: writer CPU | this / it | it: index / floor |")
+        print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for row in compared:
         mine, theirs = statistics.median(row["index_s"]), statistics.median(row["checkout_index_s"])
         mine_cpu, their_cpu = statistics.median(row["cpu_s"]["index"]), statistics.median(row["cpu_s"]["checkout_index"])
+        mine_own, their_own = statistics.median(row["cpu_s"]["writer"]), statistics.median(row["cpu_s"]["checkout_writer"])
         print(f"| {row['tree']} | {mine:.2f} s | {theirs:.2f} s | {mine / theirs:.3f} | {mine_cpu:.1f} | {their_cpu:.1f}"
-              f" | {mine_cpu / their_cpu:.3f} | {theirs / statistics.median(row['floor_s']):.2f}x |")  # fmt: skip
+              f" | {mine_cpu / their_cpu:.3f} | {mine_own:.2f} | {their_own:.2f} | {mine_own / their_own:.3f}"
+              f" | {theirs / statistics.median(row['floor_s']):.2f}x |")  # fmt: skip
     out = ROOT / "bench" / "results" / f"floor-{time.strftime('%Y%m%d-%H%M%S')}.json"
     out.parent.mkdir(exist_ok=True)
     out.write_text(json.dumps({"workers": args.workers, "results": results}, indent=2))

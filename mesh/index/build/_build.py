@@ -324,8 +324,11 @@ class Index:
                 report(Progress("parsing", done, total, pool.warmup_s() if pool is not None else 0.0))
 
             bulk = len(tasks) > INLINE_MAX
+            cold = bulk and not known  # a first build: an empty index
             if bulk:
                 writer.bulk_text(True)
+            if cold:
+                writer.cold_load(True)
             if self._pool is not None:
                 self._pool.run(tasks, on_outcome)
             elif bulk:
@@ -335,6 +338,8 @@ class Index:
                 run_inline(self.root, tasks, on_outcome)
             if bulk:
                 writer.bulk_text(False, cold=not known)
+            if cold:
+                writer.cold_load(False)
             report(Progress("writing", total, total))
             added = sorted(path for path in walked if path not in known)
             quiet = not written and not gone and self._same_services(writer, workspace)
@@ -473,7 +478,7 @@ class Index:
             if facts.error:
                 failures.append((outcome.path, facts.error))
             kind = kind_of(outcome.path, facts.language or language_of(outcome.path) or "")
-            writer.put_facts(old[0], facts, outcome.sites, kind=kind)
+            writer.put_facts(old[0], facts, outcome.sites, kind=kind, definitions=outcome.definitions)
             return old[0]
         if old is not None:
             writer.delete([old[0]])
@@ -500,6 +505,7 @@ class Index:
             compressed=outcome.compressed,
             facts=facts,
             sites=outcome.sites,
+            definitions=outcome.definitions,
         )
         return writer.put(record, outcome.searchable)
 

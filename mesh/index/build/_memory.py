@@ -14,13 +14,14 @@ the machine to a halt.
 The model (bench/memory.py; docs/performance.md, "Memory"), in MiB, for ``F`` thousand files,
 ``W`` parse workers and the largest file of ``L`` MiB::
 
-    build = 56 + 3.0 F + W (54 + 58 L)          serve = build + 3.2 F
+    build = 56 + 64 + 3.0 F + W (54 + 58 L)     serve = build + 3.2 F
 
 The building process grows with the files (measured 58 MiB at 2,000 files, 67 at 8,000, 116 at
-25,000, 109 at 26,611 and 331 at 100,000: about 3 KB a file over a 56 MiB start); a worker grows
-with the largest file it parses, not with the workspace (58 MiB with a 130 KB file, 62 with 190 KB,
-69 with 335 KB, 108 with 1 MiB; a daemon's kept worker 64 with 190 KB: 54 MiB and 58 bytes a
-byte). A server holds more once it answers under load
+25,000, 109 at 26,611 and 331 at 100,000: about 3 KB a file over a 56 MiB start), plus the page
+cache a cold build's writer may fill (64 MiB, ``COLD_CACHE_KIB``: added after those figures were
+measured, counted whole); a worker grows with the largest file it parses, not with the workspace
+(58 MiB with a 130 KB file, 62 with 190 KB, 69 with 335 KB, 108 with 1 MiB; a daemon's kept
+worker 64 with 190 KB: 54 MiB and 58 bytes a byte). A server holds more once it answers under load
 (the daemon's peak, 626 MiB at 100,000 files, less the build's 331: 3 KB a file). Every worker
 is counted at its largest file at the same moment as the building process at its peak, so the
 estimate is an upper bound: the largest sums of the whole tree of processes measured were 153,
@@ -51,7 +52,7 @@ from typing import Final
 
 import attrs
 
-from ..store._store import IndexUnavailable, _human
+from ..store._store import COLD_CACHE_KIB, IndexUnavailable, _human
 
 __all__ = [
     "MemoryShort", "Room", "available", "build_need", "check_memory", "held", "serve_need", "switched_off",
@@ -68,6 +69,8 @@ _OFF: Final = frozenset({"off", "0", "no", "false"})
 # The model, in bytes (see the module's docstring for where the numbers come from).
 #: The building process's fixed part: the interpreter, the extractors, SQLite.
 BUILD_BASE: Final = 56 * MIB
+#: The page cache a cold build's writer may fill on top of that (``Writer.cold_load``).
+BUILD_COLD_CACHE: Final = COLD_CACHE_KIB * 1024
 #: The walk's entries, the known files and the resolver's tables, per file of the workspace.
 BUILD_PER_FILE: Final = 3 * 1024
 #: One parse worker: an interpreter with every grammar loaded...
@@ -90,7 +93,7 @@ def build_need(files: int, *, workers: int, largest: int) -> int:
     """About the most memory (bytes) a cold build of ``files`` files, the largest of ``largest``
     bytes, with ``workers`` parse workers takes: the building process and its workers together,
     each worker counted at its largest file."""
-    return BUILD_BASE + BUILD_PER_FILE * files + max(1, workers) * worker_need(largest)
+    return BUILD_BASE + BUILD_COLD_CACHE + BUILD_PER_FILE * files + max(1, workers) * worker_need(largest)
 
 
 def serve_need(files: int, *, workers: int, largest: int) -> int:

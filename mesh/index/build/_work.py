@@ -27,7 +27,7 @@ import attrs
 
 from .._facts import FileFacts
 from .._files import read_inside
-from ..store._store import reference_rows
+from ..store._store import definition_rows, reference_rows
 from ..store._trigrams import indexed
 from ..parse import extract, language_of
 from ._enumerate import (
@@ -79,6 +79,9 @@ class Outcome:
     #: The references of ``facts``, already as the rows the index stores (``facts.references`` is
     #: then empty): made here, in the worker, the writer only stores them.
     sites: tuple[tuple[str, str], ...] | None = None
+    #: The definitions of ``facts`` as the ``defs`` rows and ``def_text`` the index stores
+    #: (``facts.definitions`` is then empty), made here like ``sites``.
+    definitions: tuple[tuple[tuple, ...], bytes] | None = None
     #: Only the facts of a file whose text is stored already (``Task.facts_of``): no text here.
     facts_only: bool = False
     #: Why a skipped file is left out ("generated", or the secret content reason) and what said so
@@ -134,7 +137,7 @@ def parsed(
         note = f"invalid UTF-8 at byte {exc.start}; indexed with replacement characters"
     lines = content.count("\n") + (1 if content and not content.endswith("\n") else 0)
     found = FileFacts(language=language, error=note)
-    sites = None
+    sites = definitions = None
     if facts:
         longest = max(map(len, content.split("\n"))) if content else 0
         if longest > MINIFIED_LINE and len(content) / max(lines, 1) > MINIFIED_MEAN_LINE:
@@ -146,8 +149,12 @@ def parsed(
             if note and not found.error:
                 found = attrs.evolve(found, error=note)
         sites = tuple(reference_rows(found))
-        found = attrs.evolve(found, references=())  # rows are a fraction of the objects to send and read back
+        definitions = definition_rows(found)
+        # rows are a fraction of the objects to send and read back
+        found = attrs.evolve(found, references=(), definitions=())
     if not text:
-        return Outcome(path, size, mtime_ns, digest, "parsed", lines, facts=found, sites=sites, facts_only=True)
+        return Outcome(path, size, mtime_ns, digest, "parsed", lines, facts=found, sites=sites,
+                       definitions=definitions, facts_only=True)  # fmt: skip
     compressed = zlib.compress(content.encode("utf-8"), 6)
-    return Outcome(path, size, mtime_ns, digest, "parsed", lines, indexed(content), compressed, found, sites=sites)
+    return Outcome(path, size, mtime_ns, digest, "parsed", lines, indexed(content), compressed, found, sites=sites,
+                   definitions=definitions)  # fmt: skip

@@ -280,6 +280,9 @@ class FileRecord:
     #: The facts' references as ``refs`` rows (:func:`reference_rows`), when the parse worker made
     #: them (and left ``facts.references`` empty): the writer then only stores them.
     sites: tuple[tuple[str, str], ...] | None = None
+    #: The facts' definitions as ``defs`` rows and their ``def_text`` (:func:`definition_rows`), when
+    #: the parse worker made them (and left ``facts.definitions`` empty).
+    definitions: tuple[tuple[tuple, ...], bytes] | None = None
 
 
 def space_needed(text_bytes: int, *, facts_only: int = 0) -> int:
@@ -814,8 +817,9 @@ class Store:
             db = self._writer
             try:
                 self._begin(db)
+                writer = Writer(db)
                 try:
-                    yield Writer(db)
+                    yield writer
                     db.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'")
                     db.execute("COMMIT")
                 except BaseException:
@@ -823,6 +827,8 @@ class Store:
                         with contextlib.suppress(sqlite3.Error):
                             db.execute("ROLLBACK")
                     raise
+                finally:
+                    writer.restore_cache()  # a cold load that did not end (a failure) leaves no large cache
             except (sqlite3.Error, OSError) as exc:
                 if not disk_full(exc, self.folder):
                     raise
@@ -830,6 +836,12 @@ class Store:
                 with contextlib.suppress(sqlite3.Error):
                     db.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # give back what the failed refresh took
                 raise DiskFull(self.folder, free_bytes=free_bytes) from None
+
+
+#: A first build's writer page cache, in KiB (``PRAGMA cache_size`` with a negative count): the
+#: default 2 MiB makes every insertion into a B-tree larger than that (``refs``, ``defs_name``)
+#: read its leaf back from the OS; given back when the bulk load ends.
+COLD_CACHE_KIB: Final = 64 << 10
 
 
 class Writer:
@@ -847,6 +859,43 @@ class Writer:
 
     def __init__(self, db: sqlite3.Connection) -> None:
         self.db = db
+        #: The page cache to put back after a cold load (None outside one).
+        self._cache_size: int | None = None
+        #: (name, sql) of the indexes a cold load dropped, made again when it ends.
+        self._dropped: list[tuple[str, str]] = []
+
+    def cold_load(self, on: bool) -> None:
+        """Around a first build's bulk insertions into an empty index (never a refresh of a built
+        one): while on, a page cache of :data:`COLD_CACHE_KIB` instead of SQLite's 2 MiB, and the
+        fact tables' secondary indexes dropped (not their keys): turned off, each index is made
+        again from its own definition as ``sqlite_master`` held it (one sort, not an insertion a
+        row), and the previous cache put back. Drop and creation are in the open transaction: a
+        reader never sees a snapshot without them, and a failure between rolls the drop back."""
+        db = self.db
+        if on:
+            self._cache_size = db.execute("PRAGMA cache_size").fetchone()[0]
+            db.execute(f"PRAGMA cache_size = {-COLD_CACHE_KIB}")
+            marks = ", ".join("?" * len(_FACT_TABLES))
+            self._dropped = db.execute(
+                f"SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL AND tbl_name IN ({marks})"
+                " ORDER BY name",
+                _FACT_TABLES,
+            ).fetchall()
+            for name, _ in self._dropped:
+                db.execute(f"DROP INDEX {name}")
+            return
+        for _, sql in self._dropped:
+            db.execute(sql)
+        self._dropped = []
+        self.restore_cache()
+
+    def restore_cache(self) -> None:
+        """The page cache from before :meth:`cold_load`, its memory given back (nothing outside one)."""
+        if self._cache_size is not None:
+            with contextlib.suppress(sqlite3.Error):
+                self.db.execute(f"PRAGMA cache_size = {int(self._cache_size)}")
+                self.db.execute("PRAGMA shrink_memory")
+            self._cache_size = None
 
     def known_files(self, only: Iterable[str] | None = None) -> dict[str, tuple[int, int, int, bytes]]:
         """path -> (id, size, mtime_ns, hash) of every indexed file; with ``only``, of those paths and
@@ -897,28 +946,32 @@ class Writer:
         if record.compressed:  # binary and unreadable files have no text to keep or search
             db.execute("INSERT INTO content VALUES (?, ?)", (file_id, record.compressed))
             db.execute("INSERT INTO text(rowid, body) VALUES (?, ?)", (file_id, body))
-        self.put_facts(file_id, facts, record.sites)
+        self.put_facts(file_id, facts, record.sites, definitions=record.definitions)
         return file_id
 
     def put_facts(
-        self, file_id: int, facts: FileFacts, sites: tuple[tuple[str, str], ...] | None = None, *, kind: str = ""
+        self,
+        file_id: int,
+        facts: FileFacts,
+        sites: tuple[tuple[str, str], ...] | None = None,
+        *,
+        kind: str = "",
+        definitions: tuple[tuple[tuple, ...], bytes] | None = None,
     ) -> None:
         """Write the facts of a file already written (by :meth:`put`, or with text only by a build's
-        first stage: then ``kind`` is given, and the file's language, kind and error are set too)."""
+        first stage: then ``kind`` is given, and the file's language, kind and error are set too).
+        ``sites`` and ``definitions``: its references and definitions as rows, when the parse worker
+        made them (:func:`reference_rows`, :func:`definition_rows`)."""
         db = self.db
         if kind:
             db.execute(
                 "UPDATE files SET language = ?, kind = ?, error = ? WHERE id = ?", (facts.language, kind, facts.error, file_id)
             )
-        if facts.definitions:
-            db.executemany(
-                "INSERT INTO defs VALUES (?, ?, ?, ?, ?, ?, ?)",
-                [(file_id, d.name, d.kind, d.container, d.line, d.end_line, ordinal)
-                 for ordinal, d in enumerate(facts.definitions)],
-            )  # fmt: skip
-            texts = [[d.signature, d.doc] for d in facts.definitions]
-            if any(signature or doc for signature, doc in texts):
-                db.execute("INSERT INTO def_text VALUES (?, ?)", (file_id, definition_text(texts)))
+        defs, texts = definitions if definitions is not None else definition_rows(facts)
+        if defs:
+            db.executemany("INSERT INTO defs VALUES (?, ?, ?, ?, ?, ?, ?)", [(file_id, *row) for row in defs])
+        if texts:
+            db.execute("INSERT INTO def_text VALUES (?, ?)", (file_id, texts))
         rows = sites if sites is not None else reference_rows(facts)
         if rows:
             db.executemany("INSERT INTO refs VALUES (?, ?, ?)", [(name, file_id, sites) for name, sites in rows])
@@ -1090,6 +1143,16 @@ def definition_text(texts: list[list[str]]) -> bytes:
     one compressed JSON list of ``[signature, doc]``: read only by outlines and symbols, and a
     third of the bytes plain columns would take."""
     return zlib.compress(json.dumps(texts, ensure_ascii=False, separators=(",", ":")).encode(), 6)
+
+
+def definition_rows(facts: FileFacts) -> tuple[tuple[tuple, ...], bytes]:
+    """The ``defs`` rows of one file's definitions, its id left out (name, kind, container, line,
+    end_line, ordinal), and their ``def_text`` (:func:`definition_text`; empty when none has a
+    signature or a doc line)."""
+    definitions = facts.definitions
+    rows = tuple((d.name, d.kind, d.container, d.line, d.end_line, ordinal) for ordinal, d in enumerate(definitions))
+    texts = [[d.signature, d.doc] for d in definitions]
+    return rows, definition_text(texts) if any(signature or doc for signature, doc in texts) else b""
 
 
 def read_definition_text(data: bytes) -> list[list[str]]:
