@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import threading
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -44,3 +47,39 @@ def facts_by_path(index: Index) -> dict[str, list[tuple]]:
                 found.append(tuple(paths.get(row[at]) if columns[at] == "file_id" else row[at] for at in keep))
             out[table] = sorted(found, key=repr)
     return out
+
+
+@contextlib.contextmanager
+def prepared_index(root: Path, cache: Path, files: dict[str, str]) -> Iterator[Index]:
+    """``files`` written at ``root``, indexed (one worker) and ready for edits (its resolver tables
+    built), as a server holds it; closed at the end."""
+    from .test_grpc_derivation import write
+
+    write(root, files)
+    index = Index(root, cache, workers=1)
+    try:
+        index.refresh()
+        index.prepare_edits()
+        yield index
+    finally:
+        index.close()
+
+
+def assert_as_from_scratch(index: Index, cache: Path, label: object = None) -> None:
+    """The facts of ``index`` are those of a build from scratch of its workspace (into ``cache``)."""
+    fresh = Index(index.root, cache, workers=1)
+    try:
+        fresh.refresh()
+        assert facts_by_path(index) == facts_by_path(fresh), label
+    finally:
+        fresh.close()
+
+
+def put(root: Path, path: str, text: str | None) -> None:
+    """Write ``text`` at ``path`` under ``root`` (its folders made), or with None remove the file."""
+    target = root / path
+    if text is not None:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text)
+    elif target.is_file():
+        target.unlink()

@@ -9,17 +9,14 @@ the index must hold exactly the imports a build from scratch gives.
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterator
 from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mesh.index import Index
 from mesh.index.build import _resolve
 
-from ._compare import count_file_tables, facts_by_path
+from ._compare import assert_as_from_scratch, count_file_tables, prepared_index, put
 from .test_grpc_derivation import write
 
 BASE = {
@@ -48,20 +45,6 @@ CANDIDATES = {
     "top.py": "import app.util\n",
 }
 
-@contextlib.contextmanager
-def _prepared(root: Path, cache: Path) -> Iterator[Index]:
-    """BASE written at ``root``, indexed and ready for edits (its resolver tables built), as a server
-    holds it; closed at the end."""
-    write(root, BASE)
-    index = Index(root, cache, workers=1)
-    try:
-        index.refresh()
-        index.prepare_edits()
-        yield index
-    finally:
-        index.close()
-
-
 changes = st.lists(
     st.lists(st.tuples(st.sampled_from(sorted(CANDIDATES)), st.booleans()), min_size=1, max_size=3),
     min_size=1,
@@ -84,34 +67,24 @@ def test_inv_index_11_added_and_removed_files_keep_the_tables_as_a_fresh_read(
 ) -> None:
     tmp = tmp_path_factory.mktemp("tables")
     root = tmp / "ws"
-    with _prepared(root, tmp / "cache") as index:
+    with prepared_index(root, tmp / "cache", BASE) as index:
         for batch in batches:
             changed = []
             for path, present in batch:
-                target = root / path
-                if present:
-                    target.parent.mkdir(parents=True, exist_ok=True)
-                    target.write_text(CANDIDATES[path])
-                elif target.is_file():
-                    target.unlink()
+                put(root, path, CANDIDATES[path] if present else None)
                 changed.append(path)
             index.refresh(changed=changed)
             kept = index._files
             assert kept is not None
             with index.store.snapshot() as db:
                 assert _tables(kept) == _tables(_resolve.file_tables(db))
-        scratch = Index(root, tmp / "scratch", workers=1)
-        try:
-            scratch.refresh()
-            assert facts_by_path(index) == facts_by_path(scratch)
-        finally:
-            scratch.close()
+        assert_as_from_scratch(index, tmp / "scratch")
 
 
 def test_inv_index_11_adding_a_file_reads_no_other_path(tmp_path: Path, monkeypatch) -> None:
     """The point: an added file does not make the resolver read every path of the workspace again."""
     root = tmp_path / "ws"
-    with _prepared(root, tmp_path / "cache") as index:
+    with prepared_index(root, tmp_path / "cache", BASE) as index:
 
         def target() -> str | None:
             with index.store.snapshot() as db:

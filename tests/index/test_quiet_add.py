@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from mesh.index import Index
 
-from ._compare import facts_by_path
+from ._compare import assert_as_from_scratch, count_file_tables, prepared_index, put
 from .test_grpc_derivation import write
 from .test_quiet_edit import DERIVE, LINKS, PLAIN, QUIET, WORKSPACE, counted, inline  # noqa: F401 (fixtures)
 
@@ -121,12 +121,7 @@ CHANGES = [
 
 
 def _apply(root: Path, path: str, present: bool) -> None:
-    target = root / path
-    if present:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(FILES[path])
-    elif target.is_file():
-        target.unlink()
+    put(root, path, FILES[path] if present else None)
 
 
 def _targets(index: Index) -> list[tuple]:
@@ -142,24 +137,13 @@ def test_inv_index_11_added_and_removed_files_run_only_the_passes_they_reach(
     """INV-INDEX-11: after each file added or removed the index equals a build from scratch; each
     ran only the whole-workspace passes it reaches (none for the quiet ones)."""
     root = tmp_path / "ws"
-    write(root, BASE)
-    index = Index(root, tmp_path / "cache", workers=1)
-    index.refresh()
-    index.prepare_edits()
-    try:
+    with prepared_index(root, tmp_path / "cache", BASE) as index:
         for number, (path, present, passes) in enumerate(CHANGES):
             _apply(root, path, present)
             counted.clear()
             index.refresh(changed=[path])
             assert tuple(counted) == passes, (number, path, present, counted)
-            fresh = Index(root, tmp_path / f"fresh-{number}", workers=1)
-            try:
-                fresh.refresh()
-                assert facts_by_path(index) == facts_by_path(fresh), (number, path, present)
-            finally:
-                fresh.close()
-    finally:
-        index.close()
+            assert_as_from_scratch(index, tmp_path / f"fresh-{number}", (number, path, present))
 
 
 @pytest.mark.parametrize("path", [path for path, present, _ in CHANGES[1:8]])
@@ -167,11 +151,7 @@ def test_the_quiet_adds_move_an_import_that_does_not_spell_their_stem(tmp_path: 
     """The comparison above is not vacuous: each of those added files is what an import in another
     file now leads to, though no module there spells its name whole."""
     root = tmp_path / "ws"
-    write(root, BASE)
-    index = Index(root, tmp_path / "cache", workers=1)
-    index.refresh()
-    index.prepare_edits()
-    try:
+    with prepared_index(root, tmp_path / "cache", BASE) as index:
         before = _targets(index)
         _apply(root, path, True)
         index.refresh(changed=[path])
@@ -179,8 +159,6 @@ def test_the_quiet_adds_move_an_import_that_does_not_spell_their_stem(tmp_path: 
         moved = sorted(set(after) - set(before))
         assert any(target == path or target == path.rpartition("/")[0] for _, _, target in moved), moved
         assert all(importer != path for importer, _, _ in moved), moved  # another file's import moved
-    finally:
-        index.close()
 
 
 @settings(
@@ -200,23 +178,12 @@ def test_inv_index_11_random_adds_and_removes_leave_a_build_from_scratch(steps: 
     with tempfile.TemporaryDirectory() as folder:
         work = Path(folder)
         root = work / "ws"
-        write(root, BASE)
-        index = Index(root, work / "cache", workers=1)
-        index.refresh()
-        index.prepare_edits()
-        try:
+        with prepared_index(root, work / "cache", BASE) as index:
             for number, step in enumerate(steps):
                 for path, present in step:
                     _apply(root, path, present)
                 index.refresh(changed=[path for path, _ in step])
-                fresh = Index(root, work / f"fresh-{number}", workers=1)
-                try:
-                    fresh.refresh()
-                    assert facts_by_path(index) == facts_by_path(fresh), (number, step)
-                finally:
-                    fresh.close()
-        finally:
-            index.close()
+                assert_as_from_scratch(index, work / f"fresh-{number}", (number, step))
 
 
 def test_inv_index_11_a_folder_made_moved_or_removed_is_walked_alone(tmp_path: Path, monkeypatch) -> None:
@@ -228,10 +195,6 @@ def test_inv_index_11_a_folder_made_moved_or_removed_is_walked_alone(tmp_path: P
     from mesh.index.build import _build
 
     root = tmp_path / "ws"
-    write(root, BASE)
-    index = Index(root, tmp_path / "cache", workers=1)
-    index.refresh()
-    index.prepare_edits()
     walks: list[Path] = []
     real_walk = _build.walk
 
@@ -239,18 +202,12 @@ def test_inv_index_11_a_folder_made_moved_or_removed_is_walked_alone(tmp_path: P
         walks.append(where)
         return real_walk(where, **kwargs)
 
-    monkeypatch.setattr(_build, "walk", counted_walk)
-
     def same_as_scratch(label: str) -> None:
-        fresh = Index(root, tmp_path / f"fresh-{label}", workers=1)
-        try:
-            fresh.refresh()
-            assert facts_by_path(index) == facts_by_path(fresh), label
-        finally:
-            fresh.close()
-            walks.clear()  # the build from scratch walks, of course
+        assert_as_from_scratch(index, tmp_path / f"fresh-{label}", label)
+        walks.clear()  # the build from scratch walks, of course
 
-    try:
+    with prepared_index(root, tmp_path / "cache", BASE) as index:
+        monkeypatch.setattr(_build, "walk", counted_walk)
         write(root, {
             "py/feature/__init__.py": "from . import helper\n",
             "py/feature/helper.py": "from app.util import helper as util\n",
@@ -282,8 +239,6 @@ def test_inv_index_11_a_folder_made_moved_or_removed_is_walked_alone(tmp_path: P
         index.refresh(changed=["svc"])
         assert walks == [root.resolve()] or walks == [root]  # a manifest: the services may change
         same_as_scratch("service")
-    finally:
-        index.close()
 
 
 PROTO = "proto/acme/inventory/v1/inventory.proto"
@@ -305,20 +260,14 @@ PROTO_EDITS = [
 def test_inv_index_11_a_proto_edited_with_its_shape_keeps_every_import(
     tmp_path: Path, counted: list[str], monkeypatch
 ) -> None:
-    """INV-INDEX-11: ``.proto`` files edited with the package, options and type names it had (a comment,
-    a method) runs the gRPC pass alone, without reading the workspace's paths or imports again: no
+    """INV-INDEX-11: ``.proto`` files edited with the package, options and type names they had (a
+    comment, a method) run the gRPC pass alone, without reading the workspace's paths or imports again: no
     import elsewhere leads anywhere else. One whose shape changed resolves every import again and
     runs both passes. Each time the index equals a build from scratch, and a method's keys follow."""
-    from ._compare import count_file_tables
-
     root = tmp_path / "ws"
-    write(root, BASE)
-    index = Index(root, tmp_path / "cache", workers=1)
-    index.refresh()
-    index.prepare_edits()
     keyed: list[list[tuple]] = []
-    built = count_file_tables(monkeypatch)
-    try:
+    with prepared_index(root, tmp_path / "cache", BASE) as index:
+        built = count_file_tables(monkeypatch)
         for number, (text, same, passes) in enumerate(PROTO_EDITS):
             built.clear()  # the last build from scratch read them, of course
             for path in PROTOS:
@@ -327,16 +276,9 @@ def test_inv_index_11_a_proto_edited_with_its_shape_keeps_every_import(
             index.refresh(changed=list(PROTOS))
             assert tuple(counted) == passes, (number, counted)
             assert (built == []) == same, number
-            fresh = Index(root, tmp_path / f"fresh-{number}", workers=1)
-            try:
-                fresh.refresh()
-                assert facts_by_path(index) == facts_by_path(fresh), number
-            finally:
-                fresh.close()
+            assert_as_from_scratch(index, tmp_path / f"fresh-{number}", number)
             with index.store.snapshot() as db:
                 keyed.append(sorted(db.execute(
                     "SELECT f.path, g.line, g.role, g.method_key, g.via FROM grpc g JOIN files f ON f.id = g.file_id"
                 )))  # fmt: skip
-        assert keyed[1] != keyed[0] and keyed[-1] == keyed[0], "a method gone, then back: its facts keyed so"
-    finally:
-        index.close()
+    assert keyed[1] != keyed[0] and keyed[-1] == keyed[0], "a method gone, then back: its facts keyed so"

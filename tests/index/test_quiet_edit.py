@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from mesh.index import Index
 from mesh.index.build import _build, _resolve
 
-from ._compare import count_file_tables, facts_by_path
+from ._compare import assert_as_from_scratch, count_file_tables
 from .test_grpc_derivation import CHAINS, INVENTORY_PROTO, write
 
 PLAIN = "def helper():\n    return 1\n"
@@ -155,12 +155,7 @@ def test_inv_index_11_an_edit_leaves_the_facts_of_a_build_from_scratch(tmp_path:
             counted.clear()
             index.refresh(changed=[path])
             assert tuple(counted) == passes, (number, path, counted)
-            fresh = Index(root, tmp_path / f"fresh-{number}", workers=1)
-            try:
-                fresh.refresh()
-                assert facts_by_path(index) == facts_by_path(fresh), path
-            finally:
-                fresh.close()
+            assert_as_from_scratch(index, tmp_path / f"fresh-{number}", path)
     finally:
         index.close()
 
@@ -236,12 +231,7 @@ def test_inv_index_11_random_sequences_of_loud_and_quiet_edits_leave_a_build_fro
                 for path, choice in step:
                     (root / path).write_text(VARIANTS[path][choice % len(VARIANTS[path])])
                 index.refresh(changed=[path for path, _ in step])
-                fresh = Index(root, work / f"fresh-{number}", workers=1)
-                try:
-                    fresh.refresh()
-                    assert facts_by_path(index) == facts_by_path(fresh), (number, step)
-                finally:
-                    fresh.close()
+                assert_as_from_scratch(index, work / f"fresh-{number}", (number, step))
         finally:
             index.close()
 
