@@ -189,8 +189,8 @@ def test_inv_index_11_random_adds_and_removes_leave_a_build_from_scratch(steps: 
 def test_inv_index_11_a_folder_made_moved_or_removed_is_walked_alone(tmp_path: Path, monkeypatch) -> None:
     """INV-INDEX-11: a folder among the changed paths (made, moved in, checked out) is walked by
     itself, with the ignore rules a whole walk would apply there, not the workspace; its files are
-    added as any added file is (a folder gone takes its files with it). A folder bringing a manifest
-    changes the services: that one refresh walks everything. Each time the index equals a build
+    added as any added file is (a folder gone takes its files with it). A folder bringing or taking
+    a manifest changes the services: that one refresh walks everything. Each time the index equals a build
     from scratch."""
     from mesh.index.build import _build
 
@@ -239,6 +239,13 @@ def test_inv_index_11_a_folder_made_moved_or_removed_is_walked_alone(tmp_path: P
         index.refresh(changed=["svc"])
         assert walks == [root.resolve()] or walks == [root]  # a manifest: the services may change
         same_as_scratch("service")
+
+        for path in sorted((root / "svc").rglob("*"), reverse=True):  # and it goes, with its manifest
+            path.unlink() if path.is_file() else path.rmdir()
+        (root / "svc").rmdir()
+        index.refresh(changed=["svc"])
+        assert walks == [root.resolve()] or walks == [root]
+        same_as_scratch("service gone")
 
 
 PROTO = "proto/acme/inventory/v1/inventory.proto"

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import threading
 import time
 from collections import Counter
@@ -219,7 +220,9 @@ class Index:
         report = progress or (lambda _: None)
         report(Progress("walking", 0, 0))
         only = None if changed is None else sorted(set(changed))
-        if only is not None and (self._workspace is None or any(self._structural(path) for path in only)):
+        if only is not None and (
+            self._workspace is None or any(self._structural(path) for path in only) or self._structure_gone(only)
+        ):
             only = None  # the rules or the services may have changed: look at everything
         if only is None:
             tree, workspace = self._walk(load_config(self.root))
@@ -431,6 +434,19 @@ class Index:
         stored = writer.db.execute("SELECT name, path, origin, extra FROM services ORDER BY name").fetchall()
         mine = sorted((s.name, s.path, s.origin, json.dumps(list(s.extra))) for s in workspace.services)
         return stored == mine and bool(stored)
+
+    def _structure_gone(self, paths: list[str]) -> bool:
+        """Whether a folder among ``paths`` is gone with a file a change to which needs a full
+        refresh (a service's manifest, its Dockerfile): the services change with it."""
+        gone = [path for path in paths if not os.path.lexists(self.root / path)]
+        if not gone:
+            return False
+        with self.store.snapshot() as db:
+            for folder in gone:
+                under = db.execute("SELECT path FROM files WHERE path > ? AND path < ?", (folder + "/", folder + "0"))
+                if any(self._structural(path) for (path,) in under):
+                    return True
+        return False
 
     def _structural(self, path: str) -> bool:
         """A change to this path can change the rules or the services: only a full refresh will do.
