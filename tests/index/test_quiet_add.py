@@ -289,3 +289,40 @@ def test_inv_index_11_a_proto_edited_with_its_shape_keeps_every_import(
                     "SELECT f.path, g.line, g.role, g.method_key, g.via FROM grpc g JOIN files f ON f.id = g.file_id"
                 )))  # fmt: skip
     assert keyed[1] != keyed[0] and keyed[-1] == keyed[0], "a method gone, then back: its facts keyed so"
+
+
+def test_a_go_program_that_comes_or_goes_changes_the_services(tmp_path: Path, monkeypatch) -> None:
+    """A Go file that makes its folder a program (``package main`` with ``func main``), or stops
+    making it one, splits or joins its module's services: that refresh walks everything, and the
+    index equals a build from scratch. A Go file that leaves the folder's program status as it was
+    is an edit like any other (no walk)."""
+    from mesh.index.build import _build
+
+    root = tmp_path / "ws"
+    walks: list[Path] = []
+    real_walk = _build.walk
+
+    def counted_walk(where: Path, **kwargs):
+        walks.append(where)
+        return real_walk(where, **kwargs)
+
+    program = "package main\n\nfunc main() {}\n"
+    steps = [
+        ("gomod/tool/main.go", program, True),  # a second program: the module splits
+        ("gomod/cmd/flags.go", "package main\n\nvar verbose bool\n", False),  # cmd was a program already
+        ("gomod/tool/main.go", "package tool\n\nfunc Run() {}\n", True),  # no longer a program
+        ("gomod/tool/main.go", program, True),
+        ("gomod/tool/main.go", None, True),  # the program's file goes
+        ("gomod/cmd/flags.go", None, False),
+    ]
+    with prepared_index(root, tmp_path / "cache", BASE) as index:
+        monkeypatch.setattr(_build, "walk", counted_walk)
+        for number, (path, text, full) in enumerate(steps):
+            put(root, path, text)
+            index.refresh(changed=[path])
+            assert bool(walks) == full, (number, path)
+            assert_as_from_scratch(index, tmp_path / f"fresh-{number}", (number, path))
+            walks.clear()
+        with index.store.snapshot() as db:
+            services = {path: service for path, service in db.execute("SELECT path, service FROM files")}
+        assert services["gomod/cmd/main.go"] == services["gomod/go.mod"]  # one program again: one service

@@ -22,8 +22,10 @@ from __future__ import annotations
 import json
 import logging
 import os
+import posixpath
 import threading
 import time
+import zlib
 from collections import Counter
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -40,7 +42,7 @@ from ._progress import TEXT_STAGE, Progress
 from ._resolve import REACHES, file_tables, proto_shapes, reaches, resolve
 from ..store._store import DiskFull, FileRecord, IndexUnavailable, Store, Writer
 from ._work import Outcome, Task
-from ._services import structural
+from ._services import go_program, structural
 from ._workspace import Config, Workspace, discover_workspace, load_config, order_services
 from ..parse import fingerprint, language_of
 
@@ -237,8 +239,8 @@ class Index:
                 include_secrets=config.include_secrets,
                 extra_ignores=workspace.ignore_patterns(),
             )  # a folder among them (made, moved in, checked out) is walked: its files are what changed
-            if any(self._structural(entry.path) for entry in tree.files):  # a manifest came with a folder
-                only = None
+            if any(self._structural(entry.path) for entry in tree.files) or self._programs_move(only, tree):
+                only = None  # a manifest came with a folder, or a Go program came or went: the services
                 tree, workspace = self._walk(load_config(self.root))
         walked = {entry.path: entry for entry in tree.files}
         if only is None:  # a workspace too large for the machine's memory says so before parsing (INV-INDEX-9)
@@ -434,6 +436,56 @@ class Index:
         stored = writer.db.execute("SELECT name, path, origin, extra FROM services ORDER BY name").fetchall()
         mine = sorted((s.name, s.path, s.origin, json.dumps(list(s.extra))) for s in workspace.services)
         return stored == mine and bool(stored)
+
+    def _programs_move(self, paths: list[str], tree: Walk) -> bool:
+        """Whether a folder of these paths' Go files becomes or stops being a Go program (a ``package
+        main``, which splits a module into services), from what the index holds to what the disk
+        holds: read are the Go files of those folders alone."""
+        folders = {posixpath.dirname(path) for path in paths if path.endswith(".go")}
+        folders |= {posixpath.dirname(entry.path) for entry in tree.files if entry.path.endswith(".go")}
+        with self.store.snapshot() as db:
+            for path in paths:  # a folder gone or moved away: the Go folders it held
+                under = db.execute("SELECT path FROM files WHERE path > ? AND path < ?", (path + "/", path + "0"))
+                folders |= {posixpath.dirname(held) for (held,) in under if held.endswith(".go")}
+            for folder in sorted(folders):
+                if self._go_program_held(db, folder) != self._go_program_on_disk(folder):
+                    return True
+        return False
+
+    def _go_program_held(self, db, folder: str) -> bool:
+        """Whether the index holds a Go program's file directly in ``folder``."""
+        if self._files is not None:  # the resolver's tables, as of the last refresh
+            held = self._files.in_folder.get(folder, [])
+        elif folder:
+            rows = db.execute("SELECT path FROM files WHERE path > ? AND path < ?", (folder + "/", folder + "0"))
+            held = [path for (path,) in rows if "/" not in path[len(folder) + 1 :]]
+        else:
+            held = [path for (path,) in db.execute("SELECT path FROM files WHERE path NOT LIKE '%/%'")]
+        for path in held:
+            if path.endswith(".go") and not path.endswith("_test.go"):
+                data = db.execute(
+                    "SELECT c.data FROM files f JOIN content c ON c.file_id = f.id WHERE f.path = ?", (path,)
+                ).fetchone()
+                if data is not None and go_program(zlib.decompress(data[0])):
+                    return True
+        return False
+
+    def _go_program_on_disk(self, folder: str) -> bool:
+        """Whether a Go program's file lies directly in ``folder`` now."""
+        try:
+            entries = sorted(os.scandir(self.root / folder), key=lambda entry: entry.name)
+        except OSError:
+            return False
+        for entry in entries:
+            name = entry.name
+            if name.endswith(".go") and not name.endswith("_test.go") and entry.is_file(follow_symlinks=False):
+                try:
+                    with open(entry.path, "rb") as handle:
+                        if go_program(handle.read(1 << 19)):  # what discovery reads of it
+                            return True
+                except OSError:
+                    continue
+        return False
 
     def _structure_gone(self, paths: list[str]) -> bool:
         """Whether a folder among ``paths`` is gone with a file a change to which needs a full

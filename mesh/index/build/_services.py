@@ -95,6 +95,12 @@ _YAML: Final = (".yaml", ".yml")
 _BUNDLED: Final = frozenset({"lib", "libs", "wwwroot", "third_party", "thirdparty", "external", "externals", "deps"})
 _GO_MAIN: Final = re.compile(rb"^package\s+main\b.*?^func\s+main\s*\(", re.M | re.S)
 _READ_MAX: Final = 512 * 1024
+
+
+def go_program(data: bytes) -> bool:
+    """Whether a Go file's bytes make its folder a program (``package main`` with ``func main``):
+    a program comes or goes, the services may change."""
+    return bool(_GO_MAIN.search(data[:_READ_MAX]))
 _WIRING_NAMES: Final = frozenset({".env", "Chart.yaml", "values.yaml", "values.yml"})
 _RANK: Final = {"compose": 0, "aspire": 0, "kubernetes": 1, "skaffold": 2, "dockerfile": 3}
 
@@ -544,7 +550,7 @@ class _Discoverer:
             if module is None or folder in found[module]:
                 continue
             text = self.reader.raw(path)
-            if text is not None and _GO_MAIN.search(text[:_READ_MAX]):
+            if text is not None and go_program(text):
                 found[module].add(folder)
         self.programs = {module: sorted(folders) for module, folders in found.items()}
 
