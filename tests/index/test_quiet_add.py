@@ -186,28 +186,36 @@ def test_inv_index_11_random_adds_and_removes_leave_a_build_from_scratch(steps: 
                 assert_as_from_scratch(index, work / f"fresh-{number}", (number, step))
 
 
-def test_inv_index_11_a_folder_made_moved_or_removed_is_walked_alone(tmp_path: Path, monkeypatch) -> None:
+@pytest.fixture
+def walks(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
+    """The roots of the whole-workspace walks refreshes make from now on in this test."""
+    from mesh.index.build import _build
+
+    seen: list[Path] = []
+    real_walk = _build.walk
+
+    def counted_walk(where: Path, **kwargs):
+        seen.append(where)
+        return real_walk(where, **kwargs)
+
+    monkeypatch.setattr(_build, "walk", counted_walk)
+    return seen
+
+
+def test_inv_index_11_a_folder_made_moved_or_removed_is_walked_alone(tmp_path: Path, walks: list[Path]) -> None:
     """INV-INDEX-11: a folder among the changed paths (made, moved in, checked out) is walked by
     itself, with the ignore rules a whole walk would apply there, not the workspace; its files are
     added as any added file is (a folder gone takes its files with it). A folder bringing or taking
     a manifest changes the services: that one refresh walks everything. Each time the index equals a build
     from scratch."""
-    from mesh.index.build import _build
-
     root = tmp_path / "ws"
-    walks: list[Path] = []
-    real_walk = _build.walk
-
-    def counted_walk(where: Path, **kwargs):
-        walks.append(where)
-        return real_walk(where, **kwargs)
 
     def same_as_scratch(label: str) -> None:
         assert_as_from_scratch(index, tmp_path / f"fresh-{label}", label)
         walks.clear()  # the build from scratch walks, of course
 
     with prepared_index(root, tmp_path / "cache", BASE) as index:
-        monkeypatch.setattr(_build, "walk", counted_walk)
+        walks.clear()  # the first build's
         write(root, {
             "py/feature/__init__.py": "from . import helper\n",
             "py/feature/helper.py": "from app.util import helper as util\n",
@@ -291,21 +299,12 @@ def test_inv_index_11_a_proto_edited_with_its_shape_keeps_every_import(
     assert keyed[1] != keyed[0] and keyed[-1] == keyed[0], "a method gone, then back: its facts keyed so"
 
 
-def test_a_go_program_that_comes_or_goes_changes_the_services(tmp_path: Path, monkeypatch) -> None:
+def test_a_go_program_that_comes_or_goes_changes_the_services(tmp_path: Path, walks: list[Path]) -> None:
     """A Go file that makes its folder a program (``package main`` with ``func main``), or stops
     making it one, splits or joins its module's services: that refresh walks everything, and the
     index equals a build from scratch. A Go file that leaves the folder's program status as it was
     is an edit like any other (no walk)."""
-    from mesh.index.build import _build
-
     root = tmp_path / "ws"
-    walks: list[Path] = []
-    real_walk = _build.walk
-
-    def counted_walk(where: Path, **kwargs):
-        walks.append(where)
-        return real_walk(where, **kwargs)
-
     program = "package main\n\nfunc main() {}\n"
     steps = [
         ("gomod/tool/main.go", program, True),  # a second program: the module splits
@@ -316,7 +315,7 @@ def test_a_go_program_that_comes_or_goes_changes_the_services(tmp_path: Path, mo
         ("gomod/cmd/flags.go", None, False),
     ]
     with prepared_index(root, tmp_path / "cache", BASE) as index:
-        monkeypatch.setattr(_build, "walk", counted_walk)
+        walks.clear()  # the first build's
         for number, (path, text, full) in enumerate(steps):
             put(root, path, text)
             index.refresh(changed=[path])
