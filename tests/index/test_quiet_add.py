@@ -263,8 +263,7 @@ PROTOS = (PROTO, "node/inventory.proto")
 PROTO_EDITS = [
     (BASE[PROTO] + "// a comment\n", True, DERIVE),
     (BASE[PROTO].replace("  rpc Reserve(R) returns (R);\n", ""), True, DERIVE),  # a method goes: its keys
-    (BASE[PROTO].replace("  rpc Release(R) returns (R);\n", "  rpc Release(R) returns (R);\n  rpc Count(R) returns (R);\n"),
-     True, DERIVE),  # fmt: skip  (a method comes)
+    (BASE[PROTO].replace("service Inventory {\n", "service Inventory {\n  rpc Count(R) returns (R);\n"), True, DERIVE),
     (BASE[PROTO] + 'option java_package = "com.acme.inventory";\n', False, DERIVE + LINKS),
     (BASE[PROTO].replace("message R {", "message Stock { string id = 1; }\nmessage R {"), False, DERIVE + LINKS),
     (BASE[PROTO].replace("package acme.inventory.v1;", "package acme.stock.v1;"), False, DERIVE + LINKS),

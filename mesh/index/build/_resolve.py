@@ -115,7 +115,8 @@ def resolve(
     paths += [*gone, *added]
     # a .proto written again with the package, options and type names it had (a method, a field, a
     # comment) leads no import elsewhere: only the gRPC pass reads what changed
-    same_protos = {path for path, shape in proto_shapes(db, written).items() if (protos_before or {}).get(path) == shape}
+    shapes = proto_shapes(db, written)
+    same_protos = {path for path, shape in shapes.items() if (protos_before or {}).get(path) == shape}
     paths = [path for path in paths if path not in same_protos]
     reshaped = any(_reshapes_imports(path, known) for path in paths)
     files = known if known is not None and not reshaped else _Files(db)
@@ -983,7 +984,9 @@ class _Files:
                 self.folder_suffix[suffix].append(folder)
         self.packages = _declared_packages(db)
         #: Go module path -> the folder of its go.mod
-        self.go_modules = {declared: folder for (declared, manifest), folder in self.packages.items() if manifest == "go.mod"}
+        self.go_modules = {
+            declared: folder for (declared, manifest), folder in self.packages.items() if manifest == "go.mod"
+        }
         #: proto package (as dotted parts) -> the proto files declaring it
         self.proto_packages: dict[tuple[str, ...], list[str]] = defaultdict(list)
         #: proto file -> its package; folder -> its proto files
@@ -1207,7 +1210,9 @@ def proto_shapes(db: sqlite3.Connection, file_ids: Iterable[int]) -> dict[str, t
         shapes[path] = (
             package,
             tuple(options.fetchall()),
-            tuple(db.execute("SELECT name, kind FROM proto_messages WHERE file_id = ? ORDER BY line, rowid", (file_id,))),
+            tuple(db.execute(
+                "SELECT name, kind FROM proto_messages WHERE file_id = ? ORDER BY line, rowid", (file_id,)
+            )),  # fmt: skip
             tuple(db.execute("SELECT name FROM proto_services WHERE file_id = ? ORDER BY line, rowid", (file_id,))),
         )
     return shapes
