@@ -461,7 +461,6 @@ def check_paths(
     include_vendored: bool = False,
     include_secrets: bool = False,
     extra_ignores: tuple[str, ...] = (),
-    expand: bool = True,
 ) -> Walk:
     """What :func:`walk` would say of just these paths (a watcher's few), without walking the tree.
 
@@ -469,7 +468,7 @@ def check_paths(
     per folder); a path that is gone, or whose folder a walk would not enter, is simply absent
     from the result, so the caller treats it as deleted. A folder among ``paths`` that a walk would
     enter is walked as the whole walk would walk it (a folder made, moved or checked out: its files
-    are what changed); with ``expand=False`` it is not.
+    are what changed).
     """
     root = root.resolve()
     result = Walk()
@@ -520,9 +519,10 @@ def check_paths(
             result.files.append(decision)
         elif isinstance(decision, Skipped):
             result.skipped.append(decision)
-        elif decision is True and expand:
+        elif decision is True:
             for item in _walk_from(root, rel, rules, max_file_bytes, include_vendored, include_secrets):
                 (result.skipped if isinstance(item, Skipped) else result.files).append(item)
-    files = {entry.path: entry for entry in result.files}  # a folder and a file in it both named
-    result.files = sorted(files.values(), key=lambda entry: entry.path)
+    # a folder and a file or folder in it both named: each once
+    result.files = sorted({entry.path: entry for entry in result.files}.values(), key=lambda entry: entry.path)
+    result.skipped = list({item.path: item for item in result.skipped}.values())
     return result
