@@ -259,37 +259,43 @@ def test_inv_index_11_a_folder_made_moved_or_removed_is_walked_alone(tmp_path: P
 PROTO = "proto/acme/inventory/v1/inventory.proto"
 #: both copies of the package, edited together: a method gone from both is gone
 PROTOS = (PROTO, "node/inventory.proto")
-#: (the .proto's new text, whether it keeps its shape (package, options, type names), passes)
+#: (the .proto's new text, whether it keeps its shape (package, options, type names))
 PROTO_EDITS = [
-    (BASE[PROTO] + "// a comment\n", True, DERIVE),
-    (BASE[PROTO].replace("  rpc Reserve(R) returns (R);\n", ""), True, DERIVE),  # a method goes: its keys
-    (BASE[PROTO].replace("service Inventory {\n", "service Inventory {\n  rpc Count(R) returns (R);\n"), True, DERIVE),
-    (BASE[PROTO] + 'option java_package = "com.acme.inventory";\n', False, DERIVE + LINKS),
-    (BASE[PROTO].replace("message R {", "message Stock { string id = 1; }\nmessage R {"), False, DERIVE + LINKS),
-    (BASE[PROTO].replace("package acme.inventory.v1;", "package acme.stock.v1;"), False, DERIVE + LINKS),
-    (BASE[PROTO], False, DERIVE + LINKS),
+    (BASE[PROTO] + "// a comment\n", True),
+    (BASE[PROTO].replace("  rpc Reserve(R) returns (R);\n", ""), True),  # a method goes: its keys
+    (BASE[PROTO].replace("service Inventory {\n", "service Inventory {\n  rpc Count(R) returns (R);\n"), True),
+    (BASE[PROTO] + 'option java_package = "com.acme.inventory";\n', False),
+    (BASE[PROTO].replace("message R {", "message Stock { string id = 1; }\nmessage R {"), False),
+    (BASE[PROTO].replace("package acme.inventory.v1;", "package acme.stock.v1;"), False),
+    (BASE[PROTO], False),
 ]
 
 
-def test_inv_index_11_a_proto_edited_with_its_shape_keeps_every_import(
+def test_inv_index_11_a_proto_edited_moves_only_the_imports_naming_it(
     tmp_path: Path, counted: list[str], monkeypatch
 ) -> None:
-    """INV-INDEX-11: ``.proto`` files edited with the package, options and type names they had (a
-    comment, a method) run the gRPC pass alone, without reading the workspace's paths or imports again: no
-    import elsewhere leads anywhere else. One whose shape changed resolves every import again and
-    runs both passes. Each time the index equals a build from scratch, and a method's keys follow."""
+    """INV-INDEX-11: ``.proto`` files edited run the gRPC pass (their services and methods key the
+    gRPC facts) without reading the workspace's paths again. Edited with the package, options and
+    type names they had (a comment, a method), they resolve no import elsewhere; with a new shape
+    (an option, a message, a package), only the imports of the files naming what they were or are.
+    Each time the index equals a build from scratch, and a method's keys follow it."""
     root = tmp_path / "ws"
     keyed: list[list[tuple]] = []
     with prepared_index(root, tmp_path / "cache", BASE) as index:
         built = count_file_tables(monkeypatch)
-        for number, (text, same, passes) in enumerate(PROTO_EDITS):
+        for number, (text, same) in enumerate(PROTO_EDITS):
             built.clear()  # the last build from scratch read them, of course
             for path in PROTOS:
                 (root / path).write_text(text)
             counted.clear()
+            statements: list[str] = []
+            index.store.writer_connection().set_trace_callback(statements.append)
             index.refresh(changed=list(PROTOS))
-            assert tuple(counted) == passes, (number, counted)
-            assert (built == []) == same, number
+            index.store.writer_connection().set_trace_callback(None)
+            assert tuple(counted) == DERIVE, (number, counted)
+            assert built == [], number
+            resolved = [sql for sql in statements if sql.startswith("SELECT i.rowid, i.file_id, i.module")]
+            assert len(resolved) == 1 and ("named_folded" in resolved[0]) == (not same), (number, resolved)
             assert_as_from_scratch(index, tmp_path / f"fresh-{number}", number)
             with index.store.snapshot() as db:
                 keyed.append(sorted(db.execute(

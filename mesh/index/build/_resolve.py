@@ -115,25 +115,32 @@ def resolve(
     paths += [*gone, *added]
     # a .proto written again with the package, options and type names it had (a method, a field, a
     # comment) leads no import elsewhere: only the gRPC pass reads what changed
+    # A .proto leads imports by its package, options and type names (its shape): one written again
+    # with the shape it had (a method, a field, a comment) moves no import; one whose shape changed,
+    # added or removed moves only the imports that name what it was or is (:class:`_Named`).
+    before = protos_before or {}
     shapes = proto_shapes(db, written)
-    same_protos = {path for path, shape in shapes.items() if (protos_before or {}).get(path) == shape}
-    paths = [path for path in paths if path not in same_protos]
+    protos = sorted({*shapes, *(path for path in gone if path.endswith(".proto"))})  # written or removed
+    moved = [(path, before.get(path), shapes.get(path)) for path in protos if before.get(path) != shapes.get(path)]
+    paths = [path for path in paths if not path.endswith(".proto")]
     reshaped = any(_reshapes_imports(path, known) for path in paths)
     files = known if known is not None and not reshaped else _Files(db)
     where = " WHERE i.file_id IN (SELECT file_id FROM touched)"
     named = _Named(None, (), ())
-    if (gone or added) and not reshaped:  # what the paths come or go by, asked of the tables as they were
-        named = _Named(known, added, gone, files)
+    if (gone or added or moved) and not reshaped:  # what they come or go by, asked of the tables as they were
+        named = _Named(known, added, gone, files, moved)
         where += named.imports(db)
     if files is known and (gone or added):  # files come or go: the tables follow them (INV-INDEX-11)
         known.change(db, added, gone)
+    if files is known and moved:
+        known.read_protos(db)
     reshaped = reshaped or any(_reshapes_imports(path, files) for path in paths)
     changed = _resolve_imports(db, files, "" if reshaped else where)
     if reshaped:
         parts = REACHES
     else:  # only the passes the files reach: as they were, as they are, or through imports that moved
         parts = _parts(reached_before) | reaches(db, [*written, *changed]) | named.mounts(db)
-        if same_protos:  # its services and methods key the gRPC facts
+        if protos:  # their services and methods key the gRPC facts
             parts |= {"grpc"}
     if files is known and files.candidates:
         if "grpc" in parts:
@@ -169,6 +176,23 @@ def _names_file(folder: str, target: str, path: str) -> bool:
     return not named or path == named or path.startswith((named + ".", named + "/", bare + "."))
 
 
+def _proto_words(path: str, shape: tuple | None) -> set[str]:
+    """Words (folded) that a module leading to code generated from the ``.proto`` at ``path`` holds,
+    by its ``shape`` (:func:`proto_shapes`; None: it was or is not there): the longest part of its
+    package, of its ``java_package`` and ``csharp_namespace``, its ``go_package``'s name and last
+    element, its folder's name (a Go package of ``.proto`` files) and its own name (a ``.proto``
+    importing it)."""
+    folder, _, name = path.rpartition("/")
+    words = {name.removesuffix(".proto"), folder.rpartition("/")[2]}
+    if shape is not None:
+        package, options = shape[0][0] if shape[0] else "", dict(reversed(shape[1]))
+        dotted = [package, options.get("java_package", ""), options.get("csharp_namespace", "")]
+        words |= {max(value.split("."), key=len) for value in dotted if value}
+        import_path, _, go_name = options.get("go_package", "").partition(";")
+        words |= {go_name, import_path.rpartition("/")[2]}
+    return {indexed(word) for word in words if word}
+
+
 def _entry_of(manifest: dict, folder: str, path: str) -> bool:
     """Whether ``path`` may be the entry of the package.json ``manifest`` at ``folder`` (its
     ``exports``, ``types``, ``module``, ``main``): a module naming the package alone may lead to it."""
@@ -194,10 +218,21 @@ class _Named:
     (resolved like imports) are asked the same of added and removed files alike."""
 
     def __init__(
-        self, before: _Files | None, added: Iterable[str], gone: Iterable[str], files: _Files | None = None
+        self,
+        before: _Files | None,
+        added: Iterable[str],
+        gone: Iterable[str],
+        files: _Files | None = None,
+        protos: Iterable[tuple[str, tuple | None, tuple | None]] = (),
     ) -> None:
         #: the words an import naming an added file holds; and those of removed files too (mounts)
         self.words: set[str] = set()
+        #: the words, folded, that an import of code generated from a moved ``.proto`` holds, in any
+        #: case (C# and PHP spell a package in PascalCase): of its shape before and after
+        self.folded: set[str] = set()
+        for path, *shapes in protos:
+            for shape in shapes:
+                self.folded |= _proto_words(path, shape)
         self.mount_words: set[str] = set()
         #: folders an added ``__init__``/``index`` file makes reachable by dots from their subtree
         self.subtrees: set[str] = set()
@@ -249,15 +284,20 @@ class _Named:
         """The condition (after the refresh's own files') on ``imports i`` of those to resolve again,
         its temporary tables filled."""
         for table in ("named_words(word TEXT PRIMARY KEY)", "named_files(file_id INTEGER PRIMARY KEY)",
-                      "named_subtrees(file_id INTEGER PRIMARY KEY)", "named_gone(path TEXT PRIMARY KEY)"):  # fmt: skip
+                      "named_subtrees(file_id INTEGER PRIMARY KEY)", "named_gone(path TEXT PRIMARY KEY)",
+                      "named_folded(word TEXT PRIMARY KEY)"):  # fmt: skip
             db.execute(f"CREATE TEMP TABLE IF NOT EXISTS {table}")
             db.execute(f"DELETE FROM {table.split('(', 1)[0]}")
         words = sorted(word for word in self.words if word)
         db.executemany("INSERT INTO named_words VALUES (?)", [(word,) for word in words])
         db.executemany("INSERT OR IGNORE INTO named_gone VALUES (?)", [(path,) for path in self.gone])
         where = " OR i.target_path IN (SELECT path FROM named_gone)" if self.gone else ""
-        held = "EXISTS (SELECT 1 FROM named_words w WHERE instr(i.module, w.word) > 0 OR instr(i.names, w.word) > 0)"
-        matches = [_match(word) for word in words]
+        db.executemany("INSERT OR IGNORE INTO named_folded VALUES (?)", [(word,) for word in sorted(self.folded)])
+        held = (
+            "(EXISTS (SELECT 1 FROM named_words w WHERE instr(i.module, w.word) > 0 OR instr(i.names, w.word) > 0)"
+            " OR EXISTS (SELECT 1 FROM named_folded w WHERE instr(lower(i.module), w.word) > 0))"
+        )
+        matches = [_match(word) for word in [*words, *sorted(self.folded)]]
         if None in matches:  # a word too short to narrow: every import is read
             where += f" OR {held}"
         elif matches:
@@ -987,6 +1027,16 @@ class _Files:
         self.go_modules = {
             declared: folder for (declared, manifest), folder in self.packages.items() if manifest == "go.mod"
         }
+        self.read_protos(db)
+        self.ecmascript = _EcmaScript(db, self)
+        #: (language family, type name) -> [(path, file id)] of its subclass candidates, sorted by path
+        #: (:meth:`_Derivation.candidates`): brought up to date for the files each refresh writes or
+        #: removes (:func:`_written_candidates`)
+        self.candidates: dict[tuple[str, str], list[tuple[str, int]]] = {}
+
+    def read_protos(self, db: sqlite3.Connection) -> None:
+        """(Re)read what the ``.proto`` files tell import resolution: their packages and folders,
+        and where protoc puts the code generated from them (a few rows a ``.proto``)."""
         #: proto package (as dotted parts) -> the proto files declaring it
         self.proto_packages: dict[tuple[str, ...], list[str]] = defaultdict(list)
         #: proto file -> its package; folder -> its proto files
@@ -1005,11 +1055,6 @@ class _Files:
             folded = tuple(part.lower() for part in parts)
             self.proto_packages_by_first[folded[0]].append((number, folded, paths))
         self.generated = _Generated(db, self.proto_package)
-        self.ecmascript = _EcmaScript(db, self)
-        #: (language family, type name) -> [(path, file id)] of its subclass candidates, sorted by path
-        #: (:meth:`_Derivation.candidates`): brought up to date for the files each refresh writes or
-        #: removes (:func:`_written_candidates`)
-        self.candidates: dict[tuple[str, str], list[tuple[str, int]]] = {}
 
     def change(self, db: sqlite3.Connection, added: Iterable[str], gone: Iterable[str]) -> None:
         """Bring the path tables in step with files added and gone (``db`` already holds them), as a
@@ -1219,10 +1264,10 @@ def proto_shapes(db: sqlite3.Connection, file_ids: Iterable[int]) -> dict[str, t
 
 
 def _reshapes_imports(path: str, known: _Files | None) -> bool:
-    """A change to this file may change where other files' imports lead: a ``.proto`` (packages and
-    options), a project config or manifest, or a file some tsconfig ``extends``."""
+    """A change to this file may change where any file's imports lead: a project config or manifest,
+    or a file some tsconfig ``extends`` (a ``.proto`` moves only the imports naming it: :class:`_Named`)."""
     name = posixpath.basename(path)
-    if path.endswith(".proto") or name in ("package.json", "go.mod"):
+    if name in ("package.json", "go.mod"):
         return True
     if name.endswith(".json") and name.startswith(("tsconfig", "jsconfig")):
         return True
