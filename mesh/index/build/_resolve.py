@@ -24,10 +24,12 @@ tied to that ``.proto`` by the options protoc reads (``java_package``, ``java_ou
 ``java_multiple_files``, ``go_package``, ``csharp_namespace``), else by its package: a Go package
 whose ``.pb.go`` files are skipped or not in the workspace still resolves to its ``.proto``.
 Both passes run inside the refresh's transaction. A saved edit re-resolves the edited files'
-imports; a change to a ``.proto``, a project config or a manifest re-resolves every import.
+imports; a change to a project config or a manifest re-resolves every import.
 
-What an edit recomputes (INV-INDEX-11): a ``.proto``, a project config or a manifest changed
-recomputes the gRPC keys, the derivation and the links over the whole workspace, and every import.
+What an edit recomputes (INV-INDEX-11): a project config or a manifest changed recomputes the gRPC
+keys, the derivation and the links over the whole workspace, and every import. A ``.proto`` written
+or removed runs the gRPC pass, and moves only the imports naming what it was or is when its package,
+options or type names changed (:func:`proto_shapes`).
 Any other change runs only the passes its files reach, as they were or as they are, or through an
 import or a mount that moved (:func:`reaches`, :meth:`_Named.mounts`): ``grpc`` (the keying of every
 gRPC fact and the derivation, both over the whole workspace: a few hundred gRPC facts; each server
@@ -98,8 +100,9 @@ def resolve(
     lead to an added or removed file, or by the former rows of the written and removed files
     (``reached_before``: the passes those rows reached, ``True`` for both): the gRPC keys with the
     derived gRPC facts, the links. A *quiet* change reaches neither: the work is that of the change,
-    not of the workspace (INV-INDEX-11). A ``.proto``, project config or manifest among them
-    re-resolves every import and runs both passes.
+    not of the workspace (INV-INDEX-11). A ``.proto`` among them runs the gRPC pass and moves the
+    imports naming it (``protos_before``: the shapes of the written ones as they were); a project
+    config or manifest re-resolves every import and runs both passes.
     """
     if written is None:
         methods = _resolve_grpc(db)
