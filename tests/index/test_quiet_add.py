@@ -308,7 +308,8 @@ def test_a_go_program_that_comes_or_goes_changes_the_services(tmp_path: Path, wa
     """A Go file that makes its folder a program (``package main`` with ``func main``), or stops
     making it one, splits or joins its module's services: that refresh walks everything, and the
     index equals a build from scratch. A Go file that leaves the folder's program status as it was
-    is an edit like any other (no walk)."""
+    (a second program's file beside one, or one of two that stops being one) is an edit like any
+    other (no walk)."""
     root = tmp_path / "ws"
     program = "package main\n\nfunc main() {}\n"
     steps = [
@@ -317,6 +318,9 @@ def test_a_go_program_that_comes_or_goes_changes_the_services(tmp_path: Path, wa
         ("gomod/tool/main.go", "package tool\n\nfunc Run() {}\n", True),  # no longer a program
         ("gomod/tool/main.go", program, True),
         ("gomod/tool/main.go", None, True),  # the program's file goes
+        ("gomod/cmd/main_other.go", program, False),  # a program's file where one is already: the same program
+        ("gomod/cmd/main_other.go", "package main\n\nvar other bool\n", False),  # main.go still makes one
+        ("gomod/cmd/main_other.go", None, False),
         ("gomod/cmd/flags.go", None, False),
     ]
     with prepared_index(root, tmp_path / "cache", BASE) as index:
@@ -330,3 +334,29 @@ def test_a_go_program_that_comes_or_goes_changes_the_services(tmp_path: Path, wa
         with index.store.snapshot() as db:
             services = {path: service for path, service in db.execute("SELECT path, service FROM files")}
         assert services["gomod/cmd/main.go"] == services["gomod/go.mod"]  # one program again: one service
+
+
+def test_a_go_edit_reads_its_folder_only_when_the_file_itself_became_or_stopped_being_a_program(
+    tmp_path: Path, walks: list[Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Whether a Go edit changes the services costs the edited file, not its folder: the folder's
+    other Go files are read only when the edited file became or stopped being a program's."""
+    from mesh.index.build import _build
+
+    root = tmp_path / "ws"
+    files = dict(BASE)
+    files.update({f"gomod/cmd/part{n}.go": f"package main\n\nvar part{n} = {n}\n" for n in range(8)})
+    asked: list[int] = []
+    real = _build.go_program
+    monkeypatch.setattr(_build, "go_program", lambda data: asked.append(1) or real(data))
+    with prepared_index(root, tmp_path / "cache", files) as index:
+        walks.clear()
+        put(root, "gomod/cmd/part3.go", "package main\n\nvar part3 = 33\n")
+        asked.clear()
+        index.refresh(changed=["gomod/cmd/part3.go"])
+        assert len(asked) == 2 and not walks  # the file as held and as on disk, nothing else
+        put(root, "gomod/cmd/part3.go", "package main\n\nfunc main() {}\n")  # a second main: same program
+        asked.clear()
+        index.refresh(changed=["gomod/cmd/part3.go"])
+        assert len(asked) > 2 and not walks  # its folder read, as held and on disk: still one program
+        assert_as_from_scratch(index, tmp_path / "fresh", "part3")

@@ -23,6 +23,7 @@ import json
 import logging
 import os
 import posixpath
+import stat
 import threading
 import time
 import zlib
@@ -440,17 +441,42 @@ class Index:
     def _programs_move(self, paths: list[str], tree: Walk) -> bool:
         """Whether a folder of these paths' Go files becomes or stops being a Go program (a ``package
         main``, which splits a module into services), from what the index holds to what the disk
-        holds: read are the Go files of those folders alone."""
-        folders = {posixpath.dirname(path) for path in paths if path.endswith(".go")}
-        folders |= {posixpath.dirname(entry.path) for entry in tree.files if entry.path.endswith(".go")}
+        holds. Only a folder where a changed file itself became or stopped being a program's can
+        change (an edit of any other Go file reads that file twice, not its folder); for such a
+        folder, every Go file in it is read, as held and as on disk."""
+        changed = {path for path in paths if path.endswith(".go")}
+        changed |= {entry.path for entry in tree.files if entry.path.endswith(".go")}
         with self.store.snapshot() as db:
-            for path in paths:  # a folder gone or moved away: the Go folders it held
+            for path in paths:  # a folder gone or moved away: the Go files it held
                 under = db.execute("SELECT path FROM files WHERE path > ? AND path < ?", (path + "/", path + "0"))
-                folders |= {posixpath.dirname(held) for (held,) in under if held.endswith(".go")}
+                changed |= {held for (held,) in under if held.endswith(".go")}
+            folders = {
+                posixpath.dirname(path)
+                for path in changed
+                if not path.endswith("_test.go") and self._held_program(db, path) != self._disk_program(path)
+            }
             for folder in sorted(folders):
                 if self._go_program_held(db, folder) != self._go_program_on_disk(folder):
                     return True
         return False
+
+    @staticmethod
+    def _held_program(db, path: str) -> bool:
+        """Whether the index holds ``path`` as a Go program's file."""
+        data = db.execute(
+            "SELECT c.data FROM files f JOIN content c ON c.file_id = f.id WHERE f.path = ?", (path,)
+        ).fetchone()
+        return data is not None and go_program(zlib.decompress(data[0]))
+
+    def _disk_program(self, path: str) -> bool:
+        """Whether ``path`` is a Go program's file on disk now (a regular file, read as discovery does)."""
+        try:
+            if not stat.S_ISREG(os.lstat(self.root / path).st_mode):
+                return False
+            with open(self.root / path, "rb") as handle:
+                return go_program(handle.read(1 << 19))
+        except OSError:
+            return False
 
     def _go_program_held(self, db, folder: str) -> bool:
         """Whether the index holds a Go program's file directly in ``folder``."""
@@ -461,14 +487,9 @@ class Index:
             held = [path for (path,) in rows if "/" not in path[len(folder) + 1 :]]
         else:
             held = [path for (path,) in db.execute("SELECT path FROM files WHERE path NOT LIKE '%/%'")]
-        for path in held:
-            if path.endswith(".go") and not path.endswith("_test.go"):
-                data = db.execute(
-                    "SELECT c.data FROM files f JOIN content c ON c.file_id = f.id WHERE f.path = ?", (path,)
-                ).fetchone()
-                if data is not None and go_program(zlib.decompress(data[0])):
-                    return True
-        return False
+        return any(
+            path.endswith(".go") and not path.endswith("_test.go") and self._held_program(db, path) for path in held
+        )
 
     def _go_program_on_disk(self, folder: str) -> bool:
         """Whether a Go program's file lies directly in ``folder`` now."""
