@@ -263,11 +263,16 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         _, _, problems = run_one(seed, args.target, pipelined=args.pipelined)
         tried += 1
         if problems:
+            print(f"FAILING seed {seed} after {tried} seeds:", flush=True)
+            for problem in problems:  # what failed, before minimising: a timing failure may not come again
+                print(f"  {problem}", flush=True)
             steps, off = _minimise(seed, args.target, args.pipelined)
-            print(f"FAILING seed {seed} after {tried} seeds; minimal: steps={steps} off={','.join(off) or '-'}")
+            print(f"minimal: steps={steps} off={','.join(off) or '-'}")
             _, _, problems = run_one(seed, args.target, steps, off, args.pipelined)
             for problem in problems:
                 print(f"  {problem}")
+            if not problems:
+                print("  (the minimal run passed: the failure depends on timing; run the seed again to see it)")
             print(f"reproduce: {command_for(seed, steps, off, args.target, args.pipelined)}")
             print(
                 f"record it: add the line `{seed} <digest> steps={steps} off={','.join(off) or '-'}` "

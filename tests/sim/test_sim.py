@@ -192,3 +192,25 @@ def test_fuzz_minimises_a_failure_and_prints_what_to_record(
     # Steps were cut to the fewest that still fail; every kind but garbage was switched off.
     kept_off = [kind for kind in minimal.faults if kind != "garbage"]
     assert f"off={','.join(kept_off) or '-'}" in out
+
+
+def test_fuzz_prints_a_failure_that_does_not_come_again(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A failure that depends on timing may not come again while minimising: what failed is
+    printed first, and the minimal run's passing is said, not left as an empty list."""
+    import sim.__main__ as cli
+
+    real = cli.run_one
+    calls: list[int] = []
+
+    def once(seed, target, steps=None, off=(), pipelined=False):  # type: ignore[no-untyped-def]
+        scenario, transcripts, problems = real(seed, target, steps, off, pipelined)
+        calls.append(seed)
+        return scenario, transcripts, [*problems, "a late answer"] if len(calls) == 1 else problems
+
+    monkeypatch.setattr(cli, "run_one", once)
+    assert main(["fuzz", "--seconds", "30", "--start", "3", "--target", "memory"]) == 1
+    out = capsys.readouterr().out
+    assert "FAILING seed 3 after 1 seeds:\n  a late answer\n" in out
+    assert "the minimal run passed: the failure depends on timing" in out
