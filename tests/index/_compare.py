@@ -13,6 +13,9 @@ from mesh.index import Index
 from mesh.index.build import _resolve
 from mesh.index.store._store import _FACT_TABLES
 
+#: The tables of what the manifests and the walk say of the workspace (no file ids).
+_WORKSPACE_TABLES = ("services", "areas", "externals", "workspace_warnings", "wiring", "hosts", "skipped")
+
 
 def count_file_tables(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """A list that grows by one each time the resolver reads every path into its file tables
@@ -39,6 +42,8 @@ def facts_by_path(index: Index) -> dict[str, list[tuple]]:
         paths = dict(db.execute("SELECT id, path FROM files"))
         out["files"] = sorted(db.execute("SELECT path, service, language, kind, lines, error, hash, size FROM files"))
         out["refs"] = sorted((name, paths[file_id], sites) for name, file_id, sites in db.execute("SELECT * FROM refs"))
+        for table in _WORKSPACE_TABLES:  # what the manifests say: services, wiring...
+            out[table] = sorted(db.execute(f"SELECT * FROM {table}"), key=repr)
         for table in _FACT_TABLES:
             columns = [row[1] for row in db.execute(f"PRAGMA table_info({table})")]
             keep = [at for at, name in enumerate(columns) if name == "file_id" or not (name == "id" or name.endswith("_id"))]

@@ -256,6 +256,55 @@ def test_inv_index_11_a_folder_made_moved_or_removed_is_walked_alone(tmp_path: P
         same_as_scratch("service gone")
 
 
+COMPOSE = (
+    "services:\n  web:\n    build: ./web\n    environment:\n      BILLING_URL: http://billing:5000\n"
+    "  billing:\n    build: ./billing\n"
+)
+#: (path, its new text or None to remove it, whether the services change: a whole walk)
+MANIFEST_STEPS = (
+    ("node/package.json", '{"name": "node", "dependencies": {"express": "^4"}}\n', False),  # a dependency
+    ("web/requirements.txt", "flask\nrequests\n", False),
+    ("gomod/go.mod", "module example.com/m\n\ngo 1.22\n", False),
+    ("web2/packages/lib/src/other.js", "export default 3;\n", False),  # a plain add, for the next step
+    # the package's entry moves: `import lib from '@acme/lib'` leads to the new one (imports resolved again)
+    ("web2/packages/lib/package.json", '{"name": "@acme/lib", "main": "src/other.js"}\n', False),
+    ("rs/Cargo.toml", '[package]\nname = "other-crate"\nversion = "0.1.0"\n', None),  # `use my_crate` leads nowhere
+    ("web/Dockerfile", "FROM python:3.12\nCOPY . /app\n", True),  # web is deployed now
+    ("web/Dockerfile", "FROM python:3.12\nCOPY . /srv\n", False),  # a build step
+    ("node/package.json", '{"name": "storefront"}\n', None),  # the package's name
+    ("docker-compose.yml", COMPOSE, True),  # deployments, and what they wire
+    ("docker-compose.yml", COMPOSE.replace("./billing\n", "./billing\n    restart: always\n"), False),
+    ("docker-compose.yml", COMPOSE.replace(":5000", ":5001"), False),  # a port: the same services wired
+    ("docker-compose.yml", COMPOSE.replace("URL: http://billing", "URL: http://web"), True),  # the wiring
+    ("web/Dockerfile", None, True),
+)
+
+
+def test_inv_index_11_a_manifest_edit_that_keeps_the_services_is_refreshed_alone(
+    tmp_path: Path, walks: list[Path]
+) -> None:
+    """INV-INDEX-11: a manifest, Dockerfile or deployment edited, added or removed has the workspace
+    discovered again over the paths the index holds; when the services, areas, external services,
+    wiring and hosts stay as they were (a dependency added, a build step changed), the refresh
+    touches the changed paths alone (no walk), imports the manifest leads resolved again. When they
+    change, that refresh walks everything. Each time the index equals a build from scratch."""
+    root = tmp_path / "ws"
+    with prepared_index(root, tmp_path / "cache", BASE) as index:
+        walks.clear()  # the first build's
+        for number, (path, text, moves) in enumerate(MANIFEST_STEPS):
+            put(root, path, text)
+            index.refresh(changed=[path])
+            if moves is not None:
+                assert bool(walks) == moves, (number, path)
+            assert_as_from_scratch(index, tmp_path / f"fresh-{number}", (number, path))
+            walks.clear()
+        with index.store.snapshot() as db:
+            lib = db.execute(
+                "SELECT i.target_path FROM imports i JOIN files f ON f.id = i.file_id"
+                " WHERE f.path = 'web2/app/a.js' AND i.module = '@acme/lib'"
+            ).fetchone()
+        assert lib == ("web2/packages/lib/src/other.js",)  # the entry the edited package.json names
+
 PROTO = "proto/acme/inventory/v1/inventory.proto"
 #: both copies of the package, edited together: a method gone from both is gone
 PROTOS = (PROTO, "node/inventory.proto")

@@ -44,7 +44,7 @@ from ._resolve import REACHES, file_tables, proto_shapes, reaches, resolve
 from ..store._store import DiskFull, FileRecord, IndexUnavailable, Store, Writer
 from ._work import Outcome, Task
 from ._services import go_program, structural
-from ._workspace import Config, Workspace, discover_workspace, load_config, order_services
+from ._workspace import Config, Service, Workspace, discover_workspace, load_config, order_services
 from ..parse import fingerprint, language_of
 
 __all__ = ["Index", "Progress", "Summary"]
@@ -65,6 +65,13 @@ def _content_rule(skip_generated: bool, skip_secrets: bool) -> str:
     """``meta.generated_rule``: the rules that left files out for their first bytes, as applied."""
     return (f"{GENERATED_RULE}:{'skip' if skip_generated else 'keep'}"
             f" secrets {SECRET_RULE}:{'skip' if skip_secrets else 'keep'}")  # fmt: skip
+
+
+def _ranked(service: Service, found: Counter[str]) -> str:
+    """A service's languages as the ``services`` table holds them: as configured, else by how many
+    of its files each has, most first."""
+    ranked = service.languages or tuple(name for name, _ in sorted(found.items(), key=lambda kv: (-kv[1], kv[0])))
+    return ",".join(ranked)
 
 
 def _skipped_rows(workspace: Workspace, skipped: Iterable[Skipped]) -> list[tuple]:
@@ -223,10 +230,8 @@ class Index:
         report = progress or (lambda _: None)
         report(Progress("walking", 0, 0))
         only = None if changed is None else sorted(set(changed))
-        if only is not None and (
-            self._workspace is None or any(self._structural(path) for path in only) or self._structure_gone(only)
-        ):
-            only = None  # the rules or the services may have changed: look at everything
+        if only is not None and (self._workspace is None or any(self._rules(path) for path in only)):
+            only = None  # the rules may have changed: look at everything
         if only is None:
             tree, workspace = self._walk(load_config(self.root))
         else:
@@ -240,8 +245,21 @@ class Index:
                 include_secrets=config.include_secrets,
                 extra_ignores=workspace.ignore_patterns(),
             )  # a folder among them (made, moved in, checked out) is walked: its files are what changed
-            if any(self._structural(entry.path) for entry in tree.files) or self._programs_move(only, tree):
-                only = None  # a manifest came with a folder, or a Go program came or went: the services
+            gone = self._gone_under(only)  # the files a folder among them, now gone, held
+            if any(self._rules(path) for path in [*gone, *(entry.path for entry in tree.files)]):
+                only = None  # a folder came or went with ignore rules
+            elif any(self._structural(path) for path in [*only, *gone, *(entry.path for entry in tree.files)]):
+                # a manifest, Dockerfile or deployment changed, came or went: the workspace discovered
+                # again over the paths the index holds; the same services (a dependency added, a build
+                # step changed: the usual edit) keep the refresh to these paths, others walk everything
+                rediscovered = self._rediscovered(only, tree)
+                if rediscovered is None:
+                    only = None
+                else:
+                    workspace = rediscovered
+            elif self._programs_move(only, tree):
+                only = None  # a Go program came or went: the services
+            if only is None:
                 tree, workspace = self._walk(load_config(self.root))
         walked = {entry.path: entry for entry in tree.files}
         if only is None:  # a workspace too large for the machine's memory says so before parsing (INV-INDEX-9)
@@ -360,6 +378,7 @@ class Index:
                 writer.put_skipped(skipped_rows)
             else:
                 self._put_workspace(writer, workspace)  # a manifest's wiring may have changed
+                self._rank_again(writer, workspace, [*added, *gone])
                 self._files = resolve(
                     writer.db, written=written, gone=gone, added=added, known=self._files,
                     reached_before=reached_before, protos_before=protos_before,
@@ -508,22 +527,53 @@ class Index:
                     continue
         return False
 
-    def _structure_gone(self, paths: list[str]) -> bool:
-        """Whether a folder among ``paths`` is gone with a file a change to which needs a full
-        refresh (a service's manifest, its Dockerfile): the services change with it."""
+    def _gone_under(self, paths: list[str]) -> list[str]:
+        """The files the index holds under those of ``paths`` that are gone (a folder removed or
+        moved away)."""
         gone = [path for path in paths if not os.path.lexists(self.root / path)]
         if not gone:
-            return False
+            return []
+        under = "SELECT path FROM files WHERE path > ? AND path < ?"
         with self.store.snapshot() as db:
-            for folder in gone:
-                under = db.execute("SELECT path FROM files WHERE path > ? AND path < ?", (folder + "/", folder + "0"))
-                if any(self._structural(path) for (path,) in under):
-                    return True
-        return False
+            return [held for folder in gone for (held,) in db.execute(under, (folder + "/", folder + "0"))]
+
+    def _rediscovered(self, only: list[str], tree: Walk) -> Workspace | None:
+        """The workspace discovered again after a change among ``only`` to a file a change to which
+        may change the services (a manifest, a Dockerfile, a deployment): over the paths the last
+        walk gave, as the index holds them, those of ``only`` (or under them) replaced by what
+        :func:`check_paths` found of them. None when its services, areas, external services, wiring
+        or hosts are not the index's: the files move between services, so a full refresh."""
+        current = self._workspace
+        assert current is not None
+        folders = tuple(path + "/" for path in only)
+        left = set(only)
+        with self.store.snapshot() as db:
+            held = [path for (path,) in db.execute("SELECT path FROM files")]
+            held += [  # walked, then left out for what their bytes hold: a walk lists them
+                path
+                for (path,) in db.execute(
+                    "SELECT s.path FROM skipped s JOIN skipped_detail d ON d.path = s.path WHERE d.folder = 0"
+                    " AND ((s.reason = 'generated' AND coalesce(d.marker, '') != '') OR s.reason = ?)",
+                    (SECRET_CONTENT_REASON,),
+                )
+            ]
+        paths = {path for path in held if path not in left and not path.startswith(folders)}
+        paths.update(entry.path for entry in tree.files)
+        found = discover_workspace(self.root, current.config, sorted(paths))
+        same = (found.services, found.areas, found.externals, found.wiring, found.hosts) == (
+            current.services, current.areas, current.externals, current.wiring, current.hosts
+        )
+        return found if same else None
+
+    @staticmethod
+    def _rules(path: str) -> bool:
+        """A change to this path can change which files the workspace holds (its config, ignore files)."""
+        return path.rsplit("/", 1)[-1] in STRUCTURAL_NAMES
 
     def _structural(self, path: str) -> bool:
-        """A change to this path can change the rules or the services: only a full refresh will do.
-        A folder is not (its files are walked and asked the same, :func:`check_paths`)."""
+        """A change to this path can change the services (a manifest, a Dockerfile, a deployment):
+        they are discovered again (:meth:`_rediscovered`). A folder is not (its files are walked and asked the same,
+        :func:`check_paths`)."""
         name = path.rsplit("/", 1)[-1]
         return name in STRUCTURAL_NAMES or structural(name)
 
@@ -614,13 +664,26 @@ class Index:
             languages.setdefault(service, Counter())[language] = count
         rows = []
         for service in workspace.services:
-            found = languages.get(service.name, Counter())
-            ranked = service.languages or tuple(
-                name for name, _ in sorted(found.items(), key=lambda kv: (-kv[1], kv[0]))
-            )
-            rows.append((service.name, service.path, service.origin, ",".join(ranked), "", service.kind,
+            ranked = _ranked(service, languages.get(service.name, Counter()))
+            rows.append((service.name, service.path, service.origin, ranked, "", service.kind,
                          json.dumps(list(service.evidence)), json.dumps(list(service.extra))))  # fmt: skip
         return rows
+
+    @staticmethod
+    def _rank_again(writer: Writer, workspace: Workspace, paths: Iterable[str]) -> None:
+        """The languages of the services holding ``paths`` (files added or removed), ranked again
+        by their files: the services' other columns stand."""
+        for name in sorted({workspace.service_of(path) for path in paths}):
+            service = next((s for s in workspace.services if s.name == name), None)
+            if service is None:
+                continue
+            found = Counter[str]({
+                language: count for language, count in writer.db.execute(
+                    "SELECT language, count(*) FROM files WHERE service = ? AND language != '' GROUP BY language",
+                    (name,),
+                )
+            })  # fmt: skip
+            writer.db.execute("UPDATE services SET languages = ? WHERE name = ?", (_ranked(service, found), name))
 
     def summary(self) -> Summary:
         """Counts of what the index holds now (one snapshot)."""

@@ -1270,7 +1270,7 @@ def _reshapes_imports(path: str, known: _Files | None) -> bool:
     """A change to this file may change where any file's imports lead: a project config or manifest,
     or a file some tsconfig ``extends`` (a ``.proto`` moves only the imports naming it: :class:`_Named`)."""
     name = posixpath.basename(path)
-    if name in ("package.json", "go.mod"):
+    if name in ("package.json", "go.mod", "Cargo.toml", "pyproject.toml"):  # the names packages declare
         return True
     if name.endswith(".json") and name.startswith(("tsconfig", "jsconfig")):
         return True

@@ -1082,15 +1082,16 @@ class Writer:
         self, rows: Iterable[tuple[str, str, str, bool, int, int, str]], *, only: Iterable[str] | None = None
     ) -> None:
         """Record what was left out: (path, reason, service, folder, size, mtime_ns, marker) rows
-        replace every previous one, or with ``only``, those of these paths."""
+        replace every previous one, or with ``only``, those of these paths and of what lies under
+        them (a folder walked again, or gone)."""
         rows = list(rows)
         if only is None:
             self.db.execute("DELETE FROM skipped")
             self.db.execute("DELETE FROM skipped_detail")
         else:
-            gone = [(path,) for path in only]
-            self.db.executemany("DELETE FROM skipped WHERE path = ?", gone)
-            self.db.executemany("DELETE FROM skipped_detail WHERE path = ?", gone)
+            gone = [(path, path + "/", path + "0") for path in only]
+            for table in ("skipped", "skipped_detail"):
+                self.db.executemany(f"DELETE FROM {table} WHERE path = ? OR (path > ? AND path < ?)", gone)
         self.db.executemany("INSERT OR REPLACE INTO skipped VALUES (?, ?)", [row[:2] for row in rows])
         self.db.executemany(
             "INSERT OR REPLACE INTO skipped_detail VALUES (?, ?, ?, ?, ?, ?)", [(row[0], *row[2:]) for row in rows]
