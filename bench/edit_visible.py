@@ -19,7 +19,8 @@ times (timed until a snapshot defines it) and removes it (timed until the index 
 ``--only-adds`` skips the edits; ``--add-name utils`` adds ``utils.py`` (a stem many imports may
 name) instead of a file of a name nobody imports. ``--folders N`` makes and removes a new folder of
 three Python files N times, ``--protos N`` edits the first ``.proto`` N times (a comment; with
-``--proto-shape`` a new message), each timed through ``Index.refresh(changed=[...])`` directly.
+``--proto-shape`` a new message), ``--manifests N`` edits the first ``--manifest-name`` (default
+``package.json``: a key added) N times, each timed through ``Index.refresh(changed=[...])`` directly.
 
 ``--loud`` times, instead of the median and the largest file, *loud* edits (INV-INDEX-11): of the
 first Python file by path holding a gRPC server type (``grpc``), of the first holding an HTTP route
@@ -53,6 +54,8 @@ def main() -> int:
     parser.add_argument("--folders", type=int, default=0, help="also make and remove a new folder this many times")
     parser.add_argument("--protos", type=int, default=0, help="also edit the first .proto this many times")
     parser.add_argument("--proto-shape", action="store_true", help="the .proto edits add a message (a new shape)")
+    parser.add_argument("--manifests", type=int, default=0, help="also edit a manifest this many times")
+    parser.add_argument("--manifest-name", default="package.json", help="which manifest (go.mod, Dockerfile...)")
     parser.add_argument("--loud", action="store_true", help="time loud edits (gRPC, HTTP, a server type's name)")
     parser.add_argument("--tree", type=Path, help="the tree (default: --work's ws-FILES-sSEED)")
     parser.add_argument("--cache", type=Path, help="the cache root (default: --work's cache-FILES-sSEED)")
@@ -103,6 +106,10 @@ def main() -> int:
             took, proto = bench_index.timed_proto_edits(index, tree, args.protos, shape=args.proto_shape)
             out["proto_edit"] = {"file": proto, "shape": args.proto_shape, "ms": [round(x * 1000, 1) for x in took],
                                  "p50_after_first_ms": statistics.median(took[1:] or took) * 1000}  # fmt: skip
+        if args.manifests and hasattr(bench_index, "timed_manifest_edits"):
+            took, manifest = bench_index.timed_manifest_edits(index, tree, args.manifests, args.manifest_name)
+            out["manifest_edit"] = {"file": manifest, "ms": [round(x * 1000, 1) for x in took],
+                                    "p50_after_first_ms": statistics.median(took[1:] or took) * 1000}  # fmt: skip
         index.refresh()
     finally:
         index.close()

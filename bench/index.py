@@ -248,6 +248,33 @@ def timed_proto_edits(index, root: Path, rounds: int, *, shape: bool) -> tuple[l
     return took, relative
 
 
+def timed_manifest_edits(index, root: Path, rounds: int, name: str) -> tuple[list[float], str]:
+    """The first file by path named ``name`` (``package.json``, ``go.mod``, ``Dockerfile``...) edited
+    ``rounds`` times as a dependency or build step would be (a JSON key added; a comment line
+    elsewhere), each timed through ``Index.refresh(changed=[it])``. Its bytes are put back at the end."""
+    with index.store.snapshot() as db:
+        relative = db.execute(
+            "SELECT path FROM files WHERE path = ? OR path LIKE ? ORDER BY path LIMIT 1", (name, f"%/{name}")
+        ).fetchone()[0]
+    path = root / relative
+    original = path.read_bytes()
+    took = []
+    try:
+        for number in range(rounds):
+            if name.endswith(".json"):
+                edited = original.replace(b"{", b'{"meshBench": %d, ' % number, 1)
+            else:
+                edited = original + (b"\n// mesh bench %d\n" if name == "go.mod" else b"\n# mesh bench %d\n") % number
+            path.write_bytes(edited)
+            started = time.perf_counter()
+            index.refresh(changed=[relative], counted=False)
+            took.append(time.perf_counter() - started)
+    finally:
+        path.write_bytes(original)
+        index.refresh(changed=[relative], counted=False)
+    return took, relative
+
+
 def walk_vs_rg(tree: Path, rounds: int) -> tuple[float, float, int, int]:
     sys.path.insert(0, str(ROOT))
     from mesh.index import walk

@@ -305,6 +305,35 @@ def test_inv_index_11_a_manifest_edit_that_keeps_the_services_is_refreshed_alone
             ).fetchone()
         assert lib == ("web2/packages/lib/src/other.js",)  # the entry the edited package.json names
 
+
+@pytest.mark.parametrize(
+    ("path", "text", "reshapes"),
+    [
+        ("node/package.json", '{"name": "node", "version": "2.0.0", "scripts": {"start": "node ."}}\n', False),
+        ("web2/packages/lib/package.json", '{"name": "@acme/lib", "main": "src/entry.js", "private": true}\n', False),
+        ("web2/packages/lib/package.json", '{"name": "@acme/lib", "main": "src/other.js"}\n', True),  # its entry
+        ("node/package.json", '{"name": "storefront"}\n', True),  # the name imports use
+        ("node/package.json", "{not json\n", True),  # it no longer declares anything
+        ("gomod/go.mod", "module example.com/m\n\ngo 1.22\n\nrequire example.com/x v1.0.0\n", False),
+        ("gomod/go.mod", "module example.com/renamed\n\ngo 1.21\n", True),
+        ("rs/Cargo.toml", '[package]\nname = "my-crate"\nversion = "0.2.0"\n\n[dependencies]\nserde = "1"\n', False),
+    ],
+)
+def test_a_manifest_edited_with_its_shape_resolves_no_other_import(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, path: str, text: str, reshapes: bool
+) -> None:
+    """A manifest declaring a package, edited with what import resolution reads of it unchanged (a
+    dependency, a version, a script: its name, entries, subpath imports, workspaces as they were)
+    leads every import where it led: the resolver's tables are not read again. One whose name or
+    entry changed resolves every import. Either way the index equals a build from scratch."""
+    root = tmp_path / "ws"
+    with prepared_index(root, tmp_path / "cache", BASE) as index:
+        built = count_file_tables(monkeypatch)
+        put(root, path, text)
+        index.refresh(changed=[path])
+        assert len(built) == int(reshapes)
+        assert_as_from_scratch(index, tmp_path / "fresh", path)
+
 PROTO = "proto/acme/inventory/v1/inventory.proto"
 #: both copies of the package, edited together: a method gone from both is gone
 PROTOS = (PROTO, "node/inventory.proto")

@@ -40,7 +40,7 @@ from ..parse._kinds import kind_of
 from ._pool import DEFAULT_BUDGET_S, WORKER_MODULE, ParsePool, run_inline
 from ._memory import check_memory
 from ._progress import TEXT_STAGE, Progress
-from ._resolve import REACHES, file_tables, proto_shapes, reaches, resolve
+from ._resolve import REACHES, file_tables, manifest_shapes, proto_shapes, reaches, resolve
 from ..store._store import DiskFull, FileRecord, IndexUnavailable, Store, Writer
 from ._work import Outcome, Task
 from ._services import go_program, structural
@@ -276,6 +276,8 @@ class Index:
             reached_before = REACHES if only is None else reaches(writer.db, [old[0] for old in known.values()])
             # what the .proto files about to change tell import resolution, as they were
             protos_before = {} if only is None else proto_shapes(writer.db, [old[0] for old in known.values()])
+            # what the manifests about to change tell import resolution, as they were
+            manifests_before = {} if only is None else manifest_shapes(writer.db, [old[0] for old in known.values()])
             # Generated code and secrets found by their first bytes: an unchanged one is not read again,
             # unless a rule (or include_vendored, include_secrets) changed since the last refresh: then
             # every file is read once.
@@ -381,7 +383,7 @@ class Index:
                 self._rank_again(writer, workspace, [*added, *gone])
                 self._files = resolve(
                     writer.db, written=written, gone=gone, added=added, known=self._files,
-                    reached_before=reached_before, protos_before=protos_before,
+                    reached_before=reached_before, protos_before=protos_before, manifests_before=manifests_before,
                 )  # fmt: skip
                 writer.put_skipped(skipped_rows, only=only)
             writer.set_meta(root=str(self.root), updated_at=f"{time.time():.3f}", generated_rule=rule)

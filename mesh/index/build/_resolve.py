@@ -66,7 +66,7 @@ from ..parse._heritage import Heritage, heritage
 from ..store._trigrams import indexed, trigrams
 from ._links import resolve_links
 
-__all__ = ["REACHES", "file_tables", "proto_shapes", "reaches", "reaches_workspace", "resolve"]
+__all__ = ["REACHES", "file_tables", "manifest_shapes", "proto_shapes", "reaches", "reaches_workspace", "resolve"]
 
 log = logging.getLogger("mesh.index")
 
@@ -86,6 +86,7 @@ def resolve(
     known: _Files | None = None,
     reached_before: bool | frozenset[str] = True,
     protos_before: dict[str, tuple] | None = None,
+    manifests_before: dict[str, str] | None = None,
 ) -> _Files:
     """Recompute derived keys and import targets in the open transaction of ``db``.
 
@@ -102,7 +103,9 @@ def resolve(
     derived gRPC facts, the links. A *quiet* change reaches neither: the work is that of the change,
     not of the workspace (INV-INDEX-11). A ``.proto`` among them runs the gRPC pass and moves the
     imports naming it (``protos_before``: the shapes of the written ones as they were); a project
-    config or manifest re-resolves every import and runs both passes.
+    config or manifest re-resolves every import and runs both passes, unless it is a manifest
+    written with the shape it had (``manifests_before``: :func:`manifest_shapes` of the written
+    ones as they were), which resolves as any other file.
     """
     if written is None:
         methods = _resolve_grpc(db)
@@ -126,6 +129,9 @@ def resolve(
     protos = sorted({*shapes, *(path for path in gone if path.endswith(".proto"))})  # written or removed
     moved = [(path, before.get(path), shapes.get(path)) for path in protos if before.get(path) != shapes.get(path)]
     paths = [path for path in paths if not path.endswith(".proto")]
+    before = manifests_before or {}  # a manifest with the shape it had (a dependency added) moves no import
+    same = {path for path, shape in manifest_shapes(db, written).items() if before.get(path, shape + "?") == shape}
+    paths = [path for path in paths if path not in same]
     reshaped = any(_reshapes_imports(path, known) for path in paths)
     files = known if known is not None and not reshaped else _Files(db)
     where = " WHERE i.file_id IN (SELECT file_id FROM touched)"
@@ -1176,6 +1182,63 @@ def _drop(table: dict[str, list[str]], key: str, value: str) -> None:
         del table[key]
 
 
+#: Manifests whose text may say where imports lead: the package names they declare (and a
+#: package.json's entries, subpath imports and workspaces).
+_DECLARING: Final = ("package.json", "go.mod", "Cargo.toml", "pyproject.toml")
+#: What import resolution reads of a package.json (:func:`_entry_of`, :class:`_Ecmascript`).
+_PACKAGE_FIELDS: Final = ("name", "main", "module", "types", "typings", "exports", "imports", "workspaces")
+
+
+def _declared(name: str, text: str) -> str | None:
+    """The package name the manifest named ``name`` declares in ``text``: a Go module's path, an npm
+    package's name, a crate's or a Python project's name."""
+    if name == "go.mod":
+        match = re.search(r"^module\s+(\S+)", text, re.MULTILINE)
+        return match.group(1).strip('"') if match else None
+    if name == "package.json":
+        value = _json_object(text)
+        return value.get("name") if value is not None and isinstance(value.get("name"), str) else None
+    match = re.search(r'^\[(?:package|project)\][^\[]*?^name\s*=\s*"([^"]+)"', text, re.MULTILINE | re.DOTALL)
+    return match.group(1) if match else None
+
+
+def _json_object(text: str) -> dict | None:
+    """The JSON object ``text`` holds; None when it holds none (not JSON, nested too deep, another value)."""
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def manifest_shapes(db: sqlite3.Connection, file_ids: Iterable[int]) -> dict[str, str]:
+    """path -> what import resolution reads of each manifest declaring a package among these files
+    (a package.json's name, entries, subpath imports and workspaces; the name a ``go.mod``,
+    ``Cargo.toml`` or ``pyproject.toml`` declares): one edited with the same shape (a dependency,
+    a script, a version) leads every import where it led."""
+    ids = sorted(set(file_ids))
+    rows = db.execute(
+        f"SELECT id, path FROM files WHERE id IN ({', '.join('?' * len(ids))}) ORDER BY path", ids
+    ).fetchall() if ids else []  # fmt: skip
+    shapes: dict[str, str] = {}
+    for file_id, path in rows:
+        name = posixpath.basename(path)
+        if name not in _DECLARING:
+            continue
+        data = db.execute("SELECT data FROM content WHERE file_id = ?", (file_id,)).fetchone()
+        try:
+            text = zlib.decompress(data[0]).decode("utf-8", "replace") if data is not None else ""
+        except zlib.error:
+            text = ""
+        if name == "package.json":
+            value = _json_object(text)
+            read = None if value is None else [value.get(field) for field in _PACKAGE_FIELDS]
+            shapes[path] = json.dumps(read, sort_keys=True)
+        else:
+            shapes[path] = json.dumps(_declared(name, text))
+    return shapes
+
+
 def _declared_packages(db: sqlite3.Connection) -> dict[tuple[str, str], str]:
     """(package name a manifest declares, the manifest's file name) -> its folder: go module, npm
     name, crate... (one name may be a Python project and a Rust crate of the same workspace)."""
@@ -1193,19 +1256,7 @@ def _declared_packages(db: sqlite3.Connection) -> dict[tuple[str, str], str]:
             continue
         folder = posixpath.dirname(path)
         name = posixpath.basename(path)
-        declared = None
-        if name == "go.mod":
-            match = re.search(r"^module\s+(\S+)", text, re.MULTILINE)
-            declared = match and match.group(1).strip('"')
-        elif name == "package.json":
-            try:
-                value = json.loads(text)
-            except ValueError:
-                continue
-            declared = value.get("name") if isinstance(value, dict) and isinstance(value.get("name"), str) else None
-        else:
-            match = re.search(r'^\[(?:package|project)\][^\[]*?^name\s*=\s*"([^"]+)"', text, re.MULTILINE | re.DOTALL)
-            declared = match and match.group(1)
+        declared = _declared(name, text)
         if declared:
             found.setdefault((declared, name), folder)
     return found
