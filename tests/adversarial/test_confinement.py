@@ -209,7 +209,7 @@ def test_INV_READ_1_the_manifest_reader_is_not_raced_out(tmp_path: Path, monkeyp
             compose.symlink_to(outside)  # the attacker wins the race, right after the check
         return found
 
-    read = workspace_module._disk_reader(root.resolve())
+    read = workspace_module.disk_reader(root.resolve())
     monkeypatch.setattr(Path, "resolve", racing_resolve)
     data = read("compose.yml")
     if not compose.is_symlink():  # the reader made no check to race: swap now, read again

@@ -306,6 +306,37 @@ def test_inv_index_11_a_manifest_edit_that_keeps_the_services_is_refreshed_alone
         assert lib == ("web2/packages/lib/src/other.js",)  # the entry the edited package.json names
 
 
+def test_discovery_reads_again_only_what_may_change_the_services(
+    tmp_path: Path, walks: list[Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Dockerfile edited in place counts for its presence alone: the services are not discovered
+    again (no file read for it). A Compose file edited is, over the index's paths, reading the
+    deployments again but no Go file that has not changed (whether each makes a program is kept)."""
+    from mesh.index.build import _build
+
+    root = tmp_path / "ws"
+    read: list[str] = []
+    real = _build.disk_reader
+
+    def counted(where: Path):
+        disk = real(where)
+        return lambda path: read.append(path) or disk(path)
+
+    monkeypatch.setattr(_build, "disk_reader", counted)
+    files = {**BASE, "web/Dockerfile": "FROM python:3.12\n", "docker-compose.yml": COMPOSE}
+    with prepared_index(root, tmp_path / "cache", files) as index:
+        assert "gomod/cmd/main.go" in read  # the first build's discovery read it
+        walks.clear()
+        read.clear()
+        put(root, "web/Dockerfile", "FROM python:3.12\nCOPY . /srv\n")
+        index.refresh(changed=["web/Dockerfile"])
+        assert read == [] and walks == []
+        put(root, "docker-compose.yml", COMPOSE.replace("./billing\n", "./billing\n    restart: always\n"))
+        index.refresh(changed=["docker-compose.yml"])
+        assert "docker-compose.yml" in read and not [path for path in read if path.endswith(".go")]
+        assert walks == []
+        assert_as_from_scratch(index, tmp_path / "fresh", "compose")
+
 @pytest.mark.parametrize(
     ("path", "text", "reshapes"),
     [

@@ -44,7 +44,7 @@ from ._resolve import REACHES, file_tables, manifest_shapes, proto_shapes, reach
 from ..store._store import DiskFull, FileRecord, IndexUnavailable, Store, Writer
 from ._work import Outcome, Task
 from ._services import go_program, structural
-from ._workspace import Config, Service, Workspace, discover_workspace, load_config, order_services
+from ._workspace import Config, Service, Workspace, discover_workspace, disk_reader, load_config, order_services
 from ..parse import fingerprint, language_of
 
 __all__ = ["Index", "Progress", "Summary"]
@@ -65,6 +65,11 @@ def _content_rule(skip_generated: bool, skip_secrets: bool) -> str:
     """``meta.generated_rule``: the rules that left files out for their first bytes, as applied."""
     return (f"{GENERATED_RULE}:{'skip' if skip_generated else 'keep'}"
             f" secrets {SECRET_RULE}:{'skip' if skip_secrets else 'keep'}")  # fmt: skip
+
+
+#: What a Go file that makes a program is answered with when discovery asks again (see
+#: :meth:`Index._discover`): the least :func:`go_program` says yes to.
+_A_PROGRAM: Final = b"package main\n\nfunc main() {}\n"
 
 
 def _ranked(service: Service, found: Counter[str]) -> str:
@@ -144,6 +149,12 @@ class Index:
         self._pool = ParsePool(root, workers, budget_s, worker_module) if keep_workers else None
         #: The workspace as of the last full refresh (changed-only refreshes keep its services).
         self._workspace: Workspace | None = None
+        #: The files whose bytes the last discovery read (manifests, deployments, Go files...): an
+        #: edit of another file that may change the services (a Dockerfile) cannot change them.
+        self._discovery_read: frozenset[str] = frozenset()
+        #: Whether each Go file the last discoveries read makes a program (``package main``), kept
+        #: while the file is not changed: discovered again, the workspace reads only changed ones.
+        self._go_programs: dict[str, bool] = {}
         self._refreshing = threading.Lock()
         #: What the last resolution knew of the files (reused while no file comes or goes).
         self._files = None
@@ -246,9 +257,12 @@ class Index:
                 extra_ignores=workspace.ignore_patterns(),
             )  # a folder among them (made, moved in, checked out) is walked: its files are what changed
             gone = self._gone_under(only)  # the files a folder among them, now gone, held
-            if any(self._rules(path) for path in [*gone, *(entry.path for entry in tree.files)]):
+            touched = [*only, *gone, *(entry.path for entry in tree.files)]
+            for path in touched:
+                self._go_programs.pop(path, None)
+            if any(self._rules(path) for path in touched):
                 only = None  # a folder came or went with ignore rules
-            elif any(self._structural(path) for path in [*only, *gone, *(entry.path for entry in tree.files)]):
+            elif self._services_may_move(touched, tree):
                 # a manifest, Dockerfile or deployment changed, came or went: the workspace discovered
                 # again over the paths the index holds; the same services (a dependency added, a build
                 # step changed: the usual edit) keep the refresh to these paths, others walk everything
@@ -539,6 +553,47 @@ class Index:
         with self.store.snapshot() as db:
             return [held for folder in gone for (held,) in db.execute(under, (folder + "/", folder + "0"))]
 
+    def _services_may_move(self, touched: list[str], tree: Walk) -> bool:
+        """Whether a change to ``touched`` may change the services: a file that may (a manifest, a
+        Dockerfile, a deployment: :meth:`_structural`) came or went, or one whose bytes discovery
+        read was edited. A Dockerfile or ``requirements.txt`` edited in place counts for its
+        presence alone: it cannot."""
+        candidates = sorted({path for path in touched if self._structural(path)})
+        if not candidates:
+            return False
+        on_disk = {entry.path for entry in tree.files}
+        with self.store.snapshot() as db:
+            marks = ", ".join("?" * len(candidates))
+            held = {path for (path,) in db.execute(f"SELECT path FROM files WHERE path IN ({marks})", candidates)}
+        return any(path not in held or path not in on_disk or path in self._discovery_read for path in candidates)
+
+    def _discover(self, config: Config, paths: list[str], changed: tuple[str, ...] = ()) -> Workspace:
+        """The workspace discovered over ``paths``, reading from disk and noting what it read; a Go
+        file not among ``changed`` (nor under one) that an earlier discovery read is answered from
+        :attr:`_go_programs`: only whether it makes a program is asked of it."""
+        disk = disk_reader(self.root)
+        read: set[str] = set()
+        folders = tuple(path + "/" for path in changed)
+        kept = {} if not changed else {
+            path: program for path, program in self._go_programs.items()
+            if path not in changed and not path.startswith(folders)
+        }  # fmt: skip
+        programs: dict[str, bool] = {}
+
+        def reading(path: str) -> bytes | None:
+            read.add(path)
+            if path in kept:
+                programs[path] = kept[path]
+                return _A_PROGRAM if kept[path] else b""
+            data = disk(path)
+            if path.endswith(".go"):
+                programs[path] = data is not None and go_program(data)
+            return data
+
+        workspace = discover_workspace(self.root, config, paths, reading)
+        self._discovery_read, self._go_programs = frozenset(read), programs
+        return workspace
+
     def _rediscovered(self, only: list[str], tree: Walk) -> Workspace | None:
         """The workspace discovered again after a change among ``only`` to a file a change to which
         may change the services (a manifest, a Dockerfile, a deployment): over the paths the last
@@ -561,7 +616,7 @@ class Index:
             ]
         paths = {path for path in held if path not in left and not path.startswith(folders)}
         paths.update(entry.path for entry in tree.files)
-        found = discover_workspace(self.root, current.config, sorted(paths))
+        found = self._discover(current.config, sorted(paths), tuple(only))
         same = (found.services, found.areas, found.externals, found.wiring, found.hosts) == (
             current.services, current.areas, current.externals, current.wiring, current.hosts
         )
@@ -590,7 +645,7 @@ class Index:
             include_secrets=config.include_secrets,
             extra_ignores=workspace.ignore_patterns(),
         )
-        workspace = discover_workspace(self.root, config, [f.path for f in tree.files])
+        workspace = self._discover(config, [f.path for f in tree.files])
         self._walked = (len(tree.files), sum(entry.size for entry in tree.files))
         for warning in workspace.warnings:
             log.warning("%s:%d: %s", warning.path, warning.line, warning.message)

@@ -333,8 +333,8 @@ def discover_workspace(
 ) -> Workspace:
     """The workspace of ``config`` over its walked ``paths``: named or discovered services, areas,
     external services and the warnings of manifests that could not be used. ``read`` gives a
-    file's bytes (default: read it under ``root``, without following a link out)."""
-    read = read or _disk_reader(root)
+    file's bytes (default: :func:`disk_reader`)."""
+    read = read or disk_reader(root)
     named = config.services
     found = discover(root, paths, read, named=named is not None)
     if named is not None:
@@ -357,7 +357,7 @@ def discover_workspace(
     return attrs.evolve(workspace, wiring=wiring, hosts=hosts)
 
 
-def _disk_reader(root: Path) -> Callable[[str], bytes | None]:
+def disk_reader(root: Path) -> Callable[[str], bytes | None]:
     """Read a manifest's first MiB under ``root``, never through a symlink (a manifest that is a
     link names nothing; a folder on its way may link only inside); None when it cannot be read."""
 
