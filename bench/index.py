@@ -232,20 +232,27 @@ def timed_proto_edits(index, root: Path, rounds: int, *, shape: bool) -> tuple[l
     change: every import is resolved again). Its bytes are put back at the end."""
     with index.store.snapshot() as db:
         relative = db.execute("SELECT path FROM files WHERE path LIKE '%.proto' ORDER BY path LIMIT 1").fetchone()[0]
+    original = (root / relative).read_bytes()
+    extras = [f"\nmessage MeshBench{n} {{}}\n" if shape else f"\n// mesh bench {n}\n" for n in range(rounds)]
+    return _timed_rewrites(index, root, relative, [original + extra.encode() for extra in extras]), relative
+
+
+def _timed_rewrites(index, root: Path, relative: str, texts: list[bytes]) -> list[float]:
+    """``relative`` rewritten with each of ``texts`` in turn, each timed through
+    ``Index.refresh(changed=[it])``; its bytes put back (and refreshed) at the end."""
     path = root / relative
     original = path.read_bytes()
     took = []
     try:
-        for number in range(rounds):
-            extra = f"\nmessage MeshBench{number} {{}}\n" if shape else f"\n// mesh bench {number}\n"
-            path.write_bytes(original + extra.encode())
+        for text in texts:
+            path.write_bytes(text)
             started = time.perf_counter()
             index.refresh(changed=[relative], counted=False)
             took.append(time.perf_counter() - started)
     finally:
         path.write_bytes(original)
         index.refresh(changed=[relative], counted=False)
-    return took, relative
+    return took
 
 
 def timed_manifest_edits(index, root: Path, rounds: int, name: str) -> tuple[list[float], str]:
@@ -256,23 +263,13 @@ def timed_manifest_edits(index, root: Path, rounds: int, name: str) -> tuple[lis
         relative = db.execute(
             "SELECT path FROM files WHERE path = ? OR path LIKE ? ORDER BY path LIMIT 1", (name, f"%/{name}")
         ).fetchone()[0]
-    path = root / relative
-    original = path.read_bytes()
-    took = []
-    try:
-        for number in range(rounds):
-            if name.endswith(".json"):
-                edited = original.replace(b"{", b'{"meshBench": %d, ' % number, 1)
-            else:
-                edited = original + (b"\n// mesh bench %d\n" if name == "go.mod" else b"\n# mesh bench %d\n") % number
-            path.write_bytes(edited)
-            started = time.perf_counter()
-            index.refresh(changed=[relative], counted=False)
-            took.append(time.perf_counter() - started)
-    finally:
-        path.write_bytes(original)
-        index.refresh(changed=[relative], counted=False)
-    return took, relative
+    original = (root / relative).read_bytes()
+    comment = b"\n// mesh bench %d\n" if name == "go.mod" else b"\n# mesh bench %d\n"
+    texts = [
+        original.replace(b"{", b'{"meshBench": %d, ' % n, 1) if name.endswith(".json") else original + comment % n
+        for n in range(rounds)
+    ]
+    return _timed_rewrites(index, root, relative, texts), relative
 
 
 def walk_vs_rg(tree: Path, rounds: int) -> tuple[float, float, int, int]:
