@@ -1,5 +1,6 @@
 """How the parse pool hands out files: each language's to one worker, so that its queries are
-compiled once (INV-INDEX-12), and what it says of the compilations still ahead (INV-FIRST-4).
+compiled once (INV-INDEX-12), what it says of the compilations still ahead (INV-FIRST-4), and how
+long it waits for a worker before it takes it as hung (INV-INDEX-4).
 
 The dispatch is tested on its own (``_Queues.next_for`` with workers that are only bookkeeping):
 which worker runs which file is timing, never output, so no real process is needed to see it.
@@ -10,6 +11,8 @@ from __future__ import annotations
 from mesh.index.build._pool import (
     COMPILE_S,
     DEPTH,
+    GRACE_S,
+    START_GRACE_S,
     STEAL_MIN,
     WORKER_START_S,
     ParsePool,
@@ -107,3 +110,24 @@ def test_inv_first_4_the_pool_estimates_the_compilations_ahead() -> None:
     estimate = pool.warmup_s(tasks(cs=3, py=3, md=4))
     assert estimate == WORKER_START_S + (COMPILE_S["csharp"] + COMPILE_S["python"]) / 2
     assert pool.warmup_s(tasks(md=4, proto=2)) == WORKER_START_S
+
+
+def test_inv_index_4_a_worker_compiling_a_language_is_not_taken_as_hung() -> None:
+    """INV-INDEX-4: a worker past its start-up whose next file is of a language it has not compiled
+    yet gets the start grace again (the compilation runs before the file's budget, and under a heavy
+    load it took over the budget and grace: C# files of real workspaces were recorded as failed);
+    once that language answered, only the budget and grace are left."""
+    queue = _Queues(tasks(py=2, cs=2))
+    worker = _Worker(None, None)
+    assert worker.limit_s(5.0) == 5.0 + GRACE_S + START_GRACE_S  # a fresh worker
+    feed(queue, [worker])
+    assert compile_key(worker.outstanding[0].path) == "csharp"
+    worker.answered = True  # past its start-up, C# not answered yet: still compiling
+    assert worker.limit_s(5.0) == 5.0 + GRACE_S + START_GRACE_S
+    answer_all(worker)
+    worker.outstanding.extend([Task("x/late.cs"), Task("x/late.md")])
+    assert worker.limit_s(5.0) == 5.0 + GRACE_S  # its C# compiled: a parse, budget and grace
+    worker.outstanding.clear()
+    worker.outstanding.append(Task("x/new.py"))
+    worker.languages["python"] = False  # handed, not answered yet
+    assert worker.limit_s(5.0) == 5.0 + GRACE_S + START_GRACE_S

@@ -8,8 +8,8 @@ slow one on another worker. Inside a worker, an interval timer interrupts a file
 the budget (Python-level work is interrupted at once; a long C-level parse at its end) and the
 file is reported as failed. Should a worker stop answering altogether (stuck in C code, or
 killed), the parent waits ``budget + GRACE_S`` at most (plus ``START_GRACE_S`` for a fresh
-worker's first answer: it starts an interpreter and imports the extractors, each file's extractor
-before that file's budget starts), kills it, reports the file it was on as failed, puts its other outstanding tasks back in the queue and starts a replacement. Results
+worker's first answer: it starts an interpreter and imports the extractors; and again while the
+file's language compiles its queries, before that file's budget starts), kills it, reports the file it was on as failed, puts its other outstanding tasks back in the queue and starts a replacement. Results
 arrive in completion order; the caller sorts if it needs an order.
 
 Each language's files go to one worker (its *home*): a worker compiles a language's tree-sitter
@@ -220,10 +220,7 @@ class ParsePool:
                 on_outcome(outcome)
                 self._feed(worker, queue)
             for worker in list(self._workers):
-                # a fresh worker first starts an interpreter and imports the extractors (compiled
-                # from source where no bytecode is kept): under load that is seconds, not a hang
-                limit = self.budget_s + GRACE_S + (0.0 if worker.answered else START_GRACE_S)
-                if worker.outstanding and now - worker.since > limit:
+                if worker.outstanding and now - worker.since > worker.limit_s(self.budget_s):
                     self._replace(worker, queue, on_outcome, busy, "the worker stopped answering")
 
     def _feed(self, worker: _Worker, queue: _Queues) -> None:
@@ -271,6 +268,17 @@ class _Worker:
         """Its compilations still ahead, and what is left of its start-up if it has not answered yet."""
         pending = sum(compile_s(language) for language, compiled in self.languages.items() if not compiled)
         return pending + (0.0 if self.answered else max(0.0, WORKER_START_S - (time.monotonic() - self.started)))
+
+    def limit_s(self, budget_s: float) -> float:
+        """How long its head task may go unanswered before it is taken as hung: the budget and
+        :data:`GRACE_S`, plus :data:`START_GRACE_S` before its first answer (it starts an interpreter
+        and imports the extractors, compiled from source where no bytecode is kept), plus
+        :data:`START_GRACE_S` while the head task's language is still compiling (``preload``, outside
+        the budget: about a second on a quiet machine, ten or more under a heavy load)."""
+        limit = budget_s + GRACE_S + (0.0 if self.answered else START_GRACE_S)
+        if self.outstanding and self.languages.get(compile_key(self.outstanding[0].path)) is False:
+            limit += START_GRACE_S
+        return limit
 
     def kill(self) -> None:
         self.proc.kill()
