@@ -6,6 +6,8 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from mesh.index.build._workspace import Config, discover_workspace, load_config
 
@@ -179,3 +181,54 @@ def test_a_build_context_leaving_the_workspace_is_a_warning_and_no_service_INV_W
     assert services(found) == [("web", "web", "library")]
     assert [(w.path, w.line) for w in found.warnings] == [("compose.yaml", 2)]
     assert "/etc" not in found.warnings[0].message.replace("../../etc", "")
+
+
+def test_a_go_program_is_told_by_its_package_clause_not_by_text_further_down() -> None:
+    from mesh.index.build._services import go_program
+
+    header = "// Copyright.\n//go:build linux\n\n/* a block\n   comment */\n"
+    assert go_program(f"{header}package main\n\nimport \"fmt\"\n\nfunc main() {{ fmt.Println() }}\n".encode())
+    assert go_program(b"package  main // the tool\nfunc helper() {}\nfunc main () {}\n")
+    assert not go_program(b"package main\n\nfunc helper() {}\n")  # no func main: a library of main
+    assert not go_program(b"package mainly\n\nfunc main() {}\n")
+    # a generator's template holds a program's text: the file itself is of package gen
+    template = 'package gen\n\nconst program = `\npackage main\n\nfunc main() {}\n`\n'
+    assert not go_program(template.encode())
+    assert not go_program(b"")
+
+
+def _areas_by_definition(folders: list[str], services: list[str]) -> list[tuple[str, str]]:
+    """areas_of as its docstring defines it, one service at a time (what it computed before it
+    used the folders above every service)."""
+    from mesh.index.build._services import _area_reason
+
+    def within(path: str, folder: str) -> bool:
+        return not folder or path == folder or path.startswith(folder + "/")
+
+    if "" in services:
+        return []
+    found = []
+    for folder in sorted(set(folders)):
+        parent = folder.rsplit("/", 1)[0] if "/" in folder else ""
+        if not folder or not (parent == "" or any(within(s, parent) for s in services)):
+            continue
+        if any(within(folder, s) or within(s, folder) for s in services):
+            continue
+        found.append((folder, _area_reason(folder)))
+    return found
+
+
+_FOLDER = st.lists(st.sampled_from(["a", "b", "docs", "src", "a-b", "test"]), min_size=1, max_size=4).map("/".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(folders=st.lists(_FOLDER, max_size=25), services=st.lists(_FOLDER, max_size=6), root=st.booleans())
+def test_areas_are_the_outermost_folders_neither_holding_nor_in_a_service(
+    folders: list[str], services: list[str], root: bool
+) -> None:
+    from mesh.index.build._services import areas_of
+
+    every = {"/".join(f.split("/")[:n]) for f in folders for n in range(1, f.count("/") + 2)}
+    claimed = [*services, ""] if root and not services else services
+    got = [(area.path, area.reason) for area in areas_of(every, claimed)]
+    assert got == _areas_by_definition(sorted(every), claimed)

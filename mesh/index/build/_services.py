@@ -55,7 +55,7 @@ import logging
 import posixpath
 import re
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Final
 
@@ -93,14 +93,21 @@ _DOCKERFILE: Final = re.compile(r"^(Dockerfile([.-][\w.-]+)?|[\w.-]+\.Dockerfile
 _YAML: Final = (".yaml", ".yml")
 #: Folders whose nested manifests are copies of other people's packages, not units of this workspace.
 _BUNDLED: Final = frozenset({"lib", "libs", "wwwroot", "third_party", "thirdparty", "external", "externals", "deps"})
-_GO_MAIN: Final = re.compile(rb"^package\s+main\b.*?^func\s+main\s*\(", re.M | re.S)
+#: A Go file's package clause (the first line that opens with ``package``: comments come before it).
+_GO_PACKAGE: Final = re.compile(rb"^package\s+(\w+)", re.M)
+_GO_FUNC_MAIN: Final = re.compile(rb"^func\s+main\s*\(", re.M)
 _READ_MAX: Final = 512 * 1024
 
 
 def go_program(data: bytes) -> bool:
     """Whether a Go file's bytes make its folder a program (``package main`` with ``func main``):
-    a program comes or goes, the services may change."""
-    return bool(_GO_MAIN.search(data[:_READ_MAX]))
+    a program comes or goes, the services may change. The search stops at the package clause, near
+    the top of the file: a file of another package costs its first lines, not its whole text (this
+    runs on every Go file of a full discovery: 1.9 CPU-s for the 19,654 of a 100,000-file tree
+    when it searched the whole text of each)."""
+    data = data[:_READ_MAX]
+    package = _GO_PACKAGE.search(data)
+    return package is not None and package[1] == b"main" and _GO_FUNC_MAIN.search(data, package.end()) is not None
 _WIRING_NAMES: Final = frozenset({".env", "Chart.yaml", "values.yaml", "values.yml"})
 _RANK: Final = {"compose": 0, "aspire": 0, "kubernetes": 1, "skaffold": 2, "dockerfile": 3}
 
@@ -542,11 +549,14 @@ class _Discoverer:
         if not modules:
             return
         found: dict[str, set[str]] = defaultdict(set)
+        module_of: dict[str, str | None] = {}  # folder -> the innermost module holding it
         for path in self.paths:
             if not path.endswith(".go") or path.endswith("_test.go"):
                 continue
             folder = _parent(path)
-            module = max((m for m in modules if _within(folder, m)), key=len, default=None)
+            if folder not in module_of:
+                module_of[folder] = max((m for m in modules if _within(folder, m)), key=len, default=None)
+            module = module_of[folder]
             if module is None or folder in found[module]:
                 continue
             text = self.reader.raw(path)
@@ -998,21 +1008,34 @@ def _glob_match(folder: str, pattern: str) -> bool:
 
 def areas_of(folders: Iterable[str], service_folders: Iterable[str]) -> list[Area]:
     """The outermost folders that neither hold nor lie in a service folder, with a reason each."""
-    services = sorted(set(service_folders))
+    services = set(service_folders)
     if "" in services:
         return []
+    holding = set()  # the service folders and every folder above one (those a service lies within)
+    for service in services:
+        while service and service not in holding:
+            holding.add(service)
+            service = _parent(service)
     found = []
     for folder in sorted(set(folders)):
         if not folder:
             continue
         parent = _parent(folder)
-        parent_clear = parent == "" or any(_within(s, parent) for s in services)
-        if not parent_clear or any(_within(folder, s) for s in services):
-            continue
-        if any(_within(s, folder) for s in services):
-            continue
+        if parent and parent not in holding:
+            continue  # no service below its parent: the area is the parent's (or further up)
+        if folder in holding:
+            continue  # it is a service's folder, or holds one
+        if any(ancestor in services for ancestor in _ancestors(folder)):
+            continue  # it lies within a service
         found.append(Area(folder, _area_reason(folder)))
     return found
+
+
+def _ancestors(folder: str) -> Iterator[str]:
+    """The folders above ``folder``, innermost first (the workspace's root, "", not among them)."""
+    while "/" in folder:
+        folder = folder.rsplit("/", 1)[0]
+        yield folder
 
 
 def _area_reason(folder: str) -> str:
