@@ -219,3 +219,38 @@ def test_readers_of_threads_that_ended_leave_no_descriptors_behind(tmp_path: Pat
     finally:
         live.close()
     assert _open_index_files(built.store.path) == 0
+
+
+def test_closing_the_index_never_closes_a_connection_under_a_reading_thread(tmp_path: Path) -> None:
+    """INV-DRAIN-2: a stdio server exits 0 after EOF. It closed its index while the index thread
+    still read it (building the resolver's tables ahead of the first edit), and closing a SQLite
+    connection under another thread's query crashed the process (exit -11, seen in the 100-session
+    simulation). A connection inside a snapshot is closed by its own thread as the snapshot ends."""
+    import sqlite3
+    import threading
+
+    root = workspace(tmp_path, {"a.py": "import b\n", "b.py": "x = 1\n"})
+    index = Index(root, tmp_path / "cache", workers=1)
+    index.refresh()
+    inside, closed, done = threading.Event(), threading.Event(), threading.Event()
+    seen: list[object] = []
+
+    def read() -> None:
+        with index.store.snapshot() as db:
+            inside.set()
+            closed.wait(WAIT_S)
+            seen.append(db.execute("SELECT count(*) FROM files").fetchone()[0])  # still open under us
+        try:
+            db.execute("SELECT 1")
+        except sqlite3.ProgrammingError as exc:  # and closed as the snapshot ended
+            seen.append(str(exc))
+        done.set()
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    assert inside.wait(WAIT_S)
+    index.close()
+    closed.set()
+    assert done.wait(WAIT_S)
+    reader.join()
+    assert seen == [2, "Cannot operate on a closed database."]

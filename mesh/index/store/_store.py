@@ -591,17 +591,42 @@ class _Held:
         self.writer: sqlite3.Connection | None = None
         #: Every reader connection of :meth:`Store.snapshot` (one per thread).
         self.readers: list[sqlite3.Connection] = []
+        #: Those inside a snapshot now: closing one under its thread's query crashes the process
+        #: (SIGSEGV: the statement is finalised while it steps), so the thread closes it when done
+        #: if it was closed meanwhile (``doomed``).
+        self.busy: set[sqlite3.Connection] = set()
+        self.doomed: set[sqlite3.Connection] = set()
         self.readers_lock = threading.Lock()
 
     def close_connections(self) -> None:
+        """Close the writer and every reader not inside a snapshot; one that is is closed by its
+        own thread as its snapshot ends (:meth:`done_reading`)."""
         with self.readers_lock:
             readers, self.readers = self.readers, []
+            self.doomed.update(connection for connection in readers if connection in self.busy)
+            readers = [connection for connection in readers if connection not in self.busy]
         for connection in readers:
             with contextlib.suppress(sqlite3.Error):
                 connection.close()
         if self.writer is not None:
             with contextlib.suppress(sqlite3.Error):
                 self.writer.close()
+
+    def reading(self, connection: sqlite3.Connection) -> None:
+        """``connection`` enters a snapshot: not closed under it."""
+        with self.readers_lock:
+            self.busy.add(connection)
+
+    def done_reading(self, connection: sqlite3.Connection) -> bool:
+        """``connection`` left its snapshot; closed (True) if the store was closed meanwhile."""
+        with self.readers_lock:
+            self.busy.discard(connection)
+            closed = connection in self.doomed
+            self.doomed.discard(connection)
+        if closed:
+            with contextlib.suppress(sqlite3.Error):
+                connection.close()
+        return closed
 
     def close(self) -> None:
         """Close every connection (the last to close the index folds its WAL into the database),
@@ -796,11 +821,16 @@ class Store:
             self._local.inode = inode
             with self._held.readers_lock:
                 self._held.readers.append(connection)
-        connection.execute("BEGIN")
+        self._held.reading(connection)
         try:
-            yield connection
+            connection.execute("BEGIN")
+            try:
+                yield connection
+            finally:
+                connection.execute("COMMIT")
         finally:
-            connection.execute("COMMIT")
+            if self._held.done_reading(connection):
+                self._local.reader = None
 
     def generation(self) -> int:
         with self.snapshot() as db:
