@@ -1,4 +1,5 @@
 import atexit
+import compileall
 import os
 import shutil
 import signal
@@ -6,6 +7,14 @@ import tempfile
 from pathlib import Path
 
 from hypothesis import settings
+
+# The suite starts over a thousand servers, daemons and parse workers as subprocesses. An
+# environment that sets PYTHONDONTWRITEBYTECODE (CI's does) makes each of them compile mesh from
+# source: about 0.2 s of a server's 0.5 s start. The bytecode is written once here instead, as
+# `pip install .` writes it for a user's install; a child only reads it. Writes are atomic, so the
+# xdist workers doing this at once is safe, and a later run finds it up to date.
+for _package in ("mesh", "sim"):
+    compileall.compile_dir(Path(__file__).resolve().parent.parent / _package, quiet=2)
 
 # Every server and index the tests start (in this process or a child) caches under a folder of
 # the test run's own, never in the user's ~/.cache.
