@@ -337,33 +337,112 @@ def test_discovery_reads_again_only_what_may_change_the_services(
         assert walks == []
         assert_as_from_scratch(index, tmp_path / "fresh", "compose")
 
+#: What a refresh reads again for a manifest edit: nothing (its shape as it was), the manifest tables
+#: (a new shape: the imports naming what it declared or declares move), every path (the members of
+#: an npm workspace moved).
+NONE, MANIFESTS, ALL = "none", "manifests", "all"
+
+
 @pytest.mark.parametrize(
-    ("path", "text", "reshapes"),
+    ("path", "text", "reads"),
     [
-        ("node/package.json", '{"name": "node", "version": "2.0.0", "scripts": {"start": "node ."}}\n', False),
-        ("web2/packages/lib/package.json", '{"name": "@acme/lib", "main": "src/entry.js", "private": true}\n', False),
-        ("web2/packages/lib/package.json", '{"name": "@acme/lib", "main": "src/other.js"}\n', True),  # its entry
-        ("node/package.json", '{"name": "storefront"}\n', True),  # the name imports use
-        ("node/package.json", "{not json\n", True),  # it no longer declares anything
-        ("gomod/go.mod", "module example.com/m\n\ngo 1.22\n\nrequire example.com/x v1.0.0\n", False),
-        ("gomod/go.mod", "module example.com/renamed\n\ngo 1.21\n", True),
-        ("rs/Cargo.toml", '[package]\nname = "my-crate"\nversion = "0.2.0"\n\n[dependencies]\nserde = "1"\n', False),
+        ("node/package.json", '{"name": "node", "version": "2.0.0", "scripts": {"start": "node ."}}\n', NONE),
+        ("web2/packages/lib/package.json", '{"name": "@acme/lib", "main": "src/entry.js", "private": true}\n', NONE),
+        ("web2/packages/lib/package.json", '{"name": "@acme/lib", "main": "src/other.js"}\n', MANIFESTS),  # its entry
+        ("web2/packages/lib/package.json", '{"name": "@acme/lib2", "main": "src/entry.js"}\n', MANIFESTS),  # its name
+        ("web2/packages/lib/package.json", None, ALL),  # a unit gone: the services change, all is walked
+        ("node/package.json", '{"name": "storefront"}\n', MANIFESTS),  # the name imports use
+        ("node/package.json", "{not json\n", MANIFESTS),  # it no longer declares anything
+        ("web2/package.json", '{"name": "web2", "workspaces": ["libs/*"]}\n', ALL),  # the members
+        ("gomod/go.mod", "module example.com/m\n\ngo 1.22\n\nrequire example.com/x v1.0.0\n", NONE),
+        ("gomod/go.mod", "module example.com/renamed\n\ngo 1.21\n", MANIFESTS),
+        ("rs/Cargo.toml", '[package]\nname = "my-crate"\nversion = "0.2.0"\n\n[dependencies]\nserde = "1"\n', NONE),
+        ("rs/Cargo.toml", '[package]\nname = "other-crate"\nversion = "0.1.0"\n', MANIFESTS),  # use my_crate
+        ("web2/tsconfig.json", '{"compilerOptions": {"paths": {"@cfg": ["src/other.ts"]}}}\n', ALL),  # a project config
     ],
 )
-def test_a_manifest_edited_with_its_shape_resolves_no_other_import(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, path: str, text: str, reshapes: bool
+def test_a_manifest_edited_moves_only_the_imports_naming_what_it_declares(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, path: str, text: str | None, reads: str
 ) -> None:
-    """A manifest declaring a package, edited with what import resolution reads of it unchanged (a
-    dependency, a version, a script: its name, entries, subpath imports, workspaces as they were)
-    leads every import where it led: the resolver's tables are not read again. One whose name or
-    entry changed resolves every import. Either way the index equals a build from scratch."""
+    """INV-INDEX-11: a manifest declaring a package, edited with what import resolution reads of it
+    unchanged (a dependency, a version, a script: its name, entries, subpath imports, workspaces as
+    they were) leads every import where it led: nothing is read again. One whose name or entry
+    changed, or that is removed, reads the manifest tables again (not every path) and resolves only
+    the imports that name what it declared or declares, and the ``#`` imports; one that moves the
+    members of an npm workspace, or a project config, resolves every import. Either way the index
+    equals a build from scratch."""
+    from mesh.index.build import _resolve
+
     root = tmp_path / "ws"
     with prepared_index(root, tmp_path / "cache", BASE) as index:
+        manifests_read: list[int] = []
+        tables = _resolve._Files  # the class of the tables the index holds
+        read_manifests = tables.read_manifests
+
+        def counted_read(self, db) -> None:
+            manifests_read.append(1)
+            read_manifests(self, db)
+
+        monkeypatch.setattr(tables, "read_manifests", counted_read)
         built = count_file_tables(monkeypatch)
+        statements: list[str] = []
+        index.store.writer_connection().set_trace_callback(statements.append)
         put(root, path, text)
         index.refresh(changed=[path])
-        assert len(built) == int(reshapes)
+        index.store.writer_connection().set_trace_callback(None)
+        assert (len(built), len(manifests_read)) == {NONE: (0, 0), MANIFESTS: (0, 1), ALL: (1, 1)}[reads]
+        resolved = [sql for sql in statements if sql.startswith("SELECT i.rowid, i.file_id, i.module")]
+        assert len(resolved) == 1
+        assert ("WHERE" not in resolved[0]) == (reads == ALL), resolved  # every import, or the named ones
+        assert ("named_words" in resolved[0]) == (reads == MANIFESTS), resolved
         assert_as_from_scratch(index, tmp_path / "fresh", path)
+
+
+#: A package with subpath imports and an import of another package through one, and two importers.
+SUBPATHS = {
+    "shop/package.json": '{"name": "@acme/shop", "imports": {"#db": "./src/db.js", "#ui/*": "@acme/ui/*"}}\n',
+    "shop/src/db.js": "export const db = 1;\n",
+    "shop/src/db2.js": "export const db = 2;\n",
+    "shop/src/app.js": "import { db } from '#db';\nimport button from '#ui/button';\nexport default [db, button];\n",
+    "ui/package.json": '{"name": "@acme/ui"}\n',
+    "ui/button.js": "export default 1;\n",
+    "ui2/button.js": "export default 2;\n",
+    "web/main.js": "import shop from '@acme/shop';\nimport ui from '@acme/ui/button';\nexport default [shop, ui];\n",
+}
+#: (path, its new text or None to remove it, the target of shop/src/app.js's and web/main.js's imports after)
+SUBPATH_STEPS = [
+    ("shop/package.json", '{"name": "@acme/shop", "imports": {"#db": "./src/db2.js", "#ui/*": "@acme/ui/*"}}\n',
+     {"#db": "shop/src/db2.js", "#ui/button": "ui/button.js", "@acme/ui/button": "ui/button.js"}),
+    ("ui/package.json", '{"name": "@acme/widgets"}\n',  # '#ui/*' and '@acme/ui/button' lead nowhere
+     {"#db": "shop/src/db2.js", "#ui/button": None, "@acme/ui/button": None}),
+    ("ui2/package.json", '{"name": "@acme/ui"}\n',  # a new package of the old name: both lead there
+     {"#db": "shop/src/db2.js", "#ui/button": "ui2/button.js", "@acme/ui/button": "ui2/button.js"}),
+    ("shop/src/package.json", '{"name": "inner", "imports": {"#db": "./db.js"}}\n',  # nearer to app.js
+     {"#db": "shop/src/db.js", "#ui/button": None, "@acme/ui/button": "ui2/button.js"}),
+    ("shop/src/package.json", None,
+     {"#db": "shop/src/db2.js", "#ui/button": "ui2/button.js", "@acme/ui/button": "ui2/button.js"}),
+    ("ui2/package.json", None, {"#db": "shop/src/db2.js", "#ui/button": None, "@acme/ui/button": None}),
+]
+
+
+def test_inv_index_11_subpath_imports_and_package_names_follow_their_manifests(tmp_path: Path) -> None:
+    """INV-INDEX-11: package.json files edited, added and removed, each refreshed alone: ``#``
+    imports follow the ``imports`` of their nearest package.json (even one whose target is another
+    package's name), an import of a package by name follows its renames; each time equal to a build
+    from scratch."""
+    root = tmp_path / "ws"
+    with prepared_index(root, tmp_path / "cache", SUBPATHS) as index:
+        for number, (path, text, targets) in enumerate(SUBPATH_STEPS):
+            put(root, path, text)
+            index.refresh(changed=[path])
+            with index.store.snapshot() as db:
+                got = dict(db.execute(
+                    "SELECT i.module, i.target_path FROM imports i JOIN files f ON f.id = i.file_id"
+                    " WHERE f.path IN ('shop/src/app.js', 'web/main.js') AND i.module != '@acme/shop'"
+                ))  # fmt: skip
+            assert got == targets, (number, path)
+            assert_as_from_scratch(index, tmp_path / f"fresh-{number}", (number, path))
+
 
 PROTO = "proto/acme/inventory/v1/inventory.proto"
 #: both copies of the package, edited together: a method gone from both is gone

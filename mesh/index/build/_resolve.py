@@ -24,10 +24,14 @@ tied to that ``.proto`` by the options protoc reads (``java_package``, ``java_ou
 ``java_multiple_files``, ``go_package``, ``csharp_namespace``), else by its package: a Go package
 whose ``.pb.go`` files are skipped or not in the workspace still resolves to its ``.proto``.
 Both passes run inside the refresh's transaction. A saved edit re-resolves the edited files'
-imports; a change to a project config or a manifest re-resolves every import.
+imports; a change to a project config re-resolves every import.
 
-What an edit recomputes (INV-INDEX-11): a project config or a manifest changed recomputes the gRPC
-keys, the derivation and the links over the whole workspace, and every import. A ``.proto`` written
+What an edit recomputes (INV-INDEX-11): a project config changed (or the members of an npm
+workspace) recomputes the gRPC keys, the derivation and the links over the whole workspace, and
+every import. A manifest declaring a package whose name, entries or subpath imports changed, added
+or removed, moves only the imports naming what it declared or declares and the ``#`` imports
+(:func:`_manifest_words`), as an added file does; the manifest tables are read again, not every
+path. A ``.proto`` written
 or removed runs the gRPC pass, and moves only the imports naming what it was or is when its package,
 options or type names changed (:func:`proto_shapes`).
 Any other change runs only the passes its files reach, as they were or as they are, or through an
@@ -102,10 +106,12 @@ def resolve(
     (``reached_before``: the passes those rows reached, ``True`` for both): the gRPC keys with the
     derived gRPC facts, the links. A *quiet* change reaches neither: the work is that of the change,
     not of the workspace (INV-INDEX-11). A ``.proto`` among them runs the gRPC pass and moves the
-    imports naming it (``protos_before``: the shapes of the written ones as they were); a project
-    config or manifest re-resolves every import and runs both passes, unless it is a manifest
+    imports naming it (``protos_before``: the shapes of the written ones as they were); a manifest
     written with the shape it had (``manifests_before``: :func:`manifest_shapes` of the written
-    ones as they were), which resolves as any other file.
+    ones as they were) resolves as any other file; one with a new shape, added or removed, moves
+    only the imports naming what it declared or declares and the ``#`` imports, its tables read
+    again (:meth:`_Files.read_manifests`); a project config, or a package.json whose
+    ``workspaces`` changed, re-resolves every import and runs both passes.
     """
     if written is None:
         methods = _resolve_grpc(db)
@@ -130,14 +136,26 @@ def resolve(
     moved = [(path, before.get(path), shapes.get(path)) for path in protos if before.get(path) != shapes.get(path)]
     paths = [path for path in paths if not path.endswith(".proto")]
     before = manifests_before or {}  # a manifest with the shape it had (a dependency added) moves no import
-    same = {path for path, shape in manifest_shapes(db, written).items() if before.get(path, shape + "?") == shape}
+    now = manifest_shapes(db, written)
+    same = {path for path, shape in now.items() if before.get(path, shape + "?") == shape}
     paths = [path for path in paths if path not in same]
+    # A manifest declaring a package with a new shape (its name, entries or subpath imports), added or
+    # removed, moves only the imports that name what it declared or declares, and the ``#`` imports:
+    # the manifest tables are read again, not the workspace's paths. A change to an npm workspace's
+    # members (``workspaces``) still resolves every import.
+    manifests = {path: (before.get(path), now.get(path)) for path in paths if posixpath.basename(path) in _DECLARING}
+    if known is not None and manifests and not any(_members_move(*shapes) for shapes in manifests.values()):
+        paths = [path for path in paths if path not in manifests]
+    else:
+        manifests = {}
     reshaped = any(_reshapes_imports(path, known) for path in paths)
     files = known if known is not None and not reshaped else _Files(db)
+    if files is known and manifests:
+        known.read_manifests(db)
     where = " WHERE i.file_id IN (SELECT file_id FROM touched)"
     named = _Named(None, (), ())
-    if (gone or added or moved) and not reshaped:  # what they come or go by, asked of the tables as they were
-        named = _Named(known, added, gone, files, moved)
+    if (gone or added or moved or manifests) and not reshaped:  # what they come or go by, asked of the tables
+        named = _Named(known, added, gone, files, moved, manifests)
         where += named.imports(db)
     if files is known and (gone or added):  # files come or go: the tables follow them (INV-INDEX-11)
         known.change(db, added, gone)
@@ -233,6 +251,7 @@ class _Named:
         gone: Iterable[str],
         files: _Files | None = None,
         protos: Iterable[tuple[str, tuple | None, tuple | None]] = (),
+        manifests: dict[str, tuple[str | None, str | None]] | None = None,
     ) -> None:
         #: the words an import naming an added file holds; and those of removed files too (mounts)
         self.words: set[str] = set()
@@ -251,6 +270,13 @@ class _Named:
             self.words |= self._words(path, before, files or before, adding=True)
         for path in sorted(set(gone)):
             self.mount_words |= self._words(path, before, files or before, adding=False)
+        #: whether a package.json with a new shape may lead any ``#`` import elsewhere (its ``imports``, or
+        #: the nearest package.json of the importers below it; a target of one may be a package's name)
+        self.subpath_imports = False
+        for path, shapes in sorted((manifests or {}).items()):
+            for shape in shapes:
+                self.words |= _manifest_words(path, shape)
+            self.subpath_imports |= posixpath.basename(path) == "package.json"
         self.mount_words |= self.words
 
     def _words(self, path: str, before: _Files | None, files: _Files | None, *, adding: bool) -> set[str]:
@@ -321,6 +347,8 @@ class _Named:
                 db.execute("INSERT OR IGNORE INTO named_subtrees SELECT id FROM files")
         if self.subtrees:
             where += " OR (i.file_id IN (SELECT file_id FROM named_subtrees) AND trim(i.module, './') = '')"
+        if self.subpath_imports:
+            where += " OR substr(i.module, 1, 1) = '#'"
         return where
 
     def mounts(self, db: sqlite3.Connection) -> frozenset[str]:
@@ -1031,17 +1059,22 @@ class _Files:
         for folder in sorted(self.folders):
             for suffix in _folder_suffixes(folder):
                 self.folder_suffix[suffix].append(folder)
+        self.read_protos(db)
+        self.read_manifests(db)
+        #: (language family, type name) -> [(path, file id)] of its subclass candidates, sorted by path
+        #: (:meth:`_Derivation.candidates`): brought up to date for the files each refresh writes or
+        #: removes (:func:`_written_candidates`)
+        self.candidates: dict[tuple[str, str], list[tuple[str, int]]] = {}
+
+    def read_manifests(self, db: sqlite3.Connection) -> None:
+        """(Re)read what the manifests and project configs tell import resolution: the packages they
+        declare, Go modules, the package.json and tsconfig tables (a few rows a manifest)."""
         self.packages = _declared_packages(db)
         #: Go module path -> the folder of its go.mod
         self.go_modules = {
             declared: folder for (declared, manifest), folder in self.packages.items() if manifest == "go.mod"
         }
-        self.read_protos(db)
         self.ecmascript = _EcmaScript(db, self)
-        #: (language family, type name) -> [(path, file id)] of its subclass candidates, sorted by path
-        #: (:meth:`_Derivation.candidates`): brought up to date for the files each refresh writes or
-        #: removes (:func:`_written_candidates`)
-        self.candidates: dict[tuple[str, str], list[tuple[str, int]]] = {}
 
     def read_protos(self, db: sqlite3.Connection) -> None:
         """(Re)read what the ``.proto`` files tell import resolution: their packages and folders,
@@ -1237,6 +1270,35 @@ def manifest_shapes(db: sqlite3.Connection, file_ids: Iterable[int]) -> dict[str
         else:
             shapes[path] = json.dumps(_declared(name, text))
     return shapes
+
+
+def _shape_fields(shape: str | None) -> list:
+    """A package.json's shape (:func:`manifest_shapes`) as the list of its fields (empty: none read)."""
+    fields = json.loads(shape) if shape is not None else None
+    return fields if isinstance(fields, list) else []
+
+
+def _manifest_words(path: str, shape: str | None) -> set[str]:
+    """The words an import leading into the package a manifest declares holds, by its shape
+    (:func:`manifest_shapes`): the name (an npm package, a Go module's path, a crate's, also with
+    underscores as ``use`` spells it, a Python project's)."""
+    if shape is None:
+        return set()
+    if posixpath.basename(path) == "package.json":
+        fields = _shape_fields(shape)
+        name = fields[0] if fields else None
+    else:
+        name = json.loads(shape)
+    return {name, name.replace("-", "_")} if isinstance(name, str) and name else set()
+
+
+def _members_move(before: str | None, after: str | None) -> bool:
+    """Whether a package.json's new shape changes the members of an npm workspace (``workspaces``)."""
+    def members(shape: str | None) -> object:
+        fields = _shape_fields(shape)
+        return fields[_PACKAGE_FIELDS.index("workspaces")] if fields else None
+
+    return members(before) != members(after)
 
 
 def _declared_packages(db: sqlite3.Connection) -> dict[tuple[str, str], str]:
