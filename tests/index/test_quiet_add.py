@@ -338,9 +338,9 @@ def test_discovery_reads_again_only_what_may_change_the_services(
         assert_as_from_scratch(index, tmp_path / "fresh", "compose")
 
 #: What a refresh reads again for a manifest edit: nothing (its shape as it was), the manifest tables
-#: (a new shape: the imports naming what it declared or declares move), every path (the members of
-#: an npm workspace moved).
-NONE, MANIFESTS, ALL = "none", "manifests", "all"
+#: (a new shape: the imports naming what it declared or declares move; a project config: the imports
+#: of its projects move), every path (the members of an npm workspace moved).
+NONE, MANIFESTS, CONFIGS, ALL = "none", "manifests", "configs", "all"
 
 
 @pytest.mark.parametrize(
@@ -358,7 +358,7 @@ NONE, MANIFESTS, ALL = "none", "manifests", "all"
         ("gomod/go.mod", "module example.com/renamed\n\ngo 1.21\n", MANIFESTS),
         ("rs/Cargo.toml", '[package]\nname = "my-crate"\nversion = "0.2.0"\n\n[dependencies]\nserde = "1"\n', NONE),
         ("rs/Cargo.toml", '[package]\nname = "other-crate"\nversion = "0.1.0"\n', MANIFESTS),  # use my_crate
-        ("web2/tsconfig.json", '{"compilerOptions": {"paths": {"@cfg": ["src/other.ts"]}}}\n', ALL),  # a project config
+        ("web2/tsconfig.json", '{"compilerOptions": {"paths": {"@cfg": ["src/other.ts"]}}}\n', CONFIGS),
     ],
 )
 def test_a_manifest_edited_moves_only_the_imports_naming_what_it_declares(
@@ -367,10 +367,10 @@ def test_a_manifest_edited_moves_only_the_imports_naming_what_it_declares(
     """INV-INDEX-11: a manifest declaring a package, edited with what import resolution reads of it
     unchanged (a dependency, a version, a script: its name, entries, subpath imports, workspaces as
     they were) leads every import where it led: nothing is read again. One whose name or entry
-    changed, or that is removed, reads the manifest tables again (not every path) and resolves only
-    the imports that name what it declared or declares, and the ``#`` imports; one that moves the
-    members of an npm workspace, or a project config, resolves every import. Either way the index
-    equals a build from scratch."""
+    changed reads the manifest tables again (not every path) and resolves only the imports that
+    name what it declared or declares, and the ``#`` imports; a project config only the
+    non-relative imports of its projects' files; one that moves the members of an npm workspace
+    resolves every import. Either way the index equals a build from scratch."""
     from mesh.index.build import _resolve
 
     root = tmp_path / "ws"
@@ -390,11 +390,13 @@ def test_a_manifest_edited_moves_only_the_imports_naming_what_it_declares(
         put(root, path, text)
         index.refresh(changed=[path])
         index.store.writer_connection().set_trace_callback(None)
-        assert (len(built), len(manifests_read)) == {NONE: (0, 0), MANIFESTS: (0, 1), ALL: (1, 1)}[reads]
+        expected = {NONE: (0, 0), MANIFESTS: (0, 1), CONFIGS: (0, 1), ALL: (1, 1)}[reads]
+        assert (len(built), len(manifests_read)) == expected
         resolved = [sql for sql in statements if sql.startswith("SELECT i.rowid, i.file_id, i.module")]
         assert len(resolved) == 1
         assert ("WHERE" not in resolved[0]) == (reads == ALL), resolved  # every import, or the named ones
         assert ("named_words" in resolved[0]) == (reads == MANIFESTS), resolved
+        assert ("named_projects" in resolved[0]) == (reads == CONFIGS), resolved
         assert_as_from_scratch(index, tmp_path / "fresh", path)
 
 
@@ -442,6 +444,99 @@ def test_inv_index_11_subpath_imports_and_package_names_follow_their_manifests(t
                 ))  # fmt: skip
             assert got == targets, (number, path)
             assert_as_from_scratch(index, tmp_path / f"fresh-{number}", (number, path))
+
+
+#: TypeScript projects: one extending a shared config, a solution naming its project by ``references``.
+PROJECTS = {
+    "configs/base.json": '{"compilerOptions": {"paths": {"@lib/*": ["../lib/*"]}}}\n',
+    "app/tsconfig.json": '{"extends": "../configs/base.json"}\n',
+    "app/src/main.ts": (
+        "import { u } from '@lib/util';\nimport { v } from 'shared/v';\nimport { w } from './w';\nexport const m = [u, v, w];\n"
+    ),
+    "app/src/w.ts": "export const w = 1;\n",
+    "app/src/shared/v.ts": "export const v = 1;\n",
+    "lib/util.ts": "export const u = 1;\n",
+    "lib2/util.ts": "export const u = 2;\n",
+    "sol/tsconfig.json": '{"files": [], "references": [{"path": "./pkg"}]}\n',
+    "sol/pkg/tsconfig.json": '{"compilerOptions": {"paths": {"@x": ["./x.ts"]}}}\n',
+    "sol/pkg/x.ts": "export const x = 1;\n",
+    "sol/pkg/y.ts": "export const x = 2;\n",
+    "sol/src/use.ts": "import { x } from '@x';\nexport const y = x;\n",
+    "py/app.py": "import json\n",
+}
+#: (path, its new text or None to remove it, the targets of the TypeScript imports after)
+PROJECT_STEPS = [
+    ("configs/base.json", '{"compilerOptions": {"paths": {"@lib/*": ["../lib2/*"]}}}\n',  # what app extends
+     {"@lib/util": "lib2/util.ts", "shared/v": None, "./w": "app/src/w.ts", "@x": "sol/pkg/x.ts"}),
+    ("app/src/tsconfig.json", '{"compilerOptions": {"baseUrl": "."}}\n',  # nearer to main.ts
+     {"@lib/util": None, "shared/v": "app/src/shared/v.ts", "./w": "app/src/w.ts", "@x": "sol/pkg/x.ts"}),
+    ("app/src/tsconfig.json", None,
+     {"@lib/util": "lib2/util.ts", "shared/v": None, "./w": "app/src/w.ts", "@x": "sol/pkg/x.ts"}),
+    ("sol/pkg/tsconfig.json", '{"compilerOptions": {"paths": {"@x": ["./y.ts"]}}}\n',  # a project the solution names
+     {"@lib/util": "lib2/util.ts", "shared/v": None, "./w": "app/src/w.ts", "@x": "sol/pkg/y.ts"}),
+    ("configs/base.json", "{oops\n",  # cannot be read: ignored
+     {"@lib/util": None, "shared/v": None, "./w": "app/src/w.ts", "@x": "sol/pkg/y.ts"}),
+    ("configs/base.json", None, {"@lib/util": None, "shared/v": None, "./w": "app/src/w.ts", "@x": "sol/pkg/y.ts"}),
+    ("configs/base.json", PROJECTS["configs/base.json"],  # what app extends comes (back)
+     {"@lib/util": "lib/util.ts", "shared/v": None, "./w": "app/src/w.ts", "@x": "sol/pkg/y.ts"}),
+]
+
+
+def test_inv_index_11_a_project_config_moves_only_its_projects_imports(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """INV-INDEX-11: a tsconfig.json edited, added or removed, or a config one extends (edited,
+    unreadable, removed, back), each refreshed alone, resolves again only the non-relative imports of
+    the TypeScript and JavaScript files under the projects reading it (through ``extends`` or a
+    solution's ``references``), without reading every path; each time equal to a build from scratch,
+    the imports leading where TypeScript would take them."""
+    root = tmp_path / "ws"
+    with prepared_index(root, tmp_path / "cache", PROJECTS) as index:
+        built = count_file_tables(monkeypatch)
+        for number, (path, text, targets) in enumerate(PROJECT_STEPS):
+            built.clear()  # the last build from scratch read them, of course
+            put(root, path, text)
+            statements: list[str] = []
+            index.store.writer_connection().set_trace_callback(statements.append)
+            index.refresh(changed=[path])
+            index.store.writer_connection().set_trace_callback(None)
+            assert built == [], (number, path)
+            resolved = [sql for sql in statements if sql.startswith("SELECT i.rowid, i.file_id, i.module")]
+            assert len(resolved) == 1 and "named_projects" in resolved[0], (number, resolved)
+            with index.store.snapshot() as db:
+                got = dict(db.execute(
+                    "SELECT i.module, i.target_path FROM imports i JOIN files f ON f.id = i.file_id"
+                    " WHERE f.language = 'typescript'"
+                ))  # fmt: skip
+            assert got == targets, (number, path)
+            assert_as_from_scratch(index, tmp_path / f"fresh-{number}", (number, path))
+
+
+def test_inv_index_11_a_folder_outside_every_service_is_an_area_while_it_holds_a_file(tmp_path: Path) -> None:
+    """INV-INDEX-11: a file added in a folder outside every service makes that folder an area; the
+    last file of an area removed unmakes it; a file the walk lists but leaves out for its bytes
+    (generated code) counts as a file, as in a build from scratch; each change refreshed alone."""
+    root = tmp_path / "ws"
+    generated = "// Code generated by a tool. DO NOT EDIT.\nexport const x = 1;\n"
+    #: (path, its text or None to remove it, the area it decides, whether that area is there after)
+    steps = [
+        ("newtop/notes.json", "{}\n", "newtop", True),
+        ("newtop/deep/more.py", "X = 1\n", "newtop", True),
+        ("newtop/notes.json", None, "newtop", True),
+        ("newtop/deep/more.py", None, "newtop", False),
+        ("tools/client.js", generated, "tools", True),  # left out for its bytes, listed by the walk
+        ("tools/client.js", None, "tools", False),
+    ]
+    with prepared_index(root, tmp_path / "cache", BASE) as index:
+        for number, (path, text, area, there) in enumerate(steps):
+            put(root, path, text)
+            index.refresh(changed=[path])
+            with index.store.snapshot() as db:
+                now = {folder for (folder,) in db.execute("SELECT path FROM areas")}
+            assert (area in now) == there, (number, path, now)
+            assert_as_from_scratch(index, tmp_path / f"fresh-{number}", (number, path))
+        with index.store.snapshot() as db:
+            assert db.execute("SELECT count(*) FROM skipped WHERE path = 'tools/client.js'").fetchone() == (0,)
 
 
 PROTO = "proto/acme/inventory/v1/inventory.proto"

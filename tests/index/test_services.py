@@ -232,3 +232,35 @@ def test_areas_are_the_outermost_folders_neither_holding_nor_in_a_service(
     claimed = [*services, ""] if root and not services else services
     got = [(area.path, area.reason) for area in areas_of(every, claimed)]
     assert got == _areas_by_definition(sorted(every), claimed)
+
+
+def _every_folder(paths: set[str]) -> set[str]:
+    """The folders above the files at ``paths``, as discovery lists them."""
+    folders = {path.rsplit("/", 1)[0] for path in paths if "/" in path}
+    return folders | {"/".join(f.split("/")[:n]) for f in folders for n in range(1, f.count("/") + 1)}
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    before=st.sets(_FOLDER.map(lambda folder: folder + "/f.txt"), max_size=20),
+    added=st.sets(_FOLDER.map(lambda folder: folder + "/g.txt"), max_size=5),
+    removed=st.lists(st.integers(0, 19), max_size=5),
+    services=st.lists(_FOLDER, max_size=4),
+)
+def test_inv_index_11_areas_moved_by_files_that_come_or_go_are_those_of_every_path(
+    before: set[str], added: set[str], removed: list[int], services: list[str]
+) -> None:
+    """INV-INDEX-11: the areas after files came or went, found from the old areas, the changed paths
+    and whether a file lies under a folder, are those of a discovery over every path."""
+    from mesh.index.build._services import areas_moved, areas_of
+
+    ordered = sorted(before)
+    gone = {ordered[at] for at in removed if at < len(ordered)}
+    after = (before - gone) | added
+    old = areas_of(_every_folder(before), services)
+
+    def holds(folder: str) -> bool:
+        return any(path.startswith(folder + "/") for path in after)
+
+    got = areas_moved(old, sorted(gone | added), services, holds)
+    assert got == areas_of(_every_folder(after), services)

@@ -43,7 +43,7 @@ from ._progress import TEXT_STAGE, Progress
 from ._resolve import REACHES, file_tables, manifest_shapes, proto_shapes, reaches, resolve
 from ..store._store import DiskFull, FileRecord, IndexUnavailable, Store, Writer
 from ._work import Outcome, Task
-from ._services import go_program, structural
+from ._services import areas_moved, go_program, structural
 from ._workspace import Config, Service, Workspace, discover_workspace, disk_reader, load_config, order_services
 from ..parse import fingerprint, language_of
 
@@ -393,13 +393,14 @@ class Index:
                 self._files = resolve(writer.db)
                 writer.put_skipped(skipped_rows)
             else:
+                writer.put_skipped(skipped_rows, only=only)
+                workspace = self._areas_moved(writer, workspace, [*only, *added, *gone])
                 self._put_workspace(writer, workspace)  # a manifest's wiring may have changed
                 self._rank_again(writer, workspace, [*added, *gone])
                 self._files = resolve(
                     writer.db, written=written, gone=gone, added=added, known=self._files,
                     reached_before=reached_before, protos_before=protos_before, manifests_before=manifests_before,
                 )  # fmt: skip
-                writer.put_skipped(skipped_rows, only=only)
             writer.set_meta(root=str(self.root), updated_at=f"{time.time():.3f}", generated_rule=rule)
             if only is None:  # every file was looked at: the facts are all of these extractors
                 writer.set_meta(extractors=extractors, stage="full")
@@ -460,6 +461,26 @@ class Index:
             writer.put_skipped(_skipped_rows(workspace, [*tree.skipped, *read_skipped]))
             writer.set_meta(root=str(self.root), updated_at=f"{time.time():.3f}", generated_rule=rule, stage=TEXT_STAGE)
         log.info("text stage: %d files stored for search; parsing them next", counts["parsed"] + counts["failed"])
+
+    @staticmethod
+    def _areas_moved(writer: Writer, workspace: Workspace, paths: list[str]) -> Workspace:
+        """The workspace with its areas as files coming or going at ``paths`` leave them: a folder
+        outside every service that gained its first file, or lost its last (a file the walk lists:
+        held, or left out for what its bytes hold), as discovery over every path would find them."""
+
+        def holds(folder: str) -> bool:
+            span = (folder + "/", folder + "0")
+            return writer.db.execute(
+                "SELECT EXISTS (SELECT 1 FROM files WHERE path > ? AND path < ?)"
+                " OR EXISTS (SELECT 1 FROM skipped s JOIN skipped_detail d ON d.path = s.path WHERE s.path > ?"
+                " AND s.path < ? AND d.folder = 0 AND ((s.reason = 'generated' AND coalesce(d.marker, '') != '')"
+                " OR s.reason = ?))",
+                (*span, *span, SECRET_CONTENT_REASON),
+            ).fetchone() == (1,)
+
+        claimed = [folder for service in workspace.services for folder in (service.path, *service.extra)]
+        areas = tuple(areas_moved(workspace.areas, paths, claimed, holds))
+        return workspace if areas == workspace.areas else attrs.evolve(workspace, areas=areas)
 
     @staticmethod
     def _put_workspace(writer: Writer, workspace: Workspace) -> None:

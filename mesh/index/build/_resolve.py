@@ -24,14 +24,16 @@ tied to that ``.proto`` by the options protoc reads (``java_package``, ``java_ou
 ``java_multiple_files``, ``go_package``, ``csharp_namespace``), else by its package: a Go package
 whose ``.pb.go`` files are skipped or not in the workspace still resolves to its ``.proto``.
 Both passes run inside the refresh's transaction. A saved edit re-resolves the edited files'
-imports; a change to a project config re-resolves every import.
+imports; a change to a project config the non-relative imports of its projects' files.
 
-What an edit recomputes (INV-INDEX-11): a project config changed (or the members of an npm
-workspace) recomputes the gRPC keys, the derivation and the links over the whole workspace, and
-every import. A manifest declaring a package whose name, entries or subpath imports changed, added
-or removed, moves only the imports naming what it declared or declares and the ``#`` imports
-(:func:`_manifest_words`), as an added file does; the manifest tables are read again, not every
-path. A ``.proto`` written
+What an edit recomputes (INV-INDEX-11): the members of an npm workspace changed recompute the
+gRPC keys, the derivation and the links over the whole workspace, and every import. A manifest
+declaring a package whose name, entries or subpath imports changed, added or removed, moves only
+the imports naming what it declared or declares and the ``#`` imports (:func:`_manifest_words`), as
+an added file does; a project config (or a file one extends), the non-relative imports of the
+TypeScript and JavaScript files under the projects reading it
+(:meth:`_EcmaScript.projects_reading`); the manifest tables are read again, not every path. A
+``.proto`` written
 or removed runs the gRPC pass, and moves only the imports naming what it was or is when its package,
 options or type names changed (:func:`proto_shapes`).
 Any other change runs only the passes its files reach, as they were or as they are, or through an
@@ -110,8 +112,9 @@ def resolve(
     written with the shape it had (``manifests_before``: :func:`manifest_shapes` of the written
     ones as they were) resolves as any other file; one with a new shape, added or removed, moves
     only the imports naming what it declared or declares and the ``#`` imports, its tables read
-    again (:meth:`_Files.read_manifests`); a project config, or a package.json whose
-    ``workspaces`` changed, re-resolves every import and runs both passes.
+    again (:meth:`_Files.read_manifests`); a project config, the non-relative imports of its
+    projects' files; a package.json whose ``workspaces`` changed re-resolves every import and runs
+    both passes.
     """
     if written is None:
         methods = _resolve_grpc(db)
@@ -140,22 +143,27 @@ def resolve(
     same = {path for path, shape in now.items() if before.get(path, shape + "?") == shape}
     paths = [path for path in paths if path not in same]
     # A manifest declaring a package with a new shape (its name, entries or subpath imports), added or
-    # removed, moves only the imports that name what it declared or declares, and the ``#`` imports:
+    # removed, moves only the imports that name what it declared or declares, and the ``#`` imports; a
+    # project config (or a file one extends) only the non-relative imports of the projects reading it:
     # the manifest tables are read again, not the workspace's paths. A change to an npm workspace's
     # members (``workspaces``) still resolves every import.
     manifests = {path: (before.get(path), now.get(path)) for path in paths if posixpath.basename(path) in _DECLARING}
-    if known is not None and manifests and not any(_members_move(*shapes) for shapes in manifests.values()):
-        paths = [path for path in paths if path not in manifests]
+    configs = [path for path in paths if path not in manifests and _reshapes_imports(path, known)]
+    projects: set[str] = set()
+    if known is not None and not any(_members_move(*shapes) for shapes in manifests.values()):
+        paths = [path for path in paths if path not in manifests and path not in configs]
     else:
-        manifests = {}
+        manifests, configs = {}, []
     reshaped = any(_reshapes_imports(path, known) for path in paths)
     files = known if known is not None and not reshaped else _Files(db)
-    if files is known and manifests:
+    if files is known and (manifests or configs):
+        projects = known.ecmascript.projects_reading(configs)  # as they were...
         known.read_manifests(db)
+        projects |= known.ecmascript.projects_reading(configs)  # ... and as they are
     where = " WHERE i.file_id IN (SELECT file_id FROM touched)"
     named = _Named(None, (), ())
-    if (gone or added or moved or manifests) and not reshaped:  # what they come or go by, asked of the tables
-        named = _Named(known, added, gone, files, moved, manifests)
+    if (gone or added or moved or manifests or projects) and not reshaped:  # what they come or go by
+        named = _Named(known, added, gone, files, moved, manifests, projects)
         where += named.imports(db)
     if files is known and (gone or added):  # files come or go: the tables follow them (INV-INDEX-11)
         known.change(db, added, gone)
@@ -252,6 +260,7 @@ class _Named:
         files: _Files | None = None,
         protos: Iterable[tuple[str, tuple | None, tuple | None]] = (),
         manifests: dict[str, tuple[str | None, str | None]] | None = None,
+        projects: Iterable[str] = (),
     ) -> None:
         #: the words an import naming an added file holds; and those of removed files too (mounts)
         self.words: set[str] = set()
@@ -277,6 +286,9 @@ class _Named:
             for shape in shapes:
                 self.words |= _manifest_words(path, shape)
             self.subpath_imports |= posixpath.basename(path) == "package.json"
+        #: folders of the TypeScript/JavaScript projects whose config changed: their files' non-relative
+        #: imports (``paths``, ``baseUrl``) may lead elsewhere
+        self.projects = sorted(set(projects))
         self.mount_words |= self.words
 
     def _words(self, path: str, before: _Files | None, files: _Files | None, *, adding: bool) -> set[str]:
@@ -320,7 +332,8 @@ class _Named:
         its temporary tables filled."""
         for table in ("named_words(word TEXT PRIMARY KEY)", "named_files(file_id INTEGER PRIMARY KEY)",
                       "named_subtrees(file_id INTEGER PRIMARY KEY)", "named_gone(path TEXT PRIMARY KEY)",
-                      "named_folded(word TEXT PRIMARY KEY)"):  # fmt: skip
+                      "named_folded(word TEXT PRIMARY KEY)",
+                      "named_projects(file_id INTEGER PRIMARY KEY)"):  # fmt: skip
             db.execute(f"CREATE TEMP TABLE IF NOT EXISTS {table}")
             db.execute(f"DELETE FROM {table.split('(', 1)[0]}")
         words = sorted(word for word in self.words if word)
@@ -349,6 +362,16 @@ class _Named:
             where += " OR (i.file_id IN (SELECT file_id FROM named_subtrees) AND trim(i.module, './') = '')"
         if self.subpath_imports:
             where += " OR substr(i.module, 1, 1) = '#'"
+        scripts = "INSERT OR IGNORE INTO named_projects SELECT id FROM files WHERE language IN ({})".format(
+            ", ".join(f"'{language}'" for language in _SCRIPTS)
+        )
+        for folder in self.projects:
+            if folder:
+                db.execute(f"{scripts} AND path > ? AND path < ?", (folder + "/", folder + "0"))
+            else:
+                db.execute(scripts)
+        if self.projects:
+            where += " OR (i.file_id IN (SELECT file_id FROM named_projects) AND substr(i.module, 1, 1) != '.')"
         return where
 
     def mounts(self, db: sqlite3.Connection) -> frozenset[str]:
@@ -1218,6 +1241,8 @@ def _drop(table: dict[str, list[str]], key: str, value: str) -> None:
 #: Manifests whose text may say where imports lead: the package names they declare (and a
 #: package.json's entries, subpath imports and workspaces).
 _DECLARING: Final = ("package.json", "go.mod", "Cargo.toml", "pyproject.toml")
+#: The languages whose imports resolve as TypeScript and Node do (through tsconfig.json, package.json).
+_SCRIPTS: Final = ("javascript", "typescript", "tsx")
 #: What import resolution reads of a package.json (:func:`_entry_of`, :class:`_Ecmascript`).
 _PACKAGE_FIELDS: Final = ("name", "main", "module", "types", "typings", "exports", "imports", "workspaces")
 
@@ -1562,7 +1587,7 @@ def _in_source(files: _Files, language: str, module: str, names: str, importer: 
         return _python(files, module, names, here, importer)
     if language == "go":
         return _go(files, module, importer)
-    if language in ("javascript", "typescript", "tsx"):
+    if language in _SCRIPTS:
         return _ecmascript(files, module, here, importer)
     if language in ("java", "kotlin"):
         return _jvm(files, module, importer)
@@ -1757,6 +1782,9 @@ class _EcmaScript:
         #: every project config, its extends applied (None: it cannot be read); read now, while the
         #: snapshot being resolved is open
         self.configs: dict[str, _TsConfig | None] = {}
+        #: every config read -> the files it was read from: itself and what it ``extends``, followed
+        #: (those that are not in the index too: they may come)
+        self.sources: dict[str, frozenset[str]] = {}
         self._db = db
         for path in sorted(self.texts):
             if posixpath.basename(path) in _JS_CONFIGS:
@@ -1781,6 +1809,7 @@ class _EcmaScript:
         if path in self.configs:
             return self.configs[path]
         self.read.add(path)
+        sources = {path}
         found = None
         try:
             data = _jsonc(self._text(path) or "")
@@ -1788,13 +1817,34 @@ class _EcmaScript:
             log.warning("%s: not valid JSON (%s); its paths and baseUrl are ignored", path, exc)
         else:
             if isinstance(data, dict):
-                found = self._apply(path, data, chain)
+                found = self._apply(path, data, chain, sources)
             else:
                 log.warning("%s: not a JSON object; it is ignored", path)
         self.configs[path] = found
+        self.sources[path] = frozenset(sources)
         return found
 
-    def _apply(self, path: str, data: dict, chain: tuple[str, ...]) -> _TsConfig:
+    def projects_reading(self, changed: Iterable[str]) -> set[str]:
+        """The folders of the projects whose imports a change to these files may lead elsewhere: each
+        project config (tsconfig.json, jsconfig.json) that reads one of them (itself, through
+        ``extends``, or through a project it ``references``), and each project config among them
+        (added or removed: the files below it have another nearest config)."""
+        changed = set(changed)
+        folders = {posixpath.dirname(path) for path in changed if posixpath.basename(path) in _JS_CONFIGS}
+        for path in sorted(self.configs):
+            if posixpath.basename(path) in _JS_CONFIGS and self._reads(path, changed, 0):
+                folders.add(posixpath.dirname(path))
+        return folders
+
+    def _reads(self, path: str, changed: set[str], depth: int) -> bool:
+        if self.sources.get(path, frozenset((path,))) & changed:
+            return True
+        config = self.configs.get(path)
+        if config is None or depth >= _JS_DEPTH_MAX:
+            return False
+        return any(self._reads(reference, changed, depth + 1) for reference in config.references)
+
+    def _apply(self, path: str, data: dict, chain: tuple[str, ...], sources: set[str]) -> _TsConfig:
         folder = posixpath.dirname(path)
         merged = _TsConfig()
         extends = data.get("extends")
@@ -1804,7 +1854,10 @@ class _EcmaScript:
             target = _within(folder, base)
             if target is not None and self._text(target) is None and not target.endswith(".json"):
                 self.read.add(target)  # may appear later
+                sources.add(target)
                 target += ".json"
+            if target is not None:
+                sources.add(target)
             if target is None or self._text(target) is None:
                 self.read.update([target] if target is not None else [])
                 log.warning("%s: extends %r, which is not in the workspace's index; it is ignored", path, base)
@@ -1813,6 +1866,7 @@ class _EcmaScript:
                 log.warning("%s: extends %r, which extends it in turn; the loop is cut there", path, base)
                 continue
             parent = self.config(target, (*chain, path))
+            sources.update(self.sources.get(target, ()))
             if parent is None:
                 continue
             if parent.base_url is not None:

@@ -1011,24 +1011,53 @@ def areas_of(folders: Iterable[str], service_folders: Iterable[str]) -> list[Are
     services = set(service_folders)
     if "" in services:
         return []
-    holding = set()  # the service folders and every folder above one (those a service lies within)
+    holding = _holding(services)
+    return [Area(folder, _area_reason(folder)) for folder in sorted(set(folders)) if _is_area(folder, services, holding)]
+
+
+def areas_moved(
+    areas: Iterable[Area], paths: Iterable[str], service_folders: Iterable[str], holds: Callable[[str], bool]
+) -> list[Area]:
+    """The areas after files came or went at ``paths`` (the services as they were): each folder above
+    one of them (or the path itself, a folder) that :func:`areas_of` would take is an area exactly
+    when ``holds(folder)``, a file lying under it now; the other areas stand."""
+    services = set(service_folders)
+    if "" in services:
+        return []
+    holding = _holding(services)
+    found = {area.path: area for area in areas}
+    for path in sorted(set(paths)):
+        for folder in (path, *_ancestors(path)):
+            if not _is_area(folder, services, holding):
+                continue
+            if holds(folder):
+                found.setdefault(folder, Area(folder, _area_reason(folder)))
+            else:
+                found.pop(folder, None)
+    return [found[folder] for folder in sorted(found)]
+
+
+def _holding(services: set[str]) -> set[str]:
+    """The service folders and every folder above one (those a service lies within)."""
+    holding: set[str] = set()
     for service in services:
         while service and service not in holding:
             holding.add(service)
             service = _parent(service)
-    found = []
-    for folder in sorted(set(folders)):
-        if not folder:
-            continue
-        parent = _parent(folder)
-        if parent and parent not in holding:
-            continue  # no service below its parent: the area is the parent's (or further up)
-        if folder in holding:
-            continue  # it is a service's folder, or holds one
-        if any(ancestor in services for ancestor in _ancestors(folder)):
-            continue  # it lies within a service
-        found.append(Area(folder, _area_reason(folder)))
-    return found
+    return holding
+
+
+def _is_area(folder: str, services: set[str], holding: set[str]) -> bool:
+    """Whether ``folder``, if it holds files, is an area: outermost (its parent is the root or holds
+    a service), holding no service itself and lying in none."""
+    if not folder:
+        return False
+    parent = _parent(folder)
+    if parent and parent not in holding:
+        return False  # no service below its parent: the area is the parent's (or further up)
+    if folder in holding:
+        return False  # it is a service's folder, or holds one
+    return not any(ancestor in services for ancestor in _ancestors(folder))  # else it lies within a service
 
 
 def _ancestors(folder: str) -> Iterator[str]:
