@@ -120,6 +120,14 @@ CHANGES = [
 ]
 
 
+def _targets_of(index: Index, where: str) -> dict[str, str | None]:
+    """module -> target path of the imports of the files ``where`` selects (over ``f``, ``i``)."""
+    with index.store.snapshot() as db:
+        return dict(db.execute(
+            "SELECT i.module, i.target_path FROM imports i JOIN files f ON f.id = i.file_id WHERE " + where
+        ))  # fmt: skip
+
+
 def _apply(root: Path, path: str, present: bool) -> None:
     put(root, path, FILES[path] if present else None)
 
@@ -437,11 +445,7 @@ def test_inv_index_11_subpath_imports_and_package_names_follow_their_manifests(t
         for number, (path, text, targets) in enumerate(SUBPATH_STEPS):
             put(root, path, text)
             index.refresh(changed=[path])
-            with index.store.snapshot() as db:
-                got = dict(db.execute(
-                    "SELECT i.module, i.target_path FROM imports i JOIN files f ON f.id = i.file_id"
-                    " WHERE f.path IN ('shop/src/app.js', 'web/main.js') AND i.module != '@acme/shop'"
-                ))  # fmt: skip
+            got = _targets_of(index, "f.path IN ('shop/src/app.js', 'web/main.js') AND i.module != '@acme/shop'")
             assert got == targets, (number, path)
             assert_as_from_scratch(index, tmp_path / f"fresh-{number}", (number, path))
 
@@ -503,12 +507,7 @@ def test_inv_index_11_a_project_config_moves_only_its_projects_imports(
             assert built == [], (number, path)
             resolved = [sql for sql in statements if sql.startswith("SELECT i.rowid, i.file_id, i.module")]
             assert len(resolved) == 1 and "named_projects" in resolved[0], (number, resolved)
-            with index.store.snapshot() as db:
-                got = dict(db.execute(
-                    "SELECT i.module, i.target_path FROM imports i JOIN files f ON f.id = i.file_id"
-                    " WHERE f.language = 'typescript'"
-                ))  # fmt: skip
-            assert got == targets, (number, path)
+            assert _targets_of(index, "f.language = 'typescript'") == targets, (number, path)
             assert_as_from_scratch(index, tmp_path / f"fresh-{number}", (number, path))
 
 
