@@ -20,7 +20,10 @@ times (timed until a snapshot defines it) and removes it (timed until the index 
 name) instead of a file of a name nobody imports. ``--folders N`` makes and removes a new folder of
 three Python files N times, ``--protos N`` edits the first ``.proto`` N times (a comment; with
 ``--proto-shape`` a new message), ``--manifests N`` edits the first ``--manifest-name`` (default
-``package.json``: a key added) N times, each timed through ``Index.refresh(changed=[...])`` directly.
+``package.json``: a key added) N times, each timed through ``Index.refresh(changed=[...])`` directly;
+``--manifest-set PATH KEY=VALUE`` sets a key of that JSON manifest (a package's ``name``, a
+tsconfig's ``compilerOptions.baseUrl``) and puts it back, ``--manifests`` times (at least once), each
+rewrite timed the same way.
 
 ``--loud`` times, instead of the median and the largest file, *loud* edits (INV-INDEX-11): of the
 first Python file by path holding a gRPC server type (``grpc``), of the first holding an HTTP route
@@ -56,6 +59,9 @@ def main() -> int:
     parser.add_argument("--proto-shape", action="store_true", help="the .proto edits add a message (a new shape)")
     parser.add_argument("--manifests", type=int, default=0, help="also edit a manifest this many times")
     parser.add_argument("--manifest-name", default="package.json", help="which manifest (go.mod, Dockerfile...)")
+    parser.add_argument("--manifest-set", nargs=2, metavar=("PATH", "KEY=VALUE"),
+                        help="also set a key of this JSON manifest (name=@acme/x, compilerOptions.baseUrl=src) and "
+                        "put it back, --manifests times each")  # fmt: skip
     parser.add_argument("--loud", action="store_true", help="time loud edits (gRPC, HTTP, a server type's name)")
     parser.add_argument("--tree", type=Path, help="the tree (default: --work's ws-FILES-sSEED)")
     parser.add_argument("--cache", type=Path, help="the cache root (default: --work's cache-FILES-sSEED)")
@@ -110,6 +116,13 @@ def main() -> int:
             took, manifest = bench_index.timed_manifest_edits(index, tree, args.manifests, args.manifest_name)
             out["manifest_edit"] = {"file": manifest, "ms": [round(x * 1000, 1) for x in took],
                                     "p50_after_first_ms": statistics.median(took[1:] or took) * 1000}  # fmt: skip
+        if args.manifest_set and hasattr(bench_index, "timed_manifest_sets"):
+            relative, assignment = args.manifest_set
+            key, _, value = assignment.partition("=")
+            took = bench_index.timed_manifest_sets(index, tree, max(args.manifests, 1), relative, key, value)
+            out["manifest_set"] = {"file": relative, "set": assignment,
+                                   "set_ms": [round(x * 1000, 1) for x in took[::2]],
+                                   "restore_ms": [round(x * 1000, 1) for x in took[1::2]]}  # fmt: skip
         index.refresh()
     finally:
         index.close()
