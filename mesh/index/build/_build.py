@@ -53,6 +53,12 @@ log = logging.getLogger("mesh.index")
 
 #: Files whose change may change the ignore rules or the services.
 STRUCTURAL_NAMES: Final = frozenset({"mesh.toml", ".gitignore", ".meshignore"})
+#: The skipped files a walk lists (``s``, its detail ``d``): left out for what their bytes hold
+#: (generated code by its marker, a secret), not by their name or size; ``?`` the secret reason.
+_LISTED_SKIPPED: Final = (
+    "skipped s JOIN skipped_detail d ON d.path = s.path WHERE d.folder = 0"
+    " AND ((s.reason = 'generated' AND coalesce(d.marker, '') != '') OR s.reason = ?)"
+)
 #: Fewer changed files than this are parsed in the calling thread (no time budget), not in worker
 #: processes, unless the index keeps its workers.
 INLINE_MAX: Final = 32
@@ -472,10 +478,8 @@ class Index:
             span = (folder + "/", folder + "0")
             return writer.db.execute(
                 "SELECT EXISTS (SELECT 1 FROM files WHERE path > ? AND path < ?)"
-                " OR EXISTS (SELECT 1 FROM skipped s JOIN skipped_detail d ON d.path = s.path WHERE s.path > ?"
-                " AND s.path < ? AND d.folder = 0 AND ((s.reason = 'generated' AND coalesce(d.marker, '') != '')"
-                " OR s.reason = ?))",
-                (*span, *span, SECRET_CONTENT_REASON),
+                f" OR EXISTS (SELECT 1 FROM {_LISTED_SKIPPED} AND s.path > ? AND s.path < ?)",
+                (*span, SECRET_CONTENT_REASON, *span),
             ).fetchone() == (1,)
 
         claimed = [folder for service in workspace.services for folder in (service.path, *service.extra)]
@@ -629,11 +633,7 @@ class Index:
             held = [path for (path,) in db.execute("SELECT path FROM files")]
             held += [  # walked, then left out for what their bytes hold: a walk lists them
                 path
-                for (path,) in db.execute(
-                    "SELECT s.path FROM skipped s JOIN skipped_detail d ON d.path = s.path WHERE d.folder = 0"
-                    " AND ((s.reason = 'generated' AND coalesce(d.marker, '') != '') OR s.reason = ?)",
-                    (SECRET_CONTENT_REASON,),
-                )
+                for (path,) in db.execute(f"SELECT s.path FROM {_LISTED_SKIPPED}", (SECRET_CONTENT_REASON,))
             ]
         paths = {path for path in held if path not in left and not path.startswith(folders)}
         paths.update(entry.path for entry in tree.files)
