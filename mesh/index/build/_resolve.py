@@ -250,7 +250,13 @@ class _Named:
     file's text holds them), so the imports read are those of the files naming them, not the
     workspace's; a word too short for a trigram reads every import. A superset: an import resolved
     again to the same target costs its resolution, never a stale target. The mounts of the links
-    (resolved like imports) are asked the same of added and removed files alike."""
+    (resolved like imports) are asked the same of added and removed files alike.
+
+    The same holds for what else may move imports without reading every one: a ``.proto`` with a new
+    shape (``protos``: the words of its package and types, folded), a manifest with a new shape
+    (``manifests``: the names it declared and declares, and every ``#`` import when it is a
+    package.json), a project config (``projects``: the non-relative imports of the TypeScript and
+    JavaScript files under the projects reading it)."""
 
     def __init__(
         self,
