@@ -43,7 +43,7 @@ from ._progress import TEXT_STAGE, Progress
 from ._resolve import REACHES, file_tables, manifest_shapes, proto_shapes, reaches, resolve
 from ..store._store import DiskFull, FileRecord, IndexUnavailable, Store, Writer
 from ._work import Outcome, Task
-from ._services import areas_moved, go_program, structural
+from ._services import DiscoveryPaths, areas_moved, go_program, structural
 from ._workspace import Config, Service, Workspace, discover_workspace, disk_reader, load_config, order_services
 from ..parse import fingerprint, language_of
 
@@ -71,11 +71,6 @@ def _content_rule(skip_generated: bool, skip_secrets: bool) -> str:
     """``meta.generated_rule``: the rules that left files out for their first bytes, as applied."""
     return (f"{GENERATED_RULE}:{'skip' if skip_generated else 'keep'}"
             f" secrets {SECRET_RULE}:{'skip' if skip_secrets else 'keep'}")  # fmt: skip
-
-
-#: What a Go file that makes a program is answered with when discovery asks again (see
-#: :meth:`Index._discover`): the least :func:`go_program` says yes to.
-_A_PROGRAM: Final = b"package main\n\nfunc main() {}\n"
 
 
 def _ranked(service: Service, found: Counter[str]) -> str:
@@ -158,9 +153,10 @@ class Index:
         #: The files whose bytes the last discovery read (manifests, deployments, Go files...): an
         #: edit of another file that may change the services (a Dockerfile) cannot change them.
         self._discovery_read: frozenset[str] = frozenset()
-        #: Whether each Go file the last discoveries read makes a program (``package main``), kept
-        #: while the file is not changed: discovered again, the workspace reads only changed ones.
-        self._go_programs: dict[str, bool] = {}
+        #: The paths the last discovery was given, kept with what discovery asks of them (which Go
+        #: folders make programs...) and changed by each refresh of some paths: discovering again
+        #: after a manifest edit costs the manifests, not every path (None: made from the index).
+        self._paths: DiscoveryPaths | None = None
         self._refreshing = threading.Lock()
         #: What the last resolution knew of the files (reused while no file comes or goes).
         self._files = None
@@ -191,10 +187,10 @@ class Index:
             try:
                 return self._refresh(changed, progress, counted=counted)
             except DiskFull as exc:
-                self._files = None
+                self._files = self._paths = None
                 raise self._needing(exc) from None
             except BaseException as exc:
-                self._files = None  # it may describe the rolled-back transaction
+                self._files = self._paths = None  # they may describe the rolled-back transaction
                 if not isinstance(exc, Exception) or isinstance(exc, (IndexUnavailable, OSError)):
                     raise
                 why = self.store.damaged(exc)
@@ -222,14 +218,14 @@ class Index:
     def _rebuild(self, why: str, progress: Callable[[Progress], None] | None, *, inode: int | None = None) -> Summary:
         if self.store.set_aside_damaged(why, inode=inode):
             self.on_damaged(why)
-        self._files = None
+        self._files = self._paths = None
         self._workspace = None
         try:
             return self._refresh(None, progress)
         except DiskFull as exc:
             raise self._needing(exc) from None
         except BaseException:
-            self._files = None
+            self._files = self._paths = None
             raise
 
     def _needing(self, exc: DiskFull) -> DiskFull:
@@ -264,15 +260,14 @@ class Index:
             )  # a folder among them (made, moved in, checked out) is walked: its files are what changed
             gone = self._gone_under(only)  # the files a folder among them, now gone, held
             touched = [*only, *gone, *(entry.path for entry in tree.files)]
-            for path in touched:
-                self._go_programs.pop(path, None)
+            self._discovery_paths().replace(only, (entry.path for entry in tree.files))
             if any(self._rules(path) for path in touched):
                 only = None  # a folder came or went with ignore rules
             elif self._services_may_move(touched, tree):
                 # a manifest, Dockerfile or deployment changed, came or went: the workspace discovered
                 # again over the paths the index holds; the same services (a dependency added, a build
                 # step changed: the usual edit) keep the refresh to these paths, others walk everything
-                rediscovered = self._rediscovered(only, tree)
+                rediscovered = self._rediscovered()
                 if rediscovered is None:
                     only = None
                 else:
@@ -592,52 +587,44 @@ class Index:
             held = {path for (path,) in db.execute(f"SELECT path FROM files WHERE path IN ({marks})", candidates)}
         return any(path not in held or path not in on_disk or path in self._discovery_read for path in candidates)
 
-    def _discover(self, config: Config, paths: list[str], changed: tuple[str, ...] = ()) -> Workspace:
-        """The workspace discovered over ``paths``, reading from disk and noting what it read; a Go
-        file not among ``changed`` (nor under one) that an earlier discovery read is answered from
-        :attr:`_go_programs`: only whether it makes a program is asked of it."""
+    def _discover(self, config: Config, paths: DiscoveryPaths) -> Workspace:
+        """The workspace discovered over ``paths``, reading from disk and noting what it read (a
+        Go folder whose files did not change since ``paths`` asked is not read again)."""
         disk = disk_reader(self.root)
         read: set[str] = set()
-        folders = tuple(path + "/" for path in changed)
-        kept = {} if not changed else {
-            path: program for path, program in self._go_programs.items()
-            if path not in changed and not path.startswith(folders)
-        }  # fmt: skip
-        programs: dict[str, bool] = {}
 
         def reading(path: str) -> bytes | None:
             read.add(path)
-            if path in kept:
-                programs[path] = kept[path]
-                return _A_PROGRAM if kept[path] else b""
-            data = disk(path)
-            if path.endswith(".go"):
-                programs[path] = data is not None and go_program(data)
-            return data
+            return disk(path)
 
         workspace = discover_workspace(self.root, config, paths, reading)
-        self._discovery_read, self._go_programs = frozenset(read), programs
+        self._discovery_read = frozenset(read)
         return workspace
 
-    def _rediscovered(self, only: list[str], tree: Walk) -> Workspace | None:
-        """The workspace discovered again after a change among ``only`` to a file a change to which
-        may change the services (a manifest, a Dockerfile, a deployment): over the paths the last
-        walk gave, as the index holds them, those of ``only`` (or under them) replaced by what
-        :func:`check_paths` found of them. None when its services, areas, external services, wiring
-        or hosts are not the index's: the files move between services, so a full refresh."""
+    def _discovery_paths(self) -> DiscoveryPaths:
+        """The paths the last discovery was given (:attr:`_paths`), made from what the index holds
+        when a failed refresh dropped them: its files, and those a walk lists that were left out
+        for what their bytes hold."""
+        if self._paths is None:
+            with self.store.snapshot() as db:
+                held = [path for (path,) in db.execute("SELECT path FROM files")]
+                held += [
+                    path
+                    for (path,) in db.execute(f"SELECT s.path FROM {_LISTED_SKIPPED}", (SECRET_CONTENT_REASON,))
+                ]
+            self._paths = DiscoveryPaths(self.root, held)
+        return self._paths
+
+    def _rediscovered(self) -> Workspace | None:
+        """The workspace discovered again after a change to a file a change to which may change the
+        services (a manifest, a Dockerfile, a deployment): over the paths the last walk gave, those
+        the refresh looks at replaced by what :func:`check_paths` found of them
+        (:meth:`DiscoveryPaths.replace`, done already). None when its services, areas, external
+        services, wiring or hosts are not the index's: the files move between services, so a full
+        refresh."""
         current = self._workspace
         assert current is not None
-        folders = tuple(path + "/" for path in only)
-        left = set(only)
-        with self.store.snapshot() as db:
-            held = [path for (path,) in db.execute("SELECT path FROM files")]
-            held += [  # walked, then left out for what their bytes hold: a walk lists them
-                path
-                for (path,) in db.execute(f"SELECT s.path FROM {_LISTED_SKIPPED}", (SECRET_CONTENT_REASON,))
-            ]
-        paths = {path for path in held if path not in left and not path.startswith(folders)}
-        paths.update(entry.path for entry in tree.files)
-        found = self._discover(current.config, sorted(paths), tuple(only))
+        found = self._discover(current.config, self._discovery_paths())
         same = (found.services, found.areas, found.externals, found.wiring, found.hosts) == (
             current.services, current.areas, current.externals, current.wiring, current.hosts
         )
@@ -666,7 +653,8 @@ class Index:
             include_secrets=config.include_secrets,
             extra_ignores=workspace.ignore_patterns(),
         )
-        workspace = self._discover(config, [f.path for f in tree.files])
+        self._paths = DiscoveryPaths(self.root, (f.path for f in tree.files))
+        workspace = self._discover(config, self._paths)
         self._walked = (len(tree.files), sum(entry.size for entry in tree.files))
         for warning in workspace.warnings:
             log.warning("%s:%d: %s", warning.path, warning.line, warning.message)

@@ -51,6 +51,7 @@ secret-looking names are never read.
 
 from __future__ import annotations
 
+import bisect
 import logging
 import posixpath
 import re
@@ -66,7 +67,10 @@ from ..parse import _deploy as deploy
 from ..parse._config import addresses, connection_string_name, host_named, listening, read_yaml_nodes, scalar
 from ..parse._config import pairs as yaml_pairs
 
-__all__ = ["Area", "Discovery", "External", "ManifestWarning", "Wiring", "discover", "link_workspace", "structural"]
+__all__ = [
+    "Area", "Discovery", "DiscoveryPaths", "External", "ManifestWarning", "Wiring", "discover", "link_workspace",
+    "structural",
+]  # fmt: skip
 
 log = logging.getLogger("mesh.index")
 
@@ -233,33 +237,175 @@ class _Reader:
         return data.decode("utf-8", "replace").removeprefix("\ufeff")
 
 
-def discover(root: Path, paths: Iterable[str], read: Callable[[str], bytes | None],
+def discover(root: Path, paths: Iterable[str] | DiscoveryPaths, read: Callable[[str], bytes | None],
              named: bool = False) -> Discovery:  # fmt: skip
-    """The services, external services and warnings of a workspace from its walked ``paths``;
-    ``read`` gives a file's bytes (None when it cannot). With ``named`` (``mesh.toml`` names the
-    services) only the external services and warnings are worked out."""
-    return _Discoverer(root, sorted(paths), _Reader(read)).run(named)
+    """The services, external services and warnings of a workspace from its walked ``paths`` (or
+    the :class:`DiscoveryPaths` of them an index keeps); ``read`` gives a file's bytes (None when
+    it cannot). With ``named`` (``mesh.toml`` names the services) only the external services and
+    warnings are worked out."""
+    held = paths if isinstance(paths, DiscoveryPaths) else DiscoveryPaths(root, paths)
+    return _Discoverer(root, held, _Reader(read)).run(named)
 
 
-def _git_repositories(root: Path, folders: Iterable[str]) -> list[str]:
-    return sorted(f for f in folders if f and (root / f / ".git").exists())
+#: The paths discovery reads or looks for, by role (each role a superset of what its loop keeps).
+_UNITS, _DOCKERFILES, _DEPLOYMENTS, _PROJECTS, _GO_MODULES = "units", "dockerfiles", "deployments", "projects", "go.mod"
+_ROLES: Final = (_UNITS, _DOCKERFILES, _DEPLOYMENTS, _PROJECTS, _GO_MODULES)
+
+
+def _roles(path: str) -> tuple[str, ...]:
+    """The roles of ``path`` in discovery: the loops of :class:`_Discoverer` over paths of a role."""
+    name = path.rsplit("/", 1)[-1]
+    roles = []
+    if (
+        name in _LAYOUT_FILES
+        or name.endswith((".sln", ".slnx", ".gemspec"))
+        or name in _EXTRA_MANIFESTS
+        or _ECOSYSTEM.get(manifest_kind(name) or "") is not None
+    ):
+        roles.append(_UNITS)
+    if _DOCKERFILE.match(name):
+        roles.append(_DOCKERFILES)
+    if (
+        deploy.is_compose_name(name)
+        or deploy.is_skaffold_name(name)
+        or (name.endswith(_YAML) and not path.startswith(".") and "/." not in path)
+        or (name.endswith(".cs") and ("AppHost" in path or name == "Program.cs"))
+    ):
+        roles.append(_DEPLOYMENTS)
+    if name.endswith(".csproj"):
+        roles.append(_PROJECTS)
+    if name == "go.mod":
+        roles.append(_GO_MODULES)
+    return tuple(roles)
+
+
+class DiscoveryPaths:
+    """A workspace's walked paths as discovery asks of them, kept by an index between discoveries
+    and changed by the paths a refresh looked at (:meth:`replace`): discovering again after a
+    manifest edit then costs the manifests and deployments, not every path (INV-INDEX-11).
+
+    It holds the paths in order, every folder holding one (``""`` included) with how many paths
+    are under it, each folder's file names, the paths of each role discovery reads (manifests,
+    Dockerfiles, deployments, ``.csproj``, ``go.mod``), each folder's Go files (tests apart) with
+    whether they make a program (``package main`` with ``func main``: asked of a folder's files
+    when discovery first needs it, asked again when one of them changes), and the folders that are
+    git repositories (a ``.git`` looked for when a folder first comes: one made later in a folder
+    the index knows is seen by the next walk of everything)."""
+
+    def __init__(self, root: Path, paths: Iterable[str]) -> None:
+        self.root = root
+        self.paths: list[str] = sorted(set(paths))
+        self.folders: set[str] = {""}
+        self.files_in: dict[str, set[str]] = defaultdict(set)
+        self._under: Counter[str] = Counter()
+        self._by_role: dict[str, list[str]] = {role: [] for role in _ROLES}
+        self._go: dict[str, set[str]] = defaultdict(set)  # folder -> its Go files, but tests
+        self._go_any: Counter[str] = Counter()  # folder -> its Go files, tests included
+        self._programs: set[str] = set()  # folders whose Go files make a program, of those asked
+        self._unasked: set[str] = set()  # folders holding Go files not asked since they changed
+        self._git: set[str] | None = None  # git repositories (once asked)
+        for path in self.paths:  # in order: each role's list stays sorted as it is appended to
+            self._count(path, 1)
+            for role in _roles(path):
+                self._by_role[role].append(path)
+
+    def role(self, role: str) -> list[str]:
+        """The paths of ``role``, in order."""
+        return self._by_role[role]
+
+    def go_folders(self) -> Iterator[str]:
+        """The folders holding Go files (tests too), in order."""
+        return iter(sorted(self._go_any))
+
+    def program_folders(self, read: Callable[[str], bytes | None]) -> list[str]:
+        """The folders whose Go files (tests aside) make a program, in order; ``read`` gives a
+        file's bytes, asked only of folders not yet known, file by file until one is a program."""
+        for folder in sorted(self._unasked):
+            prefix = f"{folder}/" if folder else ""
+            names = sorted(self._go.get(folder, ()))
+            if any((data := read(prefix + name)) is not None and go_program(data) for name in names):
+                self._programs.add(folder)
+        self._unasked.clear()
+        return sorted(self._programs)
+
+    def git_repositories(self) -> list[str]:
+        """The folders (never the root) holding a ``.git``, in order."""
+        if self._git is None:
+            self._git = {folder for folder in self.folders if folder and (self.root / folder / ".git").exists()}
+        return sorted(self._git)
+
+    def replace(self, looked_at: Iterable[str], found: Iterable[str]) -> None:
+        """The paths after a refresh of ``looked_at`` (files, or folders: every path under one
+        too) found ``found`` there: those looked at go, those found come."""
+        for path in sorted(set(looked_at)):
+            start = bisect.bisect_left(self.paths, path)
+            end = bisect.bisect_left(self.paths, path + "0", start)  # ``path``, then ``path/...`` (``/`` < ``0``)
+            gone = [held for held in self.paths[start:end] if held == path or held.startswith(path + "/")]
+            for held in gone:
+                self._remove(held)
+        for path in sorted(set(found)):
+            at = bisect.bisect_left(self.paths, path)
+            if at < len(self.paths) and self.paths[at] == path:
+                self._remove(path)
+            self._add(path)
+
+    def _add(self, path: str) -> None:
+        bisect.insort(self.paths, path)
+        self._count(path, 1)
+        for role in _roles(path):
+            bisect.insort(self._by_role[role], path)
+
+    def _remove(self, path: str) -> None:
+        del self.paths[bisect.bisect_left(self.paths, path)]
+        self._count(path, -1)
+        for role in _roles(path):
+            held = self._by_role[role]
+            del held[bisect.bisect_left(held, path)]
+
+    def _count(self, path: str, step: int) -> None:
+        folder, name = _parent(path), path.rsplit("/", 1)[-1]
+        if step > 0:
+            self.files_in[folder].add(name)
+        else:
+            self.files_in[folder].discard(name)
+            if not self.files_in[folder]:
+                del self.files_in[folder]
+        if name.endswith(".go"):
+            self._programs.discard(folder)
+            self._unasked.add(folder)
+            self._go_any[folder] += step
+            if not self._go_any[folder]:
+                del self._go_any[folder]
+            if not name.endswith("_test.go"):
+                if step > 0:
+                    self._go[folder].add(name)
+                else:
+                    self._go[folder].discard(name)
+                    if not self._go[folder]:
+                        del self._go[folder]
+        while folder:
+            self._under[folder] += step
+            if self._under[folder] == 0:
+                del self._under[folder]
+                self.folders.discard(folder)
+                if self._git is not None:
+                    self._git.discard(folder)
+            elif step > 0 and self._under[folder] == 1:
+                self.folders.add(folder)
+                if self._git is not None and (self.root / folder / ".git").exists():
+                    self._git.add(folder)
+            folder = _parent(folder)
 
 
 class _Discoverer:
-    def __init__(self, root: Path, paths: list[str], reader: _Reader) -> None:
+    def __init__(self, root: Path, paths: DiscoveryPaths, reader: _Reader) -> None:
         self.root = root
         self.root_name = root.name or "workspace"
-        self.paths = paths
+        self.held = paths
+        self.paths = paths.paths
         self.reader = reader
-        self.folders: set[str] = {""}
-        for path in paths:
-            folder = _parent(path)
-            while folder not in self.folders:
-                self.folders.add(folder)
-                folder = _parent(folder)
-        self.files_in: dict[str, list[str]] = defaultdict(list)
-        for path in paths:
-            self.files_in[_parent(path)].append(path.rsplit("/", 1)[-1])
+        self.folders = paths.folders
+        self.files_in = paths.files_in
         self.units: dict[str, _Unit] = {}
         self.warnings: list[ManifestWarning] = []
         self.externals: dict[str, External] = {}
@@ -285,7 +431,7 @@ class _Discoverer:
     def _build_units(self) -> None:
         aggregators: set[str] = set()
         members: set[str] = set()
-        for path in self.paths:
+        for path in self.held.role(_UNITS):
             folder, name = _parent(path), path.rsplit("/", 1)[-1]
             if name in _LAYOUT_FILES or name.endswith((".sln", ".slnx")):
                 text = self.reader.text(path)
@@ -317,7 +463,7 @@ class _Discoverer:
             unit.member = True
             if not unit.evidence:
                 unit.evidence.append(f"{folder}: a member of a multi-project build")
-        for path in self.paths:
+        for path in self.held.role(_DOCKERFILES):
             name = path.rsplit("/", 1)[-1]
             folder = _parent(path)
             if _DOCKERFILE.match(name) and folder and (self._has_code(folder) or folder in self.units):
@@ -350,7 +496,7 @@ class _Discoverer:
 
     def _read_deployments(self) -> tuple[list, list, list]:
         composes, workloads, aspire = [], [], []
-        for path in self.paths:
+        for path in self.held.role(_DEPLOYMENTS):
             name = path.rsplit("/", 1)[-1]
             folder = _parent(path)
             if deploy.is_compose_name(name):
@@ -506,7 +652,7 @@ class _Discoverer:
             pending.append(("kubernetes", workload.kind, f"{path}:{workload.line}", workload.name, workload.images,
                             workload.entrypoints or ("",)))  # fmt: skip
         projects = {}
-        for path in self.paths:
+        for path in self.held.role(_PROJECTS):
             if path.endswith(".csproj"):
                 stem = path.rsplit("/", 1)[-1][: -len(".csproj")]
                 projects[re.sub(r"[.\-]", "_", stem)] = _parent(path)
@@ -545,22 +691,13 @@ class _Discoverer:
     # -- 3. Go programs ---------------------------------------------------------------------------
 
     def _find_programs(self) -> None:
-        modules = sorted(_parent(p) for p in self.paths if p.rsplit("/", 1)[-1] == "go.mod")
+        modules = [_parent(p) for p in self.held.role(_GO_MODULES)]
         if not modules:
             return
         found: dict[str, set[str]] = defaultdict(set)
-        module_of: dict[str, str | None] = {}  # folder -> the innermost module holding it
-        for path in self.paths:
-            if not path.endswith(".go") or path.endswith("_test.go"):
-                continue
-            folder = _parent(path)
-            if folder not in module_of:
-                module_of[folder] = max((m for m in modules if _within(folder, m)), key=len, default=None)
-            module = module_of[folder]
-            if module is None or folder in found[module]:
-                continue
-            text = self.reader.raw(path)
-            if text is not None and go_program(text):
+        for folder in self.held.program_folders(self.reader.raw):
+            module = max((m for m in modules if _within(folder, m)), key=len, default=None)
+            if module is not None:
                 found[module].add(folder)
         self.programs = {module: sorted(folders) for module, folders in found.items()}
 
@@ -577,7 +714,7 @@ class _Discoverer:
                 split.kind = "tool"
                 split.ecosystems.add("go")
                 split.evidence.append(f"{program}: a Go program (package main) of the module in {module or '.'}")
-            packages = sorted({_parent(p) for p in self.paths if p.endswith(".go") and _within(_parent(p), module)})
+            packages = [folder for folder in self.held.go_folders() if _within(folder, module)]
             for folder in packages:
                 if folder == module or self._owner(folder, exclude=module) is not None:
                     continue
@@ -592,7 +729,7 @@ class _Discoverer:
 
     def _attach_tests(self) -> None:
         references: dict[str, list[str]] = {}
-        for path in self.paths:
+        for path in self.held.role(_PROJECTS):
             if path.endswith(".csproj"):
                 text = self.reader.text(path)
                 refs = deploy.project_references(text) if text else []
@@ -625,7 +762,7 @@ class _Discoverer:
 
     def _add_git_repositories(self) -> None:
         """A git repository holding no unit and in none is a unit of its own."""
-        for folder in _git_repositories(self.root, self.folders):
+        for folder in self.held.git_repositories():
             if self._owner(folder) is None and not any(_within(f, folder) for f in self.units):
                 unit = self._unit(folder)
                 unit.git = True

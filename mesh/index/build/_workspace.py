@@ -25,7 +25,7 @@ from typing import Final
 import attrs
 
 from .._files import open_inside, read_inside
-from ._services import Area, External, ManifestWarning, Wiring, areas_of, discover, link_workspace
+from ._services import Area, DiscoveryPaths, External, ManifestWarning, Wiring, areas_of, discover, link_workspace
 
 __all__ = [
     "Area",
@@ -329,14 +329,18 @@ def discover_services(root: Path, paths: list[str]) -> tuple[Service, ...]:
 
 
 def discover_workspace(
-    root: Path, config: Config, paths: list[str], read: Callable[[str], bytes | None] | None = None
+    root: Path,
+    config: Config,
+    paths: Iterable[str] | DiscoveryPaths,
+    read: Callable[[str], bytes | None] | None = None,
 ) -> Workspace:
-    """The workspace of ``config`` over its walked ``paths``: named or discovered services, areas,
-    external services and the warnings of manifests that could not be used. ``read`` gives a
-    file's bytes (default: :func:`disk_reader`)."""
+    """The workspace of ``config`` over its walked ``paths`` (or the :class:`DiscoveryPaths` of
+    them an index keeps): named or discovered services, areas, external services and the warnings
+    of manifests that could not be used. ``read`` gives a file's bytes (default: :func:`disk_reader`)."""
     read = read or disk_reader(root)
     named = config.services
-    found = discover(root, paths, read, named=named is not None)
+    held = paths if isinstance(paths, DiscoveryPaths) else DiscoveryPaths(root, paths)
+    found = discover(root, held, read, named=named is not None)
     if named is not None:
         services = order_services(named)
         warnings = found.warnings
@@ -345,11 +349,10 @@ def discover_workspace(
             Service(name=name, path=folder, origin=origin, kind=kind, evidence=evidence, extra=extra)
             for name, folder, origin, kind, evidence, extra in found.units
         )  # fmt: skip
-        if not services and paths:
+        if not services and held.paths:
             services = (Service(name=root.name or "workspace", path="", origin="root", kind="library"),)
         warnings = found.warnings
-    folders = {path.rsplit("/", 1)[0] for path in paths if "/" in path}
-    folders |= {"/".join(f.split("/")[:n]) for f in folders for n in range(1, f.count("/") + 1)}
+    folders = held.folders - {""}
     claimed = [folder for s in services for folder in (s.path, *s.extra)]
     areas = tuple(areas_of(folders, claimed))
     workspace = Workspace(root, config, services, areas, found.externals, warnings)
