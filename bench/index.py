@@ -274,15 +274,20 @@ def timed_manifest_edits(index, root: Path, rounds: int, name: str) -> tuple[lis
 
 def timed_manifest_sets(index, root: Path, rounds: int, relative: str, key: str, value: str) -> list[float]:
     """The JSON file ``relative`` (a ``package.json``, a ``tsconfig.json``) with the dotted ``key``
-    set to ``value`` (a package renamed, a ``compilerOptions.baseUrl`` added), then put back, ``rounds``
-    times: each rewrite timed through ``Index.refresh(changed=[it])``, the set and the restore in turn."""
+    set to ``value`` (a package renamed, a ``compilerOptions.baseUrl`` added, npm ``workspaces``
+    given as JSON: ``["packages/*"]``; a value that is not JSON is a string), then put back,
+    ``rounds`` times: each rewrite timed through ``Index.refresh(changed=[it])``, the set and the
+    restore in turn."""
     original = (root / relative).read_bytes()
     data = json.loads(original)
     *parents, last = key.split(".")
     held = data
     for part in parents:
         held = held.setdefault(part, {})
-    held[last] = value
+    try:
+        held[last] = json.loads(value)
+    except ValueError:
+        held[last] = value
     changed = (json.dumps(data, indent=2) + "\n").encode()
     return _timed_rewrites(index, root, relative, [changed, original] * rounds)
 

@@ -346,8 +346,9 @@ def test_discovery_reads_again_only_what_may_change_the_services(
         assert_as_from_scratch(index, tmp_path / "fresh", "compose")
 
 #: What a refresh reads again for a manifest edit: nothing (its shape as it was), the manifest tables
-#: (a new shape: the imports naming what it declared or declares move; a project config: the imports
-#: of its projects move), every path (the members of an npm workspace moved).
+#: (a new shape: the imports naming what it declared or declares move, or a package in a folder that
+#: joined or left an npm workspace; a project config: the imports of its projects move), every path
+#: (a unit gone: the services moved).
 NONE, MANIFESTS, CONFIGS, ALL = "none", "manifests", "configs", "all"
 
 
@@ -361,7 +362,7 @@ NONE, MANIFESTS, CONFIGS, ALL = "none", "manifests", "configs", "all"
         ("web2/packages/lib/package.json", None, ALL),  # a unit gone: the services change, all is walked
         ("node/package.json", '{"name": "storefront"}\n', MANIFESTS),  # the name imports use
         ("node/package.json", "{not json\n", MANIFESTS),  # it no longer declares anything
-        ("web2/package.json", '{"name": "web2", "workspaces": ["libs/*"]}\n', ALL),  # the members
+        ("web2/package.json", '{"name": "web2", "workspaces": ["libs/*"]}\n', MANIFESTS),  # the members
         ("gomod/go.mod", "module example.com/m\n\ngo 1.22\n\nrequire example.com/x v1.0.0\n", NONE),
         ("gomod/go.mod", "module example.com/renamed\n\ngo 1.21\n", MANIFESTS),
         ("rs/Cargo.toml", '[package]\nname = "my-crate"\nversion = "0.2.0"\n\n[dependencies]\nserde = "1"\n', NONE),
@@ -378,7 +379,8 @@ def test_a_manifest_edited_moves_only_the_imports_naming_what_it_declares(
     changed reads the manifest tables again (not every path) and resolves only the imports that
     name what it declared or declares, and the ``#`` imports; a project config only the
     non-relative imports of its projects' files; one that moves the members of an npm workspace
-    resolves every import. Either way the index equals a build from scratch."""
+    also the imports naming a package declared in a folder that joined or left it. Either way the
+    index equals a build from scratch."""
     from mesh.index.build import _resolve
 
     root = tmp_path / "ws"
@@ -406,6 +408,45 @@ def test_a_manifest_edited_moves_only_the_imports_naming_what_it_declares(
         assert ("named_words" in resolved[0]) == (reads == MANIFESTS), resolved
         assert ("named_projects" in resolved[0]) == (reads == CONFIGS), resolved
         assert_as_from_scratch(index, tmp_path / "fresh", path)
+
+
+#: Two folders declaring one package name: the npm workspace's member is the one imports lead to.
+MEMBERS = {
+    "mono/package.json": '{"name": "mono", "workspaces": ["packages/*"]}\n',
+    "mono/packages/ui/package.json": '{"name": "@acme/ui", "main": "index.js"}\n',
+    "mono/packages/ui/index.js": "export default 1;\n",
+    "mono/shared/ui/package.json": '{"name": "@acme/ui", "main": "index.js"}\n',
+    "mono/shared/ui/index.js": "export default 2;\n",
+    "mono/app/main.js": "import ui from '@acme/ui';\nimport other from './other';\nexport default [ui, other];\n",
+    "mono/app/other.js": "export default 3;\n",
+}
+
+
+@pytest.mark.parametrize(
+    ("workspaces", "target"),
+    [('["shared/*"]', "mono/shared/ui/index.js"), ('["packages/*", "shared/*"]', "mono/packages/ui/index.js"),
+     ("[]", "mono/packages/ui/index.js")],
+)  # fmt: skip
+def test_an_npm_workspace_whose_members_change_moves_the_imports_of_their_packages(
+    tmp_path: Path, workspaces: str, target: str
+) -> None:
+    """INV-INDEX-11: a member of an npm workspace is what an import of a name two folders declare
+    leads to. The members changed (``workspaces``), the refresh reads the manifest tables again,
+    not every path, and resolves again the imports naming a package declared in a folder that
+    joined or left the workspace, not every import; the index equals a build from scratch."""
+    root = tmp_path / "ws"
+    with prepared_index(root, tmp_path / "cache", {**BASE, **MEMBERS}) as index:
+        main = "f.path = 'mono/app/main.js'"
+        assert _targets_of(index, main) == {"@acme/ui": "mono/packages/ui/index.js", "./other": "mono/app/other.js"}
+        statements: list[str] = []
+        index.store.writer_connection().set_trace_callback(statements.append)
+        put(root, "mono/package.json", '{"name": "mono", "workspaces": %s}\n' % workspaces)
+        index.refresh(changed=["mono/package.json"])
+        index.store.writer_connection().set_trace_callback(None)
+        resolved = [sql for sql in statements if sql.startswith("SELECT i.rowid, i.file_id, i.module")]
+        assert len(resolved) == 1 and "named_words" in resolved[0], resolved
+        assert _targets_of(index, main) == {"@acme/ui": target, "./other": "mono/app/other.js"}
+        assert_as_from_scratch(index, tmp_path / "fresh", workspaces)
 
 
 #: A package with subpath imports and an import of another package through one, and two importers.

@@ -113,8 +113,8 @@ def resolve(
     ones as they were) resolves as any other file; one with a new shape, added or removed, moves
     only the imports naming what it declared or declares and the ``#`` imports, its tables read
     again (:meth:`_Files.read_manifests`); a project config, the non-relative imports of its
-    projects' files; a package.json whose ``workspaces`` changed re-resolves every import and runs
-    both passes.
+    projects' files; a package.json whose ``workspaces`` changed, also the imports naming a package
+    declared in a folder that joined or left the workspace.
     """
     if written is None:
         methods = _resolve_grpc(db)
@@ -146,11 +146,13 @@ def resolve(
     # removed, moves only the imports that name what it declared or declares, and the ``#`` imports; a
     # project config (or a file one extends) only the non-relative imports of the projects reading it:
     # the manifest tables are read again, not the workspace's paths. A change to an npm workspace's
-    # members (``workspaces``) still resolves every import.
+    # members (``workspaces``) moves the imports naming a package declared in a folder that joined
+    # or left it (a member is preferred among folders declaring one name).
     manifests = {path: (before.get(path), now.get(path)) for path in paths if posixpath.basename(path) in _DECLARING}
     configs = [path for path in paths if path not in manifests and _reshapes_imports(path, known)]
     projects: set[str] = set()
-    if known is not None and not any(_members_move(*shapes) for shapes in manifests.values()):
+    members: set[str] = set()  # the names declared in folders that joined or left an npm workspace
+    if known is not None:
         paths = [path for path in paths if path not in manifests and path not in configs]
     else:
         manifests, configs = {}, []
@@ -158,12 +160,16 @@ def resolve(
     files = known if known is not None and not reshaped else _Files(db)
     if files is known and (manifests or configs):
         projects = known.ecmascript.projects_reading(configs)  # as they were...
+        was = known.ecmascript
         known.read_manifests(db)
         projects |= known.ecmascript.projects_reading(configs)  # ... and as they are
+        if any(_members_move(*shapes) for shapes in manifests.values()):
+            flipped = was.members ^ known.ecmascript.members
+            members = was.names_of(flipped) | known.ecmascript.names_of(flipped)
     where = " WHERE i.file_id IN (SELECT file_id FROM touched)"
     named = _Named(None, (), ())
     if (gone or added or moved or manifests or projects) and not reshaped:  # what they come or go by
-        named = _Named(known, added, gone, files, moved, manifests, projects)
+        named = _Named(known, added, gone, files, moved, manifests, projects, members)
         where += named.imports(db)
     if files is known and (gone or added):  # files come or go: the tables follow them (INV-INDEX-11)
         known.change(db, added, gone)
@@ -256,7 +262,8 @@ class _Named:
     shape (``protos``: the words of its package and types, folded), a manifest with a new shape
     (``manifests``: the names it declared and declares, and every ``#`` import when it is a
     package.json), a project config (``projects``: the non-relative imports of the TypeScript and
-    JavaScript files under the projects reading it)."""
+    JavaScript files under the projects reading it), an npm workspace's members changed
+    (``packages``: the names declared in the folders that joined or left it)."""
 
     def __init__(
         self,
@@ -267,6 +274,7 @@ class _Named:
         protos: Iterable[tuple[str, tuple | None, tuple | None]] = (),
         manifests: dict[str, tuple[str | None, str | None]] | None = None,
         projects: Iterable[str] = (),
+        packages: Iterable[str] = (),
     ) -> None:
         #: the words an import naming an added file holds; and those of removed files too (mounts)
         self.words: set[str] = set()
@@ -292,6 +300,7 @@ class _Named:
             for shape in shapes:
                 self.words |= _manifest_words(path, shape)
             self.subpath_imports |= posixpath.basename(path) == "package.json"
+        self.words |= set(packages)
         #: folders of the TypeScript/JavaScript projects whose config changed: their files' non-relative
         #: imports (``paths``, ``baseUrl``) may lead elsewhere
         self.projects = sorted(set(projects))
@@ -1982,6 +1991,11 @@ class _EcmaScript:
             if found is not None:
                 return found
         return None
+
+    def names_of(self, folders: Iterable[str]) -> set[str]:
+        """The package names the package.json of these folders declare."""
+        manifests = (self.manifests.get(folder) for folder in folders)
+        return {name for manifest in manifests if manifest and isinstance(name := manifest.get("name"), str) and name}
 
     def package(self, module: str, importer: str) -> str | None:
         """A package of the workspace by its name (``@acme/ui``, ``@acme/ui/button``): its entry or that file."""
