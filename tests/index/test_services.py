@@ -43,6 +43,25 @@ def test_compose_names_the_folders_it_builds_and_images_it_only_runs_are_externa
     assert [(a.path, a.reason) for a in found.areas] == [("docs", "docs")]
 
 
+def test_a_compose_service_is_placed_at_its_own_key_not_where_another_depends_on_it(tmp_path: Path) -> None:
+    """The evidence's line is the service's own key, not an earlier ``depends_on`` entry (or any
+    other key) spelling the same name (found so before, and searched for once per service)."""
+    found = workspace(tmp_path, {
+        "docker-compose.yml": "services:\n  web:\n    build: ./web\n    depends_on:\n      api:\n"
+                              "        condition: service_started\n      cache:\n        condition: service_started\n"
+                              "  api:\n    build: ./api\n  cache:\n    image: redis:7\n",
+        "web/package.json": '{"name": "web"}',
+        "web/index.js": "",
+        "api/package.json": '{"name": "api"}',
+        "api/index.js": "",
+    })  # fmt: skip
+    evidence = {service.name: service.evidence[0] for service in found.services}
+    assert evidence["web"] == "docker-compose.yml:2: Compose service web builds web"
+    assert evidence["api"] == "docker-compose.yml:9: Compose service api builds api"
+    (cache,) = found.externals
+    assert cache.evidence == ("docker-compose.yml:11: Compose service cache, image redis:7",)
+
+
 def test_without_a_deployment_a_generic_folder_name_walks_up(tmp_path: Path) -> None:
     found = workspace(tmp_path, {
         "billing/src/Billing.csproj": "<Project />", "billing/src/A.cs": "class A {}",

@@ -286,7 +286,9 @@ def compose(text: str) -> tuple[list[ComposeService], str]:
         included = docs and isinstance(docs[0], dict) and "include" in docs[0]
         return [], problem or ("" if not docs or included else "no services")
     block = re.search(r"^services[ \t]*:", text, re.M)
-    nodes = {key: value for key, _, value in _node_pairs(_node_get(loaded[0][1], "services"))}
+    pairs = _node_pairs(_node_get(loaded[0][1], "services"))
+    nodes = {key: value for key, _, value in pairs}
+    keys = {key: key_node for key, key_node, _ in pairs}  # where each service is named
     found = []
     for name, spec in services.items():
         if not isinstance(name, str) or not isinstance(spec, dict):
@@ -303,7 +305,7 @@ def compose(text: str) -> tuple[list[ComposeService], str]:
         found.append(
             ComposeService(
                 name=name,
-                line=_line_of(text, name, block.end() if block else 0),
+                line=_line(keys[name]) if name in keys else _line_of(text, name, block.end() if block else 0),
                 context=context,
                 dockerfile=dockerfile,
                 image=image if isinstance(image, str) else "",
