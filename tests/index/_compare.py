@@ -80,6 +80,21 @@ def assert_as_from_scratch(index: Index, cache: Path, label: object = None) -> N
         fresh.close()
 
 
+def counted_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """A list of the paths the index's discovery reads from disk from here on, in order."""
+    from mesh.index.build import _build
+
+    read: list[str] = []
+    real = _build.disk_reader
+
+    def counted(where: Path):
+        disk = real(where)
+        return lambda path: read.append(path) or disk(path)
+
+    monkeypatch.setattr(_build, "disk_reader", counted)
+    return read
+
+
 def put(root: Path, path: str, text: str | None) -> None:
     """Write ``text`` at ``path`` under ``root`` (its folders made), or with None remove the file."""
     target = root / path

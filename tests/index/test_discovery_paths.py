@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from mesh.index.build import _build
 from mesh.index.build._services import _ROLES, DiscoveryPaths
 
-from ._compare import assert_as_from_scratch, prepared_index, put
+from ._compare import assert_as_from_scratch, counted_reads, prepared_index, put
 from .test_quiet_add import BASE, COMPOSE
 from .test_quiet_edit import inline  # noqa: F401 (fixture)
 
@@ -119,14 +119,7 @@ def test_a_manifest_edited_is_discovered_again_without_every_path(
         real_init(self, *args, **kwargs)
 
     monkeypatch.setattr(DiscoveryPaths, "__init__", counting)
-    reads: list[str] = []
-    disk = _build.disk_reader
-
-    def reader(where: Path):
-        real = disk(where)
-        return lambda path: reads.append(path) or real(path)
-
-    monkeypatch.setattr(_build, "disk_reader", reader)
+    reads = counted_reads(monkeypatch)
     selects: list[str] = []
     connect = sqlite3.connect
 

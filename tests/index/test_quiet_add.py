@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from mesh.index import Index
 
-from ._compare import assert_as_from_scratch, count_file_tables, prepared_index, put
+from ._compare import assert_as_from_scratch, count_file_tables, counted_reads, prepared_index, put
 from .test_grpc_derivation import write
 from .test_quiet_edit import DERIVE, LINKS, PLAIN, QUIET, WORKSPACE, counted, inline  # noqa: F401 (fixtures)
 
@@ -320,17 +320,8 @@ def test_discovery_reads_again_only_what_may_change_the_services(
     """A Dockerfile edited in place counts for its presence alone: the services are not discovered
     again (no file read for it). A Compose file edited is, over the index's paths, reading the
     deployments again but no Go file that has not changed (whether each makes a program is kept)."""
-    from mesh.index.build import _build
-
     root = tmp_path / "ws"
-    read: list[str] = []
-    real = _build.disk_reader
-
-    def counted(where: Path):
-        disk = real(where)
-        return lambda path: read.append(path) or disk(path)
-
-    monkeypatch.setattr(_build, "disk_reader", counted)
+    read = counted_reads(monkeypatch)
     files = {**BASE, "web/Dockerfile": "FROM python:3.12\n", "docker-compose.yml": COMPOSE}
     with prepared_index(root, tmp_path / "cache", files) as index:
         assert "gomod/cmd/main.go" in read  # the first build's discovery read it
