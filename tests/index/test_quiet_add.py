@@ -386,19 +386,27 @@ def test_a_manifest_edited_moves_only_the_imports_naming_what_it_declares(
 
         monkeypatch.setattr(tables, "read_manifests", counted_read)
         built = count_file_tables(monkeypatch)
-        statements: list[str] = []
-        index.store.writer_connection().set_trace_callback(statements.append)
-        put(root, path, text)
-        index.refresh(changed=[path])
-        index.store.writer_connection().set_trace_callback(None)
+        resolved = _resolving(index, path, text)
         expected = {NONE: (0, 0), MANIFESTS: (0, 1), CONFIGS: (0, 1), ALL: (1, 1)}[reads]
         assert (len(built), len(manifests_read)) == expected
-        resolved = [sql for sql in statements if sql.startswith("SELECT i.rowid, i.file_id, i.module")]
         assert len(resolved) == 1
         assert ("WHERE" not in resolved[0]) == (reads == ALL), resolved  # every import, or the named ones
         assert ("named_words" in resolved[0]) == (reads == MANIFESTS), resolved
         assert ("named_projects" in resolved[0]) == (reads == CONFIGS), resolved
         assert_as_from_scratch(index, tmp_path / "fresh", path)
+
+
+def _resolving(index: Index, path: str, text: str | None) -> list[str]:
+    """``path`` written with ``text`` (None: removed) and refreshed alone: the statements that
+    selected the imports to resolve."""
+    statements: list[str] = []
+    index.store.writer_connection().set_trace_callback(statements.append)
+    try:
+        put(index.root, path, text)
+        index.refresh(changed=[path])
+    finally:
+        index.store.writer_connection().set_trace_callback(None)
+    return [sql for sql in statements if sql.startswith("SELECT i.rowid, i.file_id, i.module")]
 
 
 #: Two folders declaring one package name: the npm workspace's member is the one imports lead to.
@@ -429,12 +437,7 @@ def test_an_npm_workspace_whose_members_change_moves_the_imports_of_their_packag
     with prepared_index(root, tmp_path / "cache", {**BASE, **MEMBERS}) as index:
         main = "f.path = 'mono/app/main.js'"
         assert _targets_of(index, main) == {"@acme/ui": "mono/packages/ui/index.js", "./other": "mono/app/other.js"}
-        statements: list[str] = []
-        index.store.writer_connection().set_trace_callback(statements.append)
-        put(root, "mono/package.json", '{"name": "mono", "workspaces": %s}\n' % workspaces)
-        index.refresh(changed=["mono/package.json"])
-        index.store.writer_connection().set_trace_callback(None)
-        resolved = [sql for sql in statements if sql.startswith("SELECT i.rowid, i.file_id, i.module")]
+        resolved = _resolving(index, "mono/package.json", '{"name": "mono", "workspaces": %s}\n' % workspaces)
         assert len(resolved) == 1 and "named_words" in resolved[0], resolved
         assert _targets_of(index, main) == {"@acme/ui": target, "./other": "mono/app/other.js"}
         assert_as_from_scratch(index, tmp_path / "fresh", workspaces)
