@@ -265,7 +265,7 @@ class Index:
                 only = None  # a folder came or went with ignore rules
             elif self._services_may_move(touched, tree):
                 # a manifest, Dockerfile or deployment changed, came or went: the workspace discovered
-                # again over the paths the index holds; the same services (a dependency added, a build
+                # again over the paths the index keeps; the same services (a dependency added, a build
                 # step changed: the usual edit) keep the refresh to these paths, others walk everything
                 rediscovered = self._rediscovered()
                 if rediscovered is None:
