@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import sqlite3
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -11,7 +12,7 @@ import pytest
 
 from mesh.index import Index
 from mesh.index.build import _resolve
-from mesh.index.store._store import _FACT_TABLES
+from mesh.index.store._store import _FACT_TABLES, _NAMES_TABLES
 
 #: The tables of what the manifests and the walk say of the workspace (no file ids).
 _WORKSPACE_TABLES = ("services", "areas", "externals", "workspace_warnings", "wiring", "hosts", "skipped")
@@ -51,7 +52,37 @@ def facts_by_path(index: Index) -> dict[str, list[tuple]]:
             for row in db.execute(f"SELECT * FROM {table}"):
                 found.append(tuple(paths.get(row[at]) if columns[at] == "file_id" else row[at] for at in keep))
             out[table] = sorted(found, key=repr)
+    out["def_names"], out["def_names_text"] = names_kept(index.store.path)
     return out
+
+
+def names_kept(path: Path) -> tuple[list[tuple], list[tuple]]:
+    """The index's definition names (name, files defining it) and what its trigram index of them
+    holds (each trigram with the number of names holding it, through ``fts5vocab``), both checked
+    against their definition: the names and counts ``defs`` gives, and the trigrams an index made
+    afresh of those names holds."""
+    connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        names = sorted(connection.execute("SELECT name, files FROM def_names"))
+        assert names == sorted(connection.execute("SELECT name, count(DISTINCT file_id) FROM defs GROUP BY name"))
+        held = _vocabulary(connection)
+    finally:
+        connection.close()
+    afresh = sqlite3.connect(":memory:")
+    try:
+        for statement in _NAMES_TABLES:
+            afresh.execute(statement)
+        afresh.executemany("INSERT INTO def_names VALUES (NULL, ?, ?)", names)
+        afresh.execute("INSERT INTO def_names_text(def_names_text) VALUES ('rebuild')")
+        assert held == _vocabulary(afresh)
+    finally:
+        afresh.close()
+    return names, held
+
+
+def _vocabulary(connection: sqlite3.Connection, schema: str = "main") -> list[tuple]:
+    connection.execute(f"CREATE VIRTUAL TABLE temp.vocabulary USING fts5vocab({schema}, 'def_names_text', 'row')")
+    return sorted(connection.execute("SELECT term, doc FROM temp.vocabulary"))
 
 
 @contextlib.contextmanager

@@ -366,10 +366,14 @@ class Index:
 
             bulk = len(tasks) > INLINE_MAX
             cold = bulk and not known  # a first build: an empty index
+            # most files' definitions written: the names made again once, not kept file by file
+            names_bulk = bulk and (not known or facts_due or 2 * len(tasks) > len(known))
             if bulk:
                 writer.bulk_text(True)
             if cold:
                 writer.cold_load(True)
+            if names_bulk:
+                writer.names_bulk(True)
             if self._pool is not None:
                 self._pool.run(tasks, on_outcome)
             elif bulk:
@@ -381,6 +385,8 @@ class Index:
                 writer.bulk_text(False, cold=not known)
             if cold:
                 writer.cold_load(False)
+            if names_bulk:
+                writer.names_bulk(False)
             report(Progress("writing", total, total))
             added = sorted(path for path in walked if path not in known)
             quiet = not written and not gone and self._same_services(writer, workspace)

@@ -108,6 +108,7 @@ import attrs
 from ..store._trigrams import trigrams
 from ._grpc_query import _protoc_layout
 from ._links import by_topic, load_links
+from ._names import names_like
 from ._messages import Messages, full_name, full_names
 
 
@@ -2239,9 +2240,8 @@ def _suggestions(db: sqlite3.Connection, text: str) -> list[str]:
     if len(word) < 2:
         return []
     needle = "%" + re.sub(r"([%_\\])", r"\\\1", word) + "%"
-    found: list[str] = []
+    found = [name for name in sorted(names_like(db, word), key=lambda name: (len(name), name))[:4] if name != text]
     for sql in (
-        "SELECT DISTINCT name FROM defs WHERE name LIKE ? ESCAPE '\\' ORDER BY length(name), name LIMIT 4",
         "SELECT path FROM files WHERE path LIKE ? ESCAPE '\\' ORDER BY length(path), path LIMIT 4",
         (
             "SELECT DISTINCT module FROM imports WHERE module LIKE ? ESCAPE '\\' AND target_path IS NOT NULL"

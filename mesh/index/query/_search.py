@@ -39,7 +39,6 @@ lines that would have matched; secret-looking files are counted, never read.
 
 from __future__ import annotations
 
-import bisect
 import fnmatch
 import json
 import re
@@ -58,6 +57,7 @@ from .._files import read_if_unchanged
 from ..parse import language_of
 from ..parse._kinds import kind_of
 from ..store._trigrams import ALL, Query, fold, plan, plan_literal
+from ._names import all_names, like_folded, names_folded_holding, names_like
 
 __all__ = ["Found", "LeftOut", "Match", "NotSearched", "Ranked", "SearchError", "compile_query", "file_text",
            "left_out_under", "not_searched", "ranked", "search", "symbols", "text_lines"]  # fmt: skip
@@ -204,70 +204,11 @@ def ranked(
 
 
 #: Up to this many candidates, their definitions are looked at candidate by candidate (about 9 us
-#: each, through ``defs_file``); past it, in the snapshot's names kept in memory (:func:`_names_of`).
+#: each, through ``defs_file``); past it, the names holding a needle are found through the names'
+#: trigram index (:func:`~mesh.index.query._names.names_folded_holding`).
 _DEFS_BY_FILE_MAX: Final = 200
 #: The characters outside ASCII whose folded form is an ASCII letter (U+0130, U+0131, U+017F, U+212A).
 _FOLDED_TO_ASCII: Final = tuple(chr(code) for code in (0x130, 0x131, 0x17F, 0x212A))
-#: Definition names kept in memory, by database and generation: the last few.
-_NAMES_KEPT: Final = 2
-_names_lock = threading.Lock()
-_names_kept: dict[tuple, _Names] = {}
-
-
-@attrs.frozen
-class _Names:
-    """Every distinct definition name of one generation of an index, and their folded forms joined by
-    newlines: a needle is found in all of them with a few ``str.find`` calls."""
-
-    names: tuple[str, ...]
-    #: The folded names joined by "\n" (a newline in a name folded as NUL), and where each starts.
-    text: str
-    starts: tuple[int, ...]
-
-    @classmethod
-    def of(cls, names: list[str]) -> _Names:
-        text = fold("\n".join(name.replace("\n", "\0") for name in names))  # fold keeps the length
-        starts, at = [], 0
-        for name in names:
-            starts.append(at)
-            at += len(name) + 1
-        return cls(tuple(names), text, tuple(starts))
-
-    def holding(self, needles: tuple[str, ...]) -> list[str]:
-        """The names whose folded form holds one of ``needles``, in name order."""
-        found: set[int] = set()
-        for needle in needles:
-            position = self.text.find(needle)
-            while position >= 0:
-                number = bisect.bisect_right(self.starts, position) - 1
-                found.add(number)
-                following = self.starts[number + 1] if number + 1 < len(self.starts) else len(self.text)
-                position = self.text.find(needle, following)
-        return [self.names[number] for number in sorted(found)]
-
-
-def _names_of(db: sqlite3.Connection) -> _Names:
-    """The distinct definition names of the snapshot ``db`` reads, kept for the next search of the
-    same generation (keyed by the database file, ``meta.generation`` and the last ``defs`` row):
-    built once a generation (a few hundred ms on 270,000 definitions), then a search finds the
-    names holding a needle in about a millisecond instead of scanning the table."""
-    path = next((row[2] for row in db.execute("PRAGMA database_list") if row[1] == "main"), "")
-    try:
-        generation = db.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
-    except sqlite3.OperationalError:  # no meta table: nothing tells one generation from the next
-        generation, path = None, ""
-    last = db.execute("SELECT max(rowid) FROM defs").fetchone()[0]
-    key = (path, None if generation is None else generation[0], last)
-    with _names_lock:
-        names = _names_kept.get(key)
-    if names is None:
-        names = _Names.of(list(dict.fromkeys(name for (name,) in db.execute("SELECT name FROM defs ORDER BY rowid"))))
-        if path:  # an in-memory database has no file to key it by
-            with _names_lock:
-                while len(_names_kept) >= _NAMES_KEPT:
-                    del _names_kept[next(iter(_names_kept))]
-                _names_kept[key] = names
-    return names
 
 
 def _defining_files(
@@ -279,8 +220,8 @@ def _defining_files(
     formula's needles. Few candidates: their definitions are read (``LIKE``, case-insensitive in
     ASCII, narrows them; a name with one of the few characters folding to an ASCII letter, or any
     name beyond ASCII for a needle beyond it, is kept). Many: the needles are looked for in the
-    snapshot's names (:func:`_names_of`), and the files defining those that match looked up by
-    name. Either way the pattern decides."""
+    snapshot's names (:func:`~mesh.index.query._names.names_folded_holding`), and the files
+    defining those that match looked up by name. Either way the pattern decides."""
     if not ids:
         return set()
     if len(ids) <= _DEFS_BY_FILE_MAX:
@@ -299,8 +240,7 @@ def _defining_files(
             [json.dumps(ids), *params],
         )
         return {file_id for file_id, name in rows if pattern.search(name)}
-    names = _names_of(db)
-    holding = list(names.names) if needles is None else names.holding(needles)
+    holding = all_names(db) if needles is None else names_folded_holding(db, needles)
     matching = [name for name in holding if pattern.search(name)]
     if not matching:
         return set()
@@ -785,8 +725,9 @@ def symbols(
     """Definitions named like ``query``: exact names first, then names starting with it, then the
     rest holding it; within each, code before tests and docs, then path and line.
 
-    Exact and prefix lookups use the name index; the substring pass scans the definitions (once,
-    only when the first two passes leave room under ``max_matches``).
+    Exact and prefix lookups use the name index; the substring pass (only when the first two leave
+    room under ``max_matches``) finds the names holding the query through the names' trigram index
+    (:func:`~mesh.index.query._names.names_like`), then their definitions by name.
     """
     if not query:
         raise SearchError("the query is empty")
@@ -798,15 +739,17 @@ def symbols(
     )
     escaped = query.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
     passes = (
-        ("d.name = ? COLLATE NOCASE", [query]),
-        ("d.name LIKE ? ESCAPE '\\' AND d.name != ? COLLATE NOCASE", [escaped + "%", query]),
-        ("d.name LIKE ? ESCAPE '\\' AND d.name NOT LIKE ? ESCAPE '\\'", ["%" + escaped + "%", escaped + "%"]),
+        ("d.name = ? COLLATE NOCASE", lambda: [query]),
+        ("d.name LIKE ? ESCAPE '\\' AND d.name != ? COLLATE NOCASE", lambda: [escaped + "%", query]),
+        # the names holding it past its start (as LIKE, ASCII letters in either case): a list closed
+        # under ASCII case, so NOCASE equality (the name index) selects their definitions exactly
+        ("d.name COLLATE NOCASE IN (SELECT value FROM json_each(?))", lambda: [json.dumps(_holding_not_starting(db, query))]),
     )
     found: list[tuple[int, tuple, Match]] = []
     seen_files: set[str] = set()
     capped = False
     for tier, (condition, values) in enumerate(passes):
-        rows = db.execute(select + condition + where + " ORDER BY f.path, d.line, d.name", [*values, *params])
+        rows = db.execute(select + condition + where + " ORDER BY f.path, d.line, d.name", [*values(), *params])
         for path, line, name, def_kind, container, service, lang, file_kind in rows:
             if case_sensitive and query not in name:
                 continue
@@ -825,3 +768,9 @@ def symbols(
             break
     found.sort(key=lambda item: (item[0], item[1][1:]))
     return Found(tuple(match for _, _, match in found), len(seen_files), capped)
+
+
+def _holding_not_starting(db: sqlite3.Connection, query: str) -> list[str]:
+    """The distinct definition names holding ``query`` but not starting with it, as ``LIKE`` reads both."""
+    start = like_folded(query)
+    return [name for name in names_like(db, query) if not like_folded(name).startswith(start)]

@@ -19,6 +19,7 @@ from typing import Final
 import attrs
 
 from ..store._store import read_definition_text
+from ._names import names_like
 
 __all__ = [
     "COLUMNS",
@@ -167,13 +168,7 @@ def nearest_names(db: sqlite3.Connection, text: str, limit: int = 5) -> list[str
     folded = name.casefold()
     pool: list[str] = []
     for part in dict.fromkeys((name[:3], name[-3:])):
-        needle = "%" + re.sub(r"([%_\\])", r"\\\1", part) + "%"
-        pool += [
-            row[0]
-            for row in db.execute(
-                "SELECT DISTINCT name FROM defs WHERE name LIKE ? ESCAPE '\\' ORDER BY name LIMIT 2000", (needle,)
-            )
-        ]
+        pool += names_like(db, part)[:2000]
     by_folded: dict[str, str] = {}
     for candidate in pool:
         by_folded.setdefault(candidate.casefold(), candidate)

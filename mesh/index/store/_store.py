@@ -195,6 +195,16 @@ _FACT_TABLES: Final = ("defs", "def_text", "ref_names", "imports", "namespaces",
                        "deps", "proto_files", "proto_options", "http_routes", "http_calls", "messages", "settings",
                        "constants")  # fmt: skip
 
+#: The definition names' tables (in :data:`_ADDED_TABLES`; an existing index gets them filled
+#: from its ``defs`` when it is opened for writing). ``def_names_wide`` lists the names beyond
+#: ASCII, whose folding the trigram index and SQLite's ``LIKE`` may not share.
+_NAMES_TABLES: Final = (
+    "CREATE TABLE IF NOT EXISTS def_names(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, files INTEGER NOT NULL)",
+    "CREATE VIRTUAL TABLE IF NOT EXISTS def_names_text USING fts5(name, content='def_names', content_rowid='id',"
+    " detail=none, tokenize='trigram')",
+    "CREATE INDEX IF NOT EXISTS def_names_wide ON def_names(id) WHERE length(name) != length(CAST(name AS BLOB))",
+)
+
 #: Tables added without a new SCHEMA_VERSION, made in a new index and in an existing one that lacks them.
 _ADDED_TABLES: Final = (
     # A ``.proto``'s file-level options (``go_package``, ``java_package``...), read by import resolution.
@@ -209,6 +219,10 @@ _ADDED_TABLES: Final = (
     # file counted from the index alone, and a service's files walked in path order.
     "CREATE INDEX IF NOT EXISTS imports_target_file ON imports(target_path, file_id)",
     "CREATE INDEX IF NOT EXISTS files_service_path ON files(service, path)",
+    # Every distinct definition name with the number of files defining it, and a trigram index of
+    # them: a name found by what it holds (``LIKE '%order%'``) in time with the names that hold it,
+    # not with the definitions (:mod:`mesh.index.query._names`). Kept by the writer with ``defs``.
+    *_NAMES_TABLES,
 )
 
 
@@ -765,6 +779,8 @@ class Store:
         connection.execute("SELECT count(*) FROM files").fetchone()  # raises on a damaged file
         for statement in _ADDED_TABLES:
             connection.execute(statement)
+        if "def_names" not in tables:  # an index written before the names were kept
+            _fill_names(connection)
         return True
 
     def _begin(self, connection: sqlite3.Connection) -> None:
@@ -893,6 +909,9 @@ class Writer:
         self._cache_size: int | None = None
         #: (name, sql) of the indexes a cold load dropped, made again when it ends.
         self._dropped: list[tuple[str, str]] = []
+        #: Whether the definition names are made again from ``defs`` at the end (:meth:`names_bulk`)
+        #: instead of kept file by file.
+        self._names_bulk = False
 
     def cold_load(self, on: bool) -> None:
         """Around a first build's bulk insertions into an empty index (never a refresh of a built
@@ -927,6 +946,15 @@ class Writer:
                 self.db.execute("PRAGMA shrink_memory")
             self._cache_size = None
 
+    def names_bulk(self, on: bool) -> None:
+        """Around a refresh that writes the definitions of most files (a first build, a build's
+        second stage, every file parsed again): while on, ``def_names`` is not kept file by file;
+        turned off, it is made again from ``defs`` (one grouping and one trigram pass, a few
+        seconds at 100,000 files, against a statement per name and file)."""
+        self._names_bulk = on
+        if not on:
+            _fill_names(self.db)
+
     def known_files(self, only: Iterable[str] | None = None) -> dict[str, tuple[int, int, int, bytes]]:
         """path -> (id, size, mtime_ns, hash) of every indexed file; with ``only``, of those paths and
         of the files under them (folders), found through the index on ``path``: a saved edit reads its
@@ -957,6 +985,8 @@ class Writer:
             if named is not None:  # refs are clustered by name: deleted by (name, file), the file's names kept apart
                 names = zlib.decompress(named[0]).decode("utf-8").split("\n")
                 db.executemany("DELETE FROM refs WHERE name = ? AND file_id = ?", [(name, file_id) for name in names])
+            if not self._names_bulk:
+                _names_left(db, [name for (name,) in db.execute("SELECT DISTINCT name FROM defs WHERE file_id = ?", (file_id,))])
             for table in (*_FACT_TABLES, "content"):
                 db.execute(f"DELETE FROM {table} WHERE file_id = ?", (file_id,))
             db.execute("DELETE FROM files WHERE id = ?", (file_id,))
@@ -1000,6 +1030,8 @@ class Writer:
         defs, texts = definitions if definitions is not None else definition_rows(facts)
         if defs:
             db.executemany("INSERT INTO defs VALUES (?, ?, ?, ?, ?, ?, ?)", [(file_id, *row) for row in defs])
+            if not self._names_bulk:
+                _names_joined(db, dict.fromkeys(row[0] for row in defs))
         if texts:
             db.execute("INSERT INTO def_text VALUES (?, ?)", (file_id, texts))
         rows = sites if sites is not None else reference_rows(facts)
@@ -1174,6 +1206,37 @@ def definition_text(texts: list[list[str]]) -> bytes:
     one compressed JSON list of ``[signature, doc]``: read only by outlines and symbols, and a
     third of the bytes plain columns would take."""
     return zlib.compress(json.dumps(texts, ensure_ascii=False, separators=(",", ":")).encode(), 6)
+
+
+def _fill_names(db: sqlite3.Connection) -> None:
+    """``def_names`` and its trigram index made again from ``defs``: every distinct name (binary
+    order) with the number of files defining it."""
+    db.execute("DELETE FROM def_names")
+    db.execute(
+        "INSERT INTO def_names(name, files) SELECT name, count(DISTINCT file_id) FROM defs GROUP BY name ORDER BY name"
+    )
+    db.execute("INSERT INTO def_names_text(def_names_text) VALUES ('rebuild')")
+
+
+def _names_joined(db: sqlite3.Connection, names: Iterable[str]) -> None:
+    """One more file defines each of ``names`` (distinct): counted, and a new name indexed."""
+    for name in names:
+        name_id, files = db.execute(
+            "INSERT INTO def_names(name, files) VALUES (?, 1) ON CONFLICT(name) DO UPDATE SET files = files + 1"
+            " RETURNING id, files",
+            (name,),
+        ).fetchone()
+        if files == 1:
+            db.execute("INSERT INTO def_names_text(rowid, name) VALUES (?, ?)", (name_id, name))
+
+
+def _names_left(db: sqlite3.Connection, names: Iterable[str]) -> None:
+    """One file fewer defines each of ``names`` (distinct): a name no file defines any more goes."""
+    for name in names:
+        row = db.execute("UPDATE def_names SET files = files - 1 WHERE name = ? RETURNING id, files", (name,)).fetchone()
+        if row is not None and row[1] <= 0:
+            db.execute("INSERT INTO def_names_text(def_names_text, rowid, name) VALUES ('delete', ?, ?)", (row[0], name))
+            db.execute("DELETE FROM def_names WHERE id = ?", (row[0],))
 
 
 def definition_rows(facts: FileFacts) -> tuple[tuple[tuple, ...], bytes]:
