@@ -60,7 +60,18 @@ def test_inv_search_4_names_like_finds_what_like_finds(names: list[str], data: s
     escaped = needle.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
     expected = [row[0] for row in db.execute("SELECT name FROM defs WHERE name LIKE ? ESCAPE '\\' ORDER BY name", ("%" + escaped + "%",))]
     assert names_like(db, needle) == expected
+    assert names_like(db, needle, 2) == expected[:2]
     assert all_names(db) == sorted(names)
+
+
+def test_inv_search_4_a_name_holding_each_trigram_apart_is_not_found() -> None:
+    """The trigram index keeps no positions (``detail=none``): ``abcxbcd`` holds every trigram of
+    ``abcd``, and is no name holding it."""
+    db = _names_db(["abcxbcd", "ABCD", "xabcdx", "ab_cd", "abc"])
+    assert names_like(db, "abcd") == ["ABCD", "xabcdx"]
+    assert names_like(db, "abcd", 1) == ["ABCD"]
+    assert names_like(db, "b_c") == ["ab_cd"]  # LIKE's "_" is a character to find here
+    assert names_folded_holding(db, ("abcd",)) == ["ABCD", "xabcdx"]
 
 
 @settings(max_examples=150, deadline=None, derandomize=True)

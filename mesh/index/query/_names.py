@@ -29,7 +29,7 @@ _ASCII_LOWER: Final = str.maketrans(string.ascii_uppercase, string.ascii_lowerca
 #: What the trigram index answers ``LIKE`` by, in an ASCII needle: three characters in a row, none a
 #: wildcard. (SQLite 3.40's trigram index counts a short run beyond ASCII in bytes, and then finds
 #: nothing: ``LIKE '%0É%'`` misses ``_0É``; a needle beyond ASCII is looked for in every name.)
-_RUN: Final = re.compile(r"[^%_]{3}")
+_RUN: Final = re.compile(r"[^%_]{3,}")
 
 
 def like_folded(text: str) -> str:
@@ -63,11 +63,18 @@ def _candidates(db: sqlite3.Connection, needle: str) -> list[str]:
     return [name for (name,) in rows]
 
 
-def names_like(db: sqlite3.Connection, needle: str) -> list[str]:
+def names_like(db: sqlite3.Connection, needle: str, limit: int | None = None) -> list[str]:
     """The distinct definition names holding ``needle`` as ``name LIKE '%needle%'`` finds them
-    (ASCII letters in either case, every other character as it is), in binary order."""
+    (ASCII letters in either case, every other character as it is), in binary order; the first
+    ``limit`` of them when given."""
+    if _kept(db) and needle.isascii() and _RUN.fullmatch(needle):
+        # no wildcard to widen it: the index's answer is LIKE's (SQLite checks each row it gives)
+        sql = "SELECT name FROM def_names_text WHERE name LIKE ? ORDER BY name"
+        rows = db.execute(sql + " LIMIT ?", ("%" + needle + "%", limit)) if limit is not None else db.execute(sql, ("%" + needle + "%",))
+        return [name for (name,) in rows]
     lowered = like_folded(needle)
-    return sorted(name for name in _candidates(db, needle) if lowered in like_folded(name))
+    found = sorted(name for name in _candidates(db, needle) if lowered in like_folded(name))
+    return found if limit is None else found[:limit]
 
 
 def names_folded_holding(db: sqlite3.Connection, needles: tuple[str, ...]) -> list[str]:

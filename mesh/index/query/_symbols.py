@@ -168,7 +168,7 @@ def nearest_names(db: sqlite3.Connection, text: str, limit: int = 5) -> list[str
     folded = name.casefold()
     pool: list[str] = []
     for part in dict.fromkeys((name[:3], name[-3:])):
-        pool += names_like(db, part)[:2000]
+        pool += names_like(db, part, 2000)
     by_folded: dict[str, str] = {}
     for candidate in pool:
         by_folded.setdefault(candidate.casefold(), candidate)

@@ -1,0 +1,111 @@
+"""Definition names found by what they hold (INV-SEARCH-4): this checkout against another, in process.
+
+Run by hand (never in CI)::
+
+    .venv/bin/python bench/names.py --db CACHE/ID/index.db --against /tmp/base --rounds 3
+
+``--db`` is an index both checkouts can read (open it once for writing with this checkout, e.g.
+``mesh-mcp index``, so that it keeps the names; the other checkout ignores them). Each checkout runs
+in a fresh process per round (alternating, this one first in odd rounds) that opens the index
+read-only and times, on names drawn from it with a fixed seed (as ``bench/tools.py`` draws them:
+at least 8 characters, defined at most 3 times):
+
+* ``symbols``: a symbol search (exact, prefix, then the names holding it), median and p90;
+* ``defining, first`` / ``later``: the definitions a text search ranks first, with every file a
+  candidate (the branch past ``_DEFS_BY_FILE_MAX``): the first call of a process (the first search
+  of a new snapshot, as after every edit), then the median of the others;
+* ``nearest``: "did you mean" for a name with a typo;
+* the process's peak RSS growth over those calls.
+
+It prints one JSON line per checkout and round, then the medians.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _worker(checkout: str, db_path: str, count: int) -> dict:
+    sys.path.insert(0, checkout)
+    import sqlite3
+
+    from mesh.index.query import _search, _symbols
+
+    assert Path(_search.__file__).resolve().is_relative_to(Path(checkout).resolve()), _search.__file__
+    db = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
+    names = [row[0] for row in db.execute(
+        "SELECT name FROM defs WHERE length(name) >= 8 GROUP BY name HAVING count(*) <= 3 ORDER BY name"
+    )]  # fmt: skip
+    picked = random.Random(1).sample(names, min(count, len(names)))
+    ids = [row[0] for row in db.execute("SELECT id FROM files ORDER BY id")]
+    rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    timings: dict[str, list[float]] = {"symbols": [], "defining": [], "nearest": []}
+    for name in picked:
+        started = time.perf_counter()
+        _search.symbols(db, name)
+        timings["symbols"].append(time.perf_counter() - started)
+    for name in picked:
+        pattern, formula = _search.compile_query(name, regex=False, case_sensitive=False)
+        started = time.perf_counter()
+        _search._defining_files(db, ids, pattern, formula.needles())
+        timings["defining"].append(time.perf_counter() - started)
+    for name in picked:
+        typo = name[:3] + name[4:]  # one character dropped
+        started = time.perf_counter()
+        _symbols.nearest_names(db, typo)
+        timings["nearest"].append(time.perf_counter() - started)
+    ms = {key: [value * 1000 for value in values] for key, values in timings.items()}
+    return {
+        "symbols_p50_ms": statistics.median(ms["symbols"]),
+        "symbols_p90_ms": statistics.quantiles(ms["symbols"], n=10)[-1],
+        "defining_first_ms": ms["defining"][0],
+        "defining_later_p50_ms": statistics.median(ms["defining"][1:]),
+        "nearest_p50_ms": statistics.median(ms["nearest"]),
+        "rss_growth_mib": (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss_before) / 1024,
+        "names": len(picked),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--db", required=True)
+    parser.add_argument("--against", required=True, help="the other checkout (a worktree of the base)")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--names", type=int, default=20)
+    parser.add_argument("--worker", nargs=2, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker:
+        print(json.dumps(_worker(args.worker[0], args.worker[1], args.names)))
+        return
+    results: dict[str, list[dict]] = {"this": [], "against": []}
+    for round_number in range(args.rounds):
+        order = [("this", str(ROOT)), ("against", args.against)]
+        if round_number % 2:
+            order.reverse()
+        for label, checkout in order:
+            out = subprocess.run(
+                [sys.executable, __file__, "--db", args.db, "--against", args.against, "--names", str(args.names),
+                 "--worker", checkout, args.db],
+                check=True, capture_output=True, text=True,
+            ).stdout  # fmt: skip
+            row = json.loads(out.strip().splitlines()[-1])
+            results[label].append(row)
+            print(json.dumps({"round": round_number, "checkout": label, **row}), flush=True)
+    for key in results["this"][0]:
+        this = statistics.median(row[key] for row in results["this"])
+        other = statistics.median(row[key] for row in results["against"])
+        print(f"{key:>24}: this {this:10.1f}   against {other:10.1f}")
+
+
+if __name__ == "__main__":
+    main()
