@@ -387,6 +387,8 @@ class Index:
                 writer.cold_load(False)
             if names_bulk:
                 writer.names_bulk(False)
+            if (names_bulk and not facts_due) or (only is None and (written or gone)):
+                writer.sample_text()  # what searches ask the text index for is planned by it
             report(Progress("writing", total, total))
             added = sorted(path for path in walked if path not in known)
             quiet = not written and not gone and self._same_services(writer, workspace)
@@ -463,6 +465,7 @@ class Index:
                 with ParsePool(self.root, self.workers, self.budget_s, self.worker_module) as pool:
                     pool.run(tasks, on_outcome)
             writer.bulk_text(False, cold=True)
+            writer.sample_text()
             writer.replace_services(self._service_rows(writer, workspace))
             self._put_workspace(writer, workspace)
             writer.put_skipped(_skipped_rows(workspace, [*tree.skipped, *read_skipped]))

@@ -58,6 +58,7 @@ from ..parse import language_of
 from ..parse._kinds import kind_of
 from ..store._trigrams import ALL, Query, fold, plan, plan_literal
 from ._names import all_names, like_folded, names_folded_holding, names_like
+from ._plan import trigram_keeper
 
 __all__ = ["Found", "LeftOut", "Match", "NotSearched", "Ranked", "SearchError", "compile_query", "file_text",
            "left_out_under", "not_searched", "ranked", "search", "symbols", "text_lines"]  # fmt: skip
@@ -185,7 +186,7 @@ def ranked(
     if needles == ():
         return Ranked(db, root, pattern, needles, regex, [], set(), max_matches, cancelled)  # nothing can match
     where, params = _filters(services, path_prefix, language, kind)
-    match = formula.fts5(phrases=False)
+    match = formula.fts5(phrases=False, keep=trigram_keeper(db))  # the trigrams worth asking (INV-SEARCH-5)
     if match is None:
         sql = f"SELECT f.id, f.path, f.service, f.language, f.kind, f.size, f.mtime_ns FROM files f WHERE 1 {where}"
     else:

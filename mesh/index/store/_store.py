@@ -57,6 +57,7 @@ import contextlib
 import errno
 import fcntl
 import functools
+import hashlib
 import json
 import logging
 import os
@@ -73,7 +74,7 @@ from typing import Final
 import attrs
 
 from .._facts import FileFacts, path_shape
-from ._trigrams import indexed
+from ._trigrams import indexed, trigrams
 
 __all__ = ["DiskFull", "FileRecord", "IndexUnavailable", "Store", "check", "damage", "tampered", "vet"]
 
@@ -205,6 +206,11 @@ _NAMES_TABLES: Final = (
     "CREATE INDEX IF NOT EXISTS def_names_wide ON def_names(id) WHERE length(name) != length(CAST(name AS BLOB))",
 )
 
+#: How many files with text the text sample reads (evenly spread by id, :func:`_sample_text`), and
+#: how much of each: enough to tell a trigram most files hold from a rare one.
+TEXT_SAMPLE_FILES: Final = 256
+TEXT_SAMPLE_CHARS: Final = 32 << 10
+
 #: Tables added without a new SCHEMA_VERSION, made in a new index and in an existing one that lacks them.
 _ADDED_TABLES: Final = (
     # A ``.proto``'s file-level options (``go_package``, ``java_package``...), read by import resolution.
@@ -223,6 +229,11 @@ _ADDED_TABLES: Final = (
     # them: a name found by what it holds (``LIKE '%order%'``) in time with the names that hold it,
     # not with the definitions (:mod:`mesh.index.query._names`). Kept by the writer with ``defs``.
     *_NAMES_TABLES,
+    # For each trigram, which and how many files of a sample of the files with text hold it (``meta``
+    # ``text_sample``: the files sampled, of how many, and a digest of the counts): what a search
+    # asks the text index for is planned by it (:mod:`mesh.index.query._plan`).
+    "CREATE TABLE IF NOT EXISTS text_sample(gram TEXT PRIMARY KEY, files INTEGER NOT NULL, holders BLOB NOT NULL)"
+    " WITHOUT ROWID",
 )
 
 
@@ -781,6 +792,8 @@ class Store:
             connection.execute(statement)
         if "def_names" not in tables:  # an index written before the names were kept
             _fill_names(connection)
+        if "text_sample" not in tables:  # ... or before its text was sampled
+            _sample_text(connection)
         return True
 
     def _begin(self, connection: sqlite3.Connection) -> None:
@@ -954,6 +967,11 @@ class Writer:
         self._names_bulk = on
         if not on:
             _fill_names(self.db)
+
+    def sample_text(self) -> None:
+        """The text sample made again (:func:`_sample_text`): after a refresh that wrote most files'
+        text, or a full refresh that changed any."""
+        _sample_text(self.db)
 
     def known_files(self, only: Iterable[str] | None = None) -> dict[str, tuple[int, int, int, bytes]]:
         """path -> (id, size, mtime_ns, hash) of every indexed file; with ``only``, of those paths and
@@ -1206,6 +1224,31 @@ def definition_text(texts: list[list[str]]) -> bytes:
     one compressed JSON list of ``[signature, doc]``: read only by outlines and symbols, and a
     third of the bytes plain columns would take."""
     return zlib.compress(json.dumps(texts, ensure_ascii=False, separators=(",", ":")).encode(), 6)
+
+
+def _sample_text(db: sqlite3.Connection) -> None:
+    """``text_sample`` made from :data:`TEXT_SAMPLE_FILES` files with text, evenly spread by id (the
+    first :data:`TEXT_SAMPLE_CHARS` of each): for each trigram, how many of them hold it as the text
+    index holds it (folded), and which (a bitmap, bit ``i`` the ``i``-th file sampled: what several
+    trigrams select together is counted, not assumed). ``meta.text_sample`` says
+    ``"SAMPLED OF DIGEST"``."""
+    ids = [file_id for (file_id,) in db.execute("SELECT file_id FROM content ORDER BY file_id")]
+    chosen = ids if len(ids) <= TEXT_SAMPLE_FILES else [ids[i * len(ids) // TEXT_SAMPLE_FILES] for i in range(TEXT_SAMPLE_FILES)]
+    holders: dict[str, list[int]] = {}
+    for number, file_id in enumerate(chosen):
+        (data,) = db.execute("SELECT data FROM content WHERE file_id = ?", (file_id,)).fetchone()
+        text = zlib.decompress(data).decode("utf-8")[:TEXT_SAMPLE_CHARS]
+        for gram in trigrams(indexed(text)):
+            holders.setdefault(gram, []).append(number)
+    width = (len(chosen) + 7) // 8
+    rows = sorted(
+        (gram, len(numbers), sum(1 << number for number in numbers).to_bytes(width, "little"))
+        for gram, numbers in holders.items()
+    )
+    db.execute("DELETE FROM text_sample")
+    db.executemany("INSERT INTO text_sample VALUES (?, ?, ?)", rows)
+    digest = hashlib.blake2b(repr(rows).encode("utf-8"), digest_size=8).hexdigest()
+    db.execute("INSERT OR REPLACE INTO meta VALUES ('text_sample', ?)", (f"{len(chosen)} {len(ids)} {digest}",))
 
 
 def _fill_names(db: sqlite3.Connection) -> None:

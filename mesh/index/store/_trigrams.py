@@ -97,7 +97,7 @@ def indexed(text: str) -> str:
 
 def trigrams(folded: str) -> frozenset[str]:
     """The set of :data:`GRAM`-character windows of ``folded`` (what the index stores for a file)."""
-    return frozenset(folded[i : i + GRAM] for i in range(len(folded) - GRAM + 1))
+    return frozenset(map("".join, zip(folded, folded[1:], folded[2:])))  # GRAM windows, joined: twice as fast
 
 
 @attrs.frozen
@@ -163,21 +163,23 @@ class Query:
             found.extend(sub_needles)
         return tuple(sorted(set(found)))
 
-    def fts5(self, *, phrases: bool) -> str | None:
+    def fts5(self, *, phrases: bool, keep: Callable[[list[str]], list[str]] | None = None) -> str | None:
         """An FTS5 ``MATCH`` expression for a trigram table holding folded text, or None for :data:`ALL`.
 
         With ``phrases`` (tables with ``detail=full``) each string is one quoted phrase, which FTS5
         checks position by position. Without (``detail=none`` or ``column``, where FTS5 refuses
-        phrases longer than one token) each string becomes the AND of its trigrams. :data:`NONE`
-        has no expression: the caller answers "no match" without asking (ValueError).
+        phrases longer than one token) each string becomes the AND of its trigrams, or of those
+        ``keep`` keeps of them (sorted, never none): fewer trigrams select more files, never fewer,
+        and the caller reads the files to decide. :data:`NONE` has no expression: the caller
+        answers "no match" without asking (ValueError).
         """
         if self.op == "all":
             return None
         if self.op == "none":
             raise ValueError("the NONE query matches no text: answer without querying the index")
-        return self._fts5(phrases)
+        return self._fts5(phrases, keep)
 
-    def _fts5(self, phrases: bool) -> str:
+    def _fts5(self, phrases: bool, keep: Callable[[list[str]], list[str]] | None = None) -> str:
         def quote(token: str) -> str:
             # the index holds a NUL as U+FFFD (:func:`indexed`); SQLite would end the string at it
             return '"' + token.replace('"', '""').replace("\x00", "\ufffd") + '"'
@@ -185,9 +187,12 @@ class Query:
         def terms(strings: Iterable[str]) -> list[str]:
             if phrases:
                 return [quote(s) for s in strings]
-            return [quote(g) for g in sorted({g for s in strings for g in trigrams(s)})]
+            grams = sorted({g for s in strings for g in trigrams(s)})
+            if keep is not None and len(grams) > 1:
+                grams = sorted(keep(grams)) or grams
+            return [quote(g) for g in grams]
 
-        subs = [f"({sub._fts5(phrases)})" for sub in self.subs]
+        subs = [f"({sub._fts5(phrases, keep)})" for sub in self.subs]
         if self.op == "and":
             return " AND ".join(terms(self.strings) + subs)
         alternatives = []
