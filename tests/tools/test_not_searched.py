@@ -272,3 +272,28 @@ def test_the_folder_reading_offers_the_service(two_ways: View) -> None:
         ' to search the service: `smart_search` `{"query":"needle","scope":"src"}`\n'
     ) in text
     assert "`src/b.py`" in text and "`orders/src/a.py`" not in text
+
+
+def test_inv_search_1_the_files_without_text_are_found_without_reading_every_file(index: Index) -> None:
+    """INV-SEARCH-1: the binary file is counted, and no statement of ``not_searched`` scans every
+    file's row (a file kept without text has an error, and the files with one are indexed)."""
+    statements: list[str] = []
+    with index.store.snapshot() as db:
+        db.set_trace_callback(statements.append)
+        try:
+            counted = _search.not_searched(db, "createInvoice")
+        finally:
+            db.set_trace_callback(None)
+        assert any(left.reason == "binary" and "billing/blob.ts" in left.examples for left in counted.left_out)
+        plans = [
+            detail
+            for statement in statements
+            if "FROM files" in statement
+            for *_, detail in db.execute("EXPLAIN QUERY PLAN " + statement)
+        ]
+    # a scan of files is one of those with an error only (a search by a key reads what it names)
+    assert plans and not [detail for detail in plans if detail.startswith("SCAN f") and "files_error" not in detail], plans
+    with index.store.snapshot() as db:  # every file kept without text says why
+        assert not db.execute(
+            "SELECT path FROM files f WHERE f.error = '' AND NOT EXISTS (SELECT 1 FROM content c WHERE c.file_id = f.id)"
+        ).fetchall()

@@ -424,11 +424,12 @@ def not_searched(
             details[reason] = raw_reason
         if reason == "generated" and not folder:
             generated.append((path, size, mtime_ns))
-    # Indexed files that keep no text (binary content, unreadable, over the parse budget).
+    # Indexed files that keep no text (binary content, unreadable, over the parse budget): each has
+    # an error, so only the files with one are looked at (``files_error``), not every file's row.
     where, params = _filters(services, prefix, language, kind)
     for path, error in db.execute(
-        "SELECT f.path, f.error FROM files f WHERE NOT EXISTS (SELECT 1 FROM content c WHERE c.file_id = f.id)"
-        f" {where} ORDER BY f.path",
+        "SELECT f.path, f.error FROM files f WHERE f.error != ''"
+        f" AND NOT EXISTS (SELECT 1 FROM content c WHERE c.file_id = f.id) {where} ORDER BY f.path",
         params,
     ):
         if path_glob and not fnmatch.fnmatchcase(path, path_glob):

@@ -229,6 +229,9 @@ _ADDED_TABLES: Final = (
     # them: a name found by what it holds (``LIKE '%order%'``) in time with the names that hold it,
     # not with the definitions (:mod:`mesh.index.query._names`). Kept by the writer with ``defs``.
     *_NAMES_TABLES,
+    # The files with an error, among them every file kept without text (binary, unreadable, failed:
+    # ``Writer.put``): what a search could not read is found without reading every file's row.
+    "CREATE INDEX IF NOT EXISTS files_error ON files(path) WHERE error != ''",
     # For each trigram, which and how many files of a sample of the files with text hold it (``meta``
     # ``text_sample``: the files sampled, of how many, and a digest of the counts): what a search
     # asks the text index for is planned by it (:mod:`mesh.index.query._plan`).
@@ -1013,11 +1016,13 @@ class Writer:
         """Write one file with its facts; ``body`` is its text as the trigram index holds it."""
         db = self.db
         facts = record.facts
+        # a file kept without text always says why (``files_error`` finds those: ``not_searched``)
+        error = facts.error or ("" if record.compressed else "no text kept")
         cursor = db.execute(
             "INSERT INTO files(path, service, language, kind, size, mtime_ns, hash, lines, error)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (record.path, record.service, facts.language, record.kind, record.size, record.mtime_ns, record.hash,
-             record.lines, facts.error),
+             record.lines, error),
         )  # fmt: skip
         file_id = cursor.lastrowid
         assert file_id is not None
