@@ -24,29 +24,18 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
 import resource
 import statistics
-import subprocess
-import sys
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from _against import alternate, drawn_names, open_checkout
 
 
 def _worker(checkout: str, db_path: str, count: int) -> dict:
-    sys.path.insert(0, checkout)
-    import sqlite3
-
+    db = open_checkout(checkout, db_path)
     from mesh.index.query import _search, _symbols
 
-    assert Path(_search.__file__).resolve().is_relative_to(Path(checkout).resolve()), _search.__file__
-    db = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
-    names = [row[0] for row in db.execute(
-        "SELECT name FROM defs WHERE length(name) >= 8 GROUP BY name HAVING count(*) <= 3 ORDER BY name"
-    )]  # fmt: skip
-    picked = random.Random(1).sample(names, min(count, len(names)))
+    picked = drawn_names(db, count)
     ids = [row[0] for row in db.execute("SELECT id FROM files ORDER BY id")]
     rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     timings: dict[str, list[float]] = {"symbols": [], "defining": [], "nearest": []}
@@ -82,25 +71,13 @@ def main() -> None:
     parser.add_argument("--against", required=True, help="the other checkout (a worktree of the base)")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--names", type=int, default=20)
-    parser.add_argument("--worker", nargs=2, help=argparse.SUPPRESS)
+    parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
-        print(json.dumps(_worker(args.worker[0], args.worker[1], args.names)))
+        print(json.dumps(_worker(args.worker, args.db, args.names)))
         return
-    results: dict[str, list[dict]] = {"this": [], "against": []}
-    for round_number in range(args.rounds):
-        order = [("this", str(ROOT)), ("against", args.against)]
-        if round_number % 2:
-            order.reverse()
-        for label, checkout in order:
-            out = subprocess.run(
-                [sys.executable, __file__, "--db", args.db, "--against", args.against, "--names", str(args.names),
-                 "--worker", checkout, args.db],
-                check=True, capture_output=True, text=True,
-            ).stdout  # fmt: skip
-            row = json.loads(out.strip().splitlines()[-1])
-            results[label].append(row)
-            print(json.dumps({"round": round_number, "checkout": label, **row}), flush=True)
+    results = alternate(__file__, ["--db", args.db, "--against", args.against, "--names", str(args.names)],
+                        args.against, args.rounds)  # fmt: skip
     for key in results["this"][0]:
         this = statistics.median(row[key] for row in results["this"])
         other = statistics.median(row[key] for row in results["against"])

@@ -18,30 +18,21 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
 import statistics
-import subprocess
-import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from _against import alternate, drawn_names, open_checkout
+
 COMMON = ["import os", "def __init__"]
 REGEXES = [r"def \w+Order", r"class \w+Handler\(", r"import (os|sys)$", r"TODO|FIXME"]
 
 
 def _worker(checkout: str, db_path: str, tree: str) -> dict:
-    sys.path.insert(0, checkout)
-    import sqlite3
-
+    db = open_checkout(checkout, db_path)
     from mesh.index.query import _search
 
-    assert Path(_search.__file__).resolve().is_relative_to(Path(checkout).resolve()), _search.__file__
-    db = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
-    names = [row[0] for row in db.execute(
-        "SELECT name FROM defs WHERE length(name) >= 8 GROUP BY name HAVING count(*) <= 3 ORDER BY name"
-    )]  # fmt: skip
-    queries = [(name, False) for name in random.Random(1).sample(names, min(8, len(names)))]
+    queries = [(name, False) for name in drawn_names(db, 8)]
     queries += [(text, False) for text in COMMON] + [(pattern, True) for pattern in REGEXES]
     root = Path(tree)
     _search.search(db, "warm up", root=root)
@@ -67,20 +58,8 @@ def main() -> None:
     if args.worker:
         print(json.dumps(_worker(args.worker, args.db, args.tree)))
         return
-    results: dict[str, list[dict]] = {"this": [], "against": []}
-    for round_number in range(args.rounds):
-        order = [("this", str(ROOT)), ("against", args.against)]
-        if round_number % 2:
-            order.reverse()
-        for label, checkout in order:
-            out = subprocess.run(
-                [sys.executable, __file__, "--db", args.db, "--tree", args.tree, "--against", args.against,
-                 "--worker", checkout],
-                check=True, capture_output=True, text=True,
-            ).stdout  # fmt: skip
-            row = json.loads(out.strip().splitlines()[-1])
-            results[label].append(row)
-            print(json.dumps({"round": round_number, "checkout": label, **row}), flush=True)
+    results = alternate(__file__, ["--db", args.db, "--tree", args.tree, "--against", args.against],
+                        args.against, args.rounds)  # fmt: skip
     print(f"{'query':<32} {'this ms':>9} {'against ms':>11} {'ratio':>7} {'candidates':>18} {'matches':>9}")
     for query in results["this"][0]:
         this = statistics.median(row[query]["ms"] for row in results["this"])

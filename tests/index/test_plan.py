@@ -19,15 +19,7 @@ from mesh.index.query import _plan, _search
 from mesh.index.store._trigrams import indexed, plan, trigrams
 
 from .test_grpc_derivation import write
-
-FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "workspace"
-
-
-@pytest.fixture(scope="module")
-def index(tmp_path_factory: pytest.TempPathFactory) -> Index:
-    built = Index(FIXTURE, tmp_path_factory.mktemp("cache"))
-    built.refresh()
-    return built
+from .test_search import index  # noqa: F401 (the fixture's index, a fixture)
 
 
 def _sample_from_text(db: sqlite3.Connection) -> dict[str, tuple[int, set[int]]]:
