@@ -8,7 +8,9 @@ read the diff before committing it).
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+import re
+import sqlite3
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -54,3 +56,23 @@ def assert_golden(tool: str, case: str, text: str) -> None:
         return
     assert path.exists(), f"no golden answer {path}; run with MESH_UPDATE_GOLDEN=1 and review it"
     assert text == path.read_text(encoding="utf-8"), f"answer differs from {path}"
+
+
+def file_scans(db: sqlite3.Connection, call: Callable[[], object]) -> tuple[object, list[str]]:
+    """``call()``'s result, and the plan lines of every statement it ran on ``db`` that scan the
+    ``files`` table other than through a partial index of a few of them (``files_error``) or a
+    language's (``files_language_path``): a call whose cost must not grow with the workspace."""
+    statements: list[str] = []
+    db.set_trace_callback(statements.append)
+    try:
+        result = call()
+    finally:
+        db.set_trace_callback(None)
+    scans = [
+        detail
+        for statement in dict.fromkeys(statements)
+        if "FROM files" in statement and statement.lstrip().upper().startswith("SELECT")
+        for *_, detail in db.execute("EXPLAIN QUERY PLAN " + statement)
+        if re.match(r"SCAN f(iles)?\b", detail) and not re.search(r"INDEX (files_error|files_language_path)\b", detail)
+    ]
+    return result, scans

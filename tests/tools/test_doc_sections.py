@@ -34,7 +34,7 @@ from mesh.tools._doc_sections import DESCRIPTION, NAME, Args, answer
 from mesh.tools._registry import Registry, Tool, ToolError
 from mesh.tools._view import View
 
-from .conftest import FIXTURE, assert_golden, view_of
+from .conftest import FIXTURE, assert_golden, file_scans, view_of
 
 _NEXT_PAGE = re.compile(r"^Next page: `doc_sections` `(\{.*\})`$", re.MULTILINE)
 _FENCE_LINE = re.compile(r" {0,3}(`{3,}|~{3,})(.*)")
@@ -119,6 +119,14 @@ def test_every_printed_id_reads_its_section(view: View) -> None:
 def test_absolute_path_inside_the_workspace(view: View) -> None:
     """An absolute path inside the workspace is the same as the relative one."""
     assert call(view, path=str(FIXTURE / "docs" / "runbook.md")) == call(view, path="docs/runbook.md")
+
+
+def test_the_tree_reads_the_markdown_files_rows_only(view: View) -> None:
+    """The tree of every document finds the Markdown files through the index of a language's
+    files, not by reading every file's row."""
+    text, scans = file_scans(view.db, lambda: answer(parse_args(Args, {})[0], view))
+    assert "README" in str(text)
+    assert not scans, scans
 
 
 def test_tree_reads_no_text(view: View, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -229,6 +229,9 @@ _ADDED_TABLES: Final = (
     # them: a name found by what it holds (``LIKE '%order%'``) in time with the names that hold it,
     # not with the definitions (:mod:`mesh.index.query._names`). Kept by the writer with ``defs``.
     *_NAMES_TABLES,
+    # A language's files in path order (the Markdown files of ``doc_sections``, a search's
+    # ``language``): read without reading every file's row.
+    "CREATE INDEX IF NOT EXISTS files_language_path ON files(language, path)",
     # The files with an error, among them every file kept without text (binary, unreadable, failed:
     # ``Writer.put``): what a search could not read is found without reading every file's row.
     "CREATE INDEX IF NOT EXISTS files_error ON files(path) WHERE error != ''",
