@@ -136,9 +136,10 @@ def test_inv_search_5_the_sample_follows_the_workspace(tmp_path: Path) -> None:
     try:
         index.refresh()
 
-        def said() -> str:
+        def said(fresh: bool = True) -> str:
+            """The sample's ``meta`` line; ``fresh``: checked to be the whole workspace's."""
             with index.store.snapshot() as db:
-                assert _sample(db) == _sample_from_text(db)
+                assert not fresh or _sample(db) == _sample_from_text(db)
                 return db.execute("SELECT value FROM meta WHERE key = 'text_sample'").fetchone()[0]
 
         first = said()
@@ -148,6 +149,14 @@ def test_inv_search_5_the_sample_follows_the_workspace(tmp_path: Path) -> None:
         index.refresh()
         second = said()
         assert second != first and second.startswith("6 6 ")
+        # files added one edit at a time: sampled again once they are a quarter of the sample's
+        (root / "m10.py").write_text("def one():\n    pass\n")
+        index.refresh(changed=["m10.py"])
+        assert said(fresh=False) == second  # 1 of 6: kept
+        (root / "m11.py").write_text("def two():\n    pass\n")
+        index.refresh(changed=["m11.py"])
+        second = said()
+        assert second.startswith("8 8 ")  # 2 of 6: made again
         with index.store.transaction() as writer:  # as an earlier version left it
             writer.db.execute("DROP TABLE text_sample")
             writer.db.execute("DELETE FROM meta WHERE key = 'text_sample'")

@@ -387,8 +387,6 @@ class Index:
                 writer.cold_load(False)
             if names_bulk:
                 writer.names_bulk(False)
-            if (names_bulk and not facts_due) or (only is None and (written or gone)):
-                writer.sample_text()  # what searches ask the text index for is planned by it
             report(Progress("writing", total, total))
             added = sorted(path for path in walked if path not in known)
             quiet = not written and not gone and self._same_services(writer, workspace)
@@ -410,6 +408,10 @@ class Index:
                     writer.db, written=written, gone=gone, added=added, known=self._files,
                     reached_before=reached_before, protos_before=protos_before, manifests_before=manifests_before,
                 )  # fmt: skip
+            if (names_bulk and not facts_due) or (only is None and (written or gone)):
+                writer.sample_text()  # what searches ask the text index for is planned by it
+            elif only is not None and (added or gone):
+                writer.text_drift(len(added) - len(gone))
             writer.set_meta(root=str(self.root), updated_at=f"{time.time():.3f}", generated_rule=rule)
             if only is None:  # every file was looked at: the facts are all of these extractors
                 writer.set_meta(extractors=extractors, stage="full")

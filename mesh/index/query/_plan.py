@@ -8,11 +8,11 @@ rarest first, and a common one only while the files it would rule out cost more 
 list costs to walk; the files selected are then read and the pattern decides, as always: asking
 fewer trigrams selects more files, never fewer, and never changes a match.
 
-How common a trigram is comes from the index's text sample (``text_sample``: how many of about
-256 files spread over the workspace hold it, :func:`mesh.index.store._store._sample_text`), made
-again after a refresh that wrote most files' text or a full refresh that changed any: an estimate,
-which only moves the cost. Under :data:`PLANNED_FROM` files, every trigram is asked (their lists
-are short).
+How common a trigram is comes from the index's text sample (``text_sample``: which of 256 files
+spread over the workspace hold it, :func:`mesh.index.store._store._sample_text`), made again after
+a refresh that wrote most files' text, a full refresh that changed any, or edits that added or
+removed a quarter of the files it was made of: an estimate, which only moves the cost. Under
+:data:`PLANNED_FROM` files, every trigram is asked (their lists are short).
 """
 
 from __future__ import annotations

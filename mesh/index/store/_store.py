@@ -979,6 +979,18 @@ class Writer:
         text, or a full refresh that changed any."""
         _sample_text(self.db)
 
+    def text_drift(self, files: int) -> None:
+        """``files`` more files (fewer, when negative) since the text sample was made, by edits that
+        each wrote few: the sample is made again once they add up to a quarter of the files it was
+        made of, so that a workspace grown file by file is not planned by its sample of long ago."""
+        row = self.db.execute("SELECT value FROM meta WHERE key = 'text_sample'").fetchone()
+        drift = self.db.execute("SELECT value FROM meta WHERE key = 'text_sample_drift'").fetchone()
+        moved = files + (int(drift[0]) if drift is not None else 0)
+        if row is None or 4 * abs(moved) > int(row[0].split()[1]):
+            _sample_text(self.db)
+        else:
+            self.db.execute("INSERT OR REPLACE INTO meta VALUES ('text_sample_drift', ?)", (str(moved),))
+
     def known_files(self, only: Iterable[str] | None = None) -> dict[str, tuple[int, int, int, bytes]]:
         """path -> (id, size, mtime_ns, hash) of every indexed file; with ``only``, of those paths and
         of the files under them (folders), found through the index on ``path``: a saved edit reads its
@@ -1257,6 +1269,7 @@ def _sample_text(db: sqlite3.Connection) -> None:
     db.executemany("INSERT INTO text_sample VALUES (?, ?, ?)", rows)
     digest = hashlib.blake2b(repr(rows).encode("utf-8"), digest_size=8).hexdigest()
     db.execute("INSERT OR REPLACE INTO meta VALUES ('text_sample', ?)", (f"{len(chosen)} {len(ids)} {digest}",))
+    db.execute("DELETE FROM meta WHERE key = 'text_sample_drift'")
 
 
 def _fill_names(db: sqlite3.Connection) -> None:
