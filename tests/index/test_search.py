@@ -124,3 +124,37 @@ def test_a_query_holding_a_nul_is_answered(index: Index) -> None:
     assert run(index, "00\x00").matches == ()
     assert run(index, "def \x00reserve").matches == ()
     assert Query("and", ("ab\x00c",)).fts5(phrases=True) == '"ab\ufffdc"'
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{"services": ("orders",)}, {"language": "python"}, {"kind": "code"}, {"path_prefix": "orders"}, {}],
+)
+def test_the_text_index_drives_every_filtered_search(index: Index, options: dict) -> None:
+    """The text index is asked once, and each file it gives checked against the filters: never
+    asked again for each file of a service or a language (their indexes may tempt the planner),
+    which cost 20 s at 100,000 files."""
+    statements: list[str] = []
+    with index.store.snapshot() as db:
+        db.set_trace_callback(statements.append)
+        try:
+            search(db, "reserve order", **options)
+        finally:
+            db.set_trace_callback(None)
+        plans = [detail for statement in statements if "MATCH" in statement
+                 for *_, detail in db.execute("EXPLAIN QUERY PLAN " + statement)]  # fmt: skip
+    assert plans and any("VIRTUAL TABLE" in detail for detail in plans), plans
+    assert not [detail for detail in plans if "VIRTUAL TABLE INDEX 0:=" in detail], plans
+
+
+def test_every_join_of_the_text_index_lets_it_drive() -> None:
+    """The same, for every query of the code: a join with the text index is a CROSS JOIN (SQLite
+    keeps its order), so no file's index can make the planner ask the text index file by file."""
+    mesh = Path(__file__).resolve().parents[2] / "mesh"
+    joined = [
+        f"{path.relative_to(mesh)}:{number}"
+        for path in sorted(mesh.rglob("*.py"))
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if re.search(r"\btext\s+(?:LEFT\s+|INNER\s+)?JOIN\b", line) or re.search(r"\bJOIN\s+text\b", line)
+    ]
+    assert not joined, joined

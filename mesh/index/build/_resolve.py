@@ -958,7 +958,7 @@ class _Derivation:
             match = _match(name)
             if match is not None:
                 rows = self.db.execute(
-                    "SELECT f.path, f.id FROM text JOIN files f ON f.id = text.rowid WHERE text MATCH ?"
+                    "SELECT f.path, f.id FROM text CROSS JOIN files f ON f.id = text.rowid WHERE text MATCH ?"
                     f" AND f.language IN ({marks}) ORDER BY f.path LIMIT ?",
                     (match, *languages, _CANDIDATES_MAX),
                 ).fetchall()

@@ -951,7 +951,7 @@ def _rust_includers(db: sqlite3.Connection, packages: set[str]) -> dict[str, _In
         return {}
     match = " AND ".join(f'"{gram}"' for gram in sorted(trigrams("include")))
     rows = db.execute(
-        "SELECT f.id, f.path, f.service FROM text JOIN files f ON f.id = text.rowid WHERE text MATCH ?"
+        "SELECT f.id, f.path, f.service FROM text CROSS JOIN files f ON f.id = text.rowid WHERE text MATCH ?"
         " AND f.language = 'rust'",
         (match,),
     ).fetchall()

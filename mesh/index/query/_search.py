@@ -192,7 +192,9 @@ def ranked(
     else:
         sql = (
             "SELECT f.id, f.path, f.service, f.language, f.kind, f.size, f.mtime_ns"
-            " FROM text JOIN files f ON f.id = text.rowid"
+            # CROSS JOIN: the text index drives. Driven by a service's or a language's files (their
+            # indexes), SQLite asks the text index again for each of them: 20 s at 100,000 files.
+            " FROM text CROSS JOIN files f ON f.id = text.rowid"
             f" WHERE text MATCH ? {where}"
         )
         params = [match, *params]
