@@ -9,7 +9,8 @@ Run by hand (never in CI)::
 workspace. Each checkout runs in a fresh process per round (alternating, this one first in odd
 rounds) that opens the index read-only and runs ``search`` (the first page's reading, as
 ``smart_search`` does) for 8 definition names drawn with a fixed seed (as ``bench/tools.py`` draws
-them), two common literals and four regular expressions, each three times (the fastest kept). It
+them), two common literals and four regular expressions, then two of the names and the common
+literals scoped to the service defining the first name, each three times (the fastest kept). It
 prints one JSON line per checkout and round (milliseconds and candidate files per query), then per
 query the medians over the rounds and their ratio.
 """
@@ -32,18 +33,25 @@ def _worker(checkout: str, db_path: str, tree: str) -> dict:
     db = open_checkout(checkout, db_path)
     from mesh.index.query import _search
 
-    queries = [(name, False) for name in drawn_names(db, 8)]
-    queries += [(text, False) for text in COMMON] + [(pattern, True) for pattern in REGEXES]
+    names = drawn_names(db, 8)
+    queries: list[tuple[str, bool, tuple[str, ...]]] = [(name, False, ()) for name in names]
+    queries += [(text, False, ()) for text in COMMON] + [(pattern, True, ()) for pattern in REGEXES]
+    for text in [*names[:2], *COMMON]:  # scoped to the service defining the first name, as an agent narrows
+        service = db.execute(
+            "SELECT f.service FROM defs d JOIN files f ON f.id = d.file_id WHERE d.name = ? LIMIT 1", (names[0],)
+        ).fetchone()[0]
+        queries.append((text, False, (service,)))
     root = Path(tree)
     _search.search(db, "warm up", root=root)
     out = {}
-    for query, regex in queries:
+    for query, regex, services in queries:
         times = []
         for _ in range(3):
             started = time.perf_counter()
-            found = _search.search(db, query, regex=regex, root=root)
+            found = _search.search(db, query, regex=regex, root=root, services=services)
             times.append((time.perf_counter() - started) * 1000)
-        out[query] = {"ms": min(times), "candidates": found.candidates, "matches": len(found.matches)}
+        label = f"{query} (scope {services[0]})" if services else query
+        out[label] = {"ms": min(times), "candidates": found.candidates, "matches": len(found.matches)}
     return out
 
 
@@ -60,14 +68,14 @@ def main() -> None:
         return
     results = alternate(__file__, ["--db", args.db, "--tree", args.tree, "--against", args.against],
                         args.against, args.rounds)  # fmt: skip
-    print(f"{'query':<32} {'this ms':>9} {'against ms':>11} {'ratio':>7} {'candidates':>18} {'matches':>9}")
+    print(f"{'query':<44} {'this ms':>9} {'against ms':>11} {'ratio':>7} {'candidates':>18} {'matches':>9}")
     for query in results["this"][0]:
         this = statistics.median(row[query]["ms"] for row in results["this"])
         other = statistics.median(row[query]["ms"] for row in results["against"])
         mine, theirs = results["this"][0][query], results["against"][0][query]
         assert mine["matches"] == theirs["matches"], (query, mine, theirs)
         candidates = f"{mine['candidates']} / {theirs['candidates']}"
-        print(f"{query[:32]:<32} {this:9.1f} {other:11.1f} {this / other:7.3f} {candidates:>18} {mine['matches']:>9}")
+        print(f"{query[:44]:<44} {this:9.1f} {other:11.1f} {this / other:7.3f} {candidates:>18} {mine['matches']:>9}")
 
 
 if __name__ == "__main__":
