@@ -10,8 +10,11 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from mesh.index._facts import path_shape
+from mesh.index._facts import path_shape, route_matches
+from mesh.index.query._links import ShapeTrie
 from mesh.index.build._links import resolve_links
 from mesh.index.store._store import Store
 
@@ -370,3 +373,19 @@ def test_the_first_setting_and_constant_are_the_first_by_path_never_by_file_id_I
         topic, via = facts.db.execute("SELECT topic, topic_via FROM messages").fetchone()
         assert (topic, via) == ("orders", "constant Topics.ORDERS (frontend/a_topics.py:7)")
     store.close()
+
+
+_SHAPES = st.lists(st.sampled_from(["v1", "orders", "{}", "{*}", "", "items"]), max_size=4).map(
+    lambda segments: "/" + "/".join(segments)
+)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(routes=st.lists(_SHAPES, max_size=12), calls=st.lists(_SHAPES, min_size=1, max_size=6))
+def test_the_routes_a_call_reaches_are_found_segment_by_segment(routes: list[str], calls: list[str]) -> None:
+    """A call finds through the shapes' trie exactly the routes ``route_matches`` accepts, in order
+    (a route's ``{}`` any one segment, ``{*}`` the rest or none, ``/`` only ``/``), whatever the
+    routes' first segments share."""
+    trie = ShapeTrie(routes)
+    for call in calls:
+        assert trie.matching(call) == [index for index, route in enumerate(routes) if route_matches(route, call)], call

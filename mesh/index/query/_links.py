@@ -140,12 +140,10 @@ class Links:
     brokers: dict[str, str]
 
     @functools.cached_property
-    def _by_head(self) -> dict[str, list[int]]:
-        """Route indexes by the first segment of their shape ("{}" for a parameter)."""
-        found: dict[str, list[int]] = defaultdict(list)
-        for index, route in enumerate(self.routes):
-            found[_head(route.shape)].append(index)
-        return found
+    def _by_segments(self) -> ShapeTrie:
+        """The routes' shapes segment by segment: a call finds the routes it reaches by walking its
+        own, not by trying every route (``/v1/...`` APIs share their first segment)."""
+        return ShapeTrie([route.shape for route in self.routes])
 
     @functools.cached_property
     def _reached(self) -> dict[int, tuple[int, ...]]:
@@ -168,15 +166,13 @@ class Links:
         return {key: tuple(value) for key, value in found.items()}
 
     def _fitting(self, call: Call) -> list[int]:
-        if call.computed or not call.shape or call.target_kind == "outside":
+        shape = call.shape
+        if call.computed or not shape or call.target_kind == "outside":
             return []
-        head = _head(call.shape)
-        candidates = sorted({*self._by_head.get(head, ()), *self._by_head.get("{}", ()), *self._by_head.get("{*}", ())})
         return [
             index
-            for index in candidates
+            for index in self._by_segments.matching(shape)  # exactly those route_matches accepts
             if ((route := self.routes[index]).method == "*" or call.method == "*" or route.method == call.method)
-            and route_matches(route.shape, call.shape)
             and not route.test
             and (not call.target or call.target_kind != "service" or route.service == call.target)
         ]
@@ -206,8 +202,50 @@ class Links:
         return self.brokers.get(message.broker, message.broker or "broker")
 
 
-def _head(shape: str) -> str:
-    return shape.lstrip("/").split("/", 1)[0]
+class ShapeTrie:
+    """Route shapes (:func:`~mesh.index._facts.path_shape`) by segment, to find the ones a call's
+    shape reaches as :func:`~mesh.index._facts.route_matches` decides, in time with the call's
+    segments and the routes that share them, not with every route."""
+
+    def __init__(self, shapes: Sequence[str]) -> None:
+        #: node: (children by segment, routes ending here, routes with ``{*}`` at this depth)
+        self._root = self._node()
+        for index, shape in enumerate(shapes):
+            node = self._root
+            for segment in _segments(shape):
+                if segment == "{*}":
+                    node[2].append(index)
+                    break
+                node = node[0].setdefault(segment, self._node())
+            else:
+                node[1].append(index)
+
+    @staticmethod
+    def _node() -> tuple[dict, list[int], list[int]]:
+        return ({}, [], [])
+
+    def matching(self, call_shape: str) -> list[int]:
+        """The indexes of the shapes a call to ``call_shape`` reaches, in order: a route's ``{}``
+        takes any one segment, ``{*}`` the rest (or none); a call's ``{}`` only a route's ``{}``."""
+        call = _segments(call_shape)
+        found: list[int] = []
+        stack = [(self._root, 0)]
+        while stack:
+            (children, ending, rest), depth = stack.pop()
+            found += rest
+            if depth == len(call):
+                found += ending
+                continue
+            for segment in {call[depth], "{}"}:
+                child = children.get(segment)
+                if child is not None:
+                    stack.append((child, depth + 1))
+        return sorted(set(found))
+
+
+def _segments(shape: str) -> list[str]:
+    """A shape's segments as :func:`~mesh.index._facts.route_matches` splits it."""
+    return shape.strip("/").split("/") if shape != "/" else []
 
 
 def parse_route(text: str) -> tuple[str, str] | None:
