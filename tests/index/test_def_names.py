@@ -58,7 +58,8 @@ def test_inv_search_4_names_like_finds_what_like_finds(names: list[str], data: s
     start = data.draw(st.integers(0, len(picked) - 1))
     needle = data.draw(st.one_of(st.just(picked[start : start + 4]), st.text(_ALPHABET, min_size=1, max_size=5)))
     escaped = needle.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    expected = [row[0] for row in db.execute("SELECT name FROM defs WHERE name LIKE ? ESCAPE '\\' ORDER BY name", ("%" + escaped + "%",))]
+    like = "SELECT name FROM defs WHERE name LIKE ? ESCAPE '\\' ORDER BY name"
+    expected = [row[0] for row in db.execute(like, ("%" + escaped + "%",))]
     assert names_like(db, needle) == expected
     assert names_like(db, needle, 2) == expected[:2]
     assert all_names(db) == sorted(names)
@@ -110,7 +111,8 @@ def _symbols_by_scan(db: sqlite3.Connection, query: str, max_matches: int, case_
             if len(found) >= max_matches:
                 capped = True
                 break
-            match = Match(path, line, f"{container}.{name}" if container else name, service, lang, file_kind, def_kind, container)
+            qualified = f"{container}.{name}" if container else name
+            match = Match(path, line, qualified, service, lang, file_kind, def_kind, container)
             found.append((tier, match.rank(), match))
             files.add(path)
         if capped:
@@ -141,7 +143,9 @@ def test_inv_search_4_a_symbol_search_finds_what_a_scan_of_the_definitions_finds
                 assert symbols(db, query, max_matches=cap, case_sensitive=case_sensitive) == expected, query
 
 
-def test_inv_search_4_a_bulk_build_and_its_edits_keep_the_names(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_inv_search_4_a_bulk_build_and_its_edits_keep_the_names(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A build written in bulk makes the names at its end; the edits after it, some in bulk, keep
     them file by file; each time they are what ``defs`` says (``names_kept``) and a build from
     scratch's."""

@@ -283,5 +283,6 @@ def test_inv_search_1_the_files_without_text_are_found_without_reading_every_fil
         assert not scans, scans
         # every file kept without text says why
         assert not db.execute(
-            "SELECT path FROM files f WHERE f.error = '' AND NOT EXISTS (SELECT 1 FROM content c WHERE c.file_id = f.id)"
+            "SELECT path FROM files f WHERE f.error = ''"
+            " AND NOT EXISTS (SELECT 1 FROM content c WHERE c.file_id = f.id)"
         ).fetchall()

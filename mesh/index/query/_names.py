@@ -70,7 +70,8 @@ def names_like(db: sqlite3.Connection, needle: str, limit: int | None = None) ->
     if _kept(db) and needle.isascii() and _RUN.fullmatch(needle):
         # no wildcard to widen it: the index's answer is LIKE's (SQLite checks each row it gives)
         sql = "SELECT name FROM def_names_text WHERE name LIKE ? ORDER BY name"
-        rows = db.execute(sql + " LIMIT ?", ("%" + needle + "%", limit)) if limit is not None else db.execute(sql, ("%" + needle + "%",))
+        pattern = "%" + needle + "%"
+        rows = db.execute(sql + " LIMIT ?", (pattern, limit)) if limit is not None else db.execute(sql, (pattern,))
         return [name for (name,) in rows]
     lowered = like_folded(needle)
     found = sorted(name for name in _candidates(db, needle) if lowered in like_folded(name))
@@ -97,4 +98,5 @@ def _wide(db: sqlite3.Connection) -> list[str]:
     """The names beyond ASCII (through ``def_names_wide``)."""
     if not _kept(db):
         return [name for (name,) in db.execute("SELECT DISTINCT name FROM defs") if not name.isascii()]
-    return [name for (name,) in db.execute("SELECT name FROM def_names WHERE length(name) != length(CAST(name AS BLOB))")]
+    wide = db.execute("SELECT name FROM def_names WHERE length(name) != length(CAST(name AS BLOB))")
+    return [name for (name,) in wide]

@@ -64,7 +64,8 @@ def _keeper(db: sqlite3.Connection, said: str) -> Callable[[list[str]], list[str
     sampled, total = (int(part) for part in said.split()[:2])
     if total < PLANNED_FROM or sampled == 0:
         return None
-    held = {gram: (files, int.from_bytes(bits, "little")) for gram, files, bits in db.execute("SELECT * FROM text_sample")}
+    rows = db.execute("SELECT gram, files, holders FROM text_sample")
+    held = {gram: (files, int.from_bytes(bits, "little")) for gram, files, bits in rows}
     every = (1 << sampled) - 1
 
     def share(gram: str) -> float:

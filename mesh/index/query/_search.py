@@ -747,7 +747,10 @@ def symbols(
         ("d.name LIKE ? ESCAPE '\\' AND d.name != ? COLLATE NOCASE", lambda: [escaped + "%", query]),
         # the names holding it past its start (as LIKE, ASCII letters in either case): a list closed
         # under ASCII case, so NOCASE equality (the name index) selects their definitions exactly
-        ("d.name COLLATE NOCASE IN (SELECT value FROM json_each(?))", lambda: [json.dumps(_holding_not_starting(db, query))]),
+        (
+            "d.name COLLATE NOCASE IN (SELECT value FROM json_each(?))",
+            lambda: [json.dumps(_holding_not_starting(db, query))],
+        ),
     )
     found: list[tuple[int, tuple, Match]] = []
     seen_files: set[str] = set()

@@ -1022,7 +1022,8 @@ class Writer:
                 names = zlib.decompress(named[0]).decode("utf-8").split("\n")
                 db.executemany("DELETE FROM refs WHERE name = ? AND file_id = ?", [(name, file_id) for name in names])
             if not self._names_bulk:
-                _names_left(db, [name for (name,) in db.execute("SELECT DISTINCT name FROM defs WHERE file_id = ?", (file_id,))])
+                defined = db.execute("SELECT DISTINCT name FROM defs WHERE file_id = ?", (file_id,))
+                _names_left(db, [name for (name,) in defined])
             for table in (*_FACT_TABLES, "content"):
                 db.execute(f"DELETE FROM {table} WHERE file_id = ?", (file_id,))
             db.execute("DELETE FROM files WHERE id = ?", (file_id,))
@@ -1253,7 +1254,9 @@ def _sample_text(db: sqlite3.Connection) -> None:
     trigrams select together is counted, not assumed). ``meta.text_sample`` says
     ``"SAMPLED OF DIGEST"``."""
     ids = [file_id for (file_id,) in db.execute("SELECT file_id FROM content ORDER BY file_id")]
-    chosen = ids if len(ids) <= TEXT_SAMPLE_FILES else [ids[i * len(ids) // TEXT_SAMPLE_FILES] for i in range(TEXT_SAMPLE_FILES)]
+    chosen = ids
+    if len(ids) > TEXT_SAMPLE_FILES:
+        chosen = [ids[i * len(ids) // TEXT_SAMPLE_FILES] for i in range(TEXT_SAMPLE_FILES)]
     holders: dict[str, list[int]] = {}
     for number, file_id in enumerate(chosen):
         (data,) = db.execute("SELECT data FROM content WHERE file_id = ?", (file_id,)).fetchone()
@@ -1297,9 +1300,12 @@ def _names_joined(db: sqlite3.Connection, names: Iterable[str]) -> None:
 def _names_left(db: sqlite3.Connection, names: Iterable[str]) -> None:
     """One file fewer defines each of ``names`` (distinct): a name no file defines any more goes."""
     for name in names:
-        row = db.execute("UPDATE def_names SET files = files - 1 WHERE name = ? RETURNING id, files", (name,)).fetchone()
+        row = db.execute(
+            "UPDATE def_names SET files = files - 1 WHERE name = ? RETURNING id, files", (name,)
+        ).fetchone()
         if row is not None and row[1] <= 0:
-            db.execute("INSERT INTO def_names_text(def_names_text, rowid, name) VALUES ('delete', ?, ?)", (row[0], name))
+            forget = "INSERT INTO def_names_text(def_names_text, rowid, name) VALUES ('delete', ?, ?)"
+            db.execute(forget, (row[0], name))
             db.execute("DELETE FROM def_names WHERE id = ?", (row[0],))
 
 
