@@ -210,6 +210,11 @@ def test_out_of_descriptors_refuses_the_new_connection_and_keeps_serving(running
 
     daemon = running()
     kept, _ = daemon.connect()
+    # the hello comes before the session's pump is made: hoarding before that would refuse it too
+    deadline = time.monotonic() + TIMEOUT_S
+    while daemon.daemon.sessions < 1 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert daemon.daemon.sessions == 1
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     hoard: list[int] = []
     try:
