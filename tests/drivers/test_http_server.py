@@ -152,6 +152,28 @@ def call(request_id: Any, name: str, **arguments: Any) -> dict[str, Any]:
     }
 
 
+def wait_until_stalled(server: Running, quiet_s: float = 0.5) -> None:
+    """Until a connection is held and its writes have made no progress for ``quiet_s``: its client's
+    kernel buffers are full. ``held`` alone is not enough: it is set as each answer is queued,
+    before the write that may hand the whole answer to the kernel (then nothing is owed)."""
+    deadline = time.monotonic() + TIMEOUT_S
+    seen: dict[int, tuple[float, float]] = {}  # fd -> (write_at, since when it has not moved)
+    while time.monotonic() < deadline:
+        now = time.monotonic()
+        for fd, conn in list(server.server._conns.items()):
+            if not conn.held:
+                seen.pop(fd, None)
+                continue
+            write_at, since = seen.get(fd, (conn.write_at, now))
+            if write_at != conn.write_at:
+                write_at, since = conn.write_at, now
+            seen[fd] = (write_at, since)
+            if now - since >= quiet_s:
+                return
+        time.sleep(0.05)
+    raise AssertionError("no connection stalled with its answers held")
+
+
 # --- malformed HTTP --------------------------------------------------------------------------
 
 
@@ -295,7 +317,7 @@ def test_a_client_that_reads_no_answers_is_held_then_dropped_INV_HTTP_5() -> Non
     is read from it (its output stays at the bound); past write_s without taking any, it is
     dropped; others are served throughout."""
     bound = 16 * 1024
-    server = Running(limits=attrs.evolve(LIMITS, out_bytes_max=bound, write_s=1.5))
+    server = Running(limits=attrs.evolve(LIMITS, out_bytes_max=bound, write_s=3.0))
     try:
         session = initialize(server)
         hog = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -305,7 +327,7 @@ def test_a_client_that_reads_no_answers_is_held_then_dropped_INV_HTTP_5() -> Non
         request = raw("POST", call(1, "echo", text="x" * 100, repeat=400), mcp_session_id=session)
         count = 60 * 1024 // len(request)  # under what may wait unread behind a request
         hog.sendall(request * count)
-        time.sleep(1.0)
+        wait_until_stalled(server)
         served = server.server.served
         assert initialize(server)  # the loop is free for everyone else
         held = [conn for conn in list(server.server._conns.values()) if conn.held]
@@ -465,9 +487,7 @@ def test_answers_a_client_never_took_make_the_stop_exit_1_INV_HTTP_7() -> None:
         hog.connect(("127.0.0.1", server.port))
         request = raw("POST", call(1, "echo", text="x" * 100, repeat=400), mcp_session_id=session)
         hog.sendall(request * (60 * 1024 // len(request)))
-        deadline = time.monotonic() + TIMEOUT_S
-        while not any(conn.held for conn in list(server.server._conns.values())) and time.monotonic() < deadline:
-            time.sleep(0.05)
+        wait_until_stalled(server)
         assert server.stop() == 1
         hog.close()
     finally:
