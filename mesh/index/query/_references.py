@@ -166,6 +166,7 @@ def find_references(db: sqlite3.Connection, target: SymbolRow, named: list[Symbo
     twins = member and _has_twins(db, target, owner)
     heirs = _heirs(db, owner, rivals, importers if twins else None, folder) if member else {}
     heir_bound = _heir_bindings(db, heirs)
+    rival_named = _RivalNamed(rival_bound.get(-1, frozenset()))
     spans: dict[int, list[tuple[int, int, str, str]]] = {}
     out: list[RefSite] = []
     family = _family(target.language)
@@ -176,7 +177,7 @@ def find_references(db: sqlite3.Connection, target: SymbolRow, named: list[Symbo
         needs_spans = path == target.path or path in rival_files or file_id in heirs
         if not needs_spans and not _may_resolve(view, member, file_id, sites, bound, shared, heir_bound, declared):
             out.extend(_by_name(sites, path, service, language, file_kind, target.kind in _VALUE_KINDS,
-                                rival_bound if (file_id in rival_bound or -1 in rival_bound) else None, file_id))  # fmt: skip
+                                rival_bound.get(file_id, frozenset()), rival_named))  # fmt: skip
             continue  # nothing ties this file to the definition: every site is a match by name
         for site in sites.split("\n"):
             number, _, rest = site.partition(" ")
@@ -259,23 +260,39 @@ def _may_resolve(
     return False
 
 
+class _RivalNamed(dict[str, bool]):
+    """qualifier -> whether it names a class holding a rival of the name (:func:`_rival_typed`'s
+    part that holds in every file), each qualifier decided once: a common name's by-name sites
+    repeat a few qualifiers thousands of times."""
+
+    def __init__(self, named: frozenset[str]) -> None:
+        super().__init__()
+        self.named = named
+
+    def __missing__(self, qualifier: str) -> bool:
+        found = self[qualifier] = bool(self.named) and _receiver(qualifier).rsplit(".", 1)[-1] in self.named
+        return found
+
+
 def _by_name(
     sites: str, path: str, service: str, language: str, file_kind: str, value: bool,
-    rival_bound: dict[int, frozenset[str]] | None, file_id: int,
+    rival_typed: frozenset[str], rival_named: _RivalNamed,
 ) -> list[RefSite]:  # fmt: skip
     """The sites of a file nothing ties to the definition, as matches by name: bar a type or an
-    instantiation of a value's name, and a receiver typed with a rival's class."""
+    instantiation of a value's name, and a receiver typed (``rival_typed``: the file's receivers
+    typed with a class holding a rival) or named (``rival_named``) with a rival's class; as
+    :func:`_rival_typed` decides."""
     out: list[RefSite] = []
     append, kinds = out.append, _KINDS
     for site in sites.split("\n"):
         number, _, rest = site.partition(" ")
-        kind = kinds.get(rest[:1], "use")
-        if (value and (kind == "type" or kind == "new")) or kind == "bind":
-            continue
+        letter = rest[:1]
+        if letter == _BIND or (value and (letter == "t" or letter == "n")):
+            continue  # a binding; a type or an instantiation of a value's name
         qualifier = rest[1:].partition("#")[0].partition(">")[0]
-        if qualifier and rival_bound is not None and _rival_typed(rival_bound, file_id, qualifier):
+        if qualifier and (rival_named[qualifier] or (rival_typed and _receiver(qualifier) in rival_typed)):
             continue
-        append(RefSite(path, service, language, file_kind, int(number), kind, qualifier, "", BY_NAME))
+        append(RefSite(path, service, language, file_kind, int(number), kinds.get(letter, "use"), qualifier, "", BY_NAME))
     return out
 
 
