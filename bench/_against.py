@@ -32,18 +32,21 @@ def drawn_names(db: sqlite3.Connection, count: int) -> list[str]:
     return random.Random(1).sample(names, min(count, len(names)))
 
 
-def alternate(script: str, arguments: list[str], against: str, rounds: int) -> dict[str, list[dict]]:
-    """Run ``script --worker CHECKOUT`` (with ``arguments``) for this checkout and ``against``, one
-    fresh process each per round, this one first in even rounds; each worker prints one JSON line.
-    The rows by checkout ("this", "against"), each also printed as it comes."""
+def alternate(
+    script: str, arguments: list[str], against: str, rounds: int, against_arguments: list[str] | None = None
+) -> dict[str, list[dict]]:
+    """Run ``script --worker CHECKOUT`` (with ``arguments``; ``against_arguments`` for ``against``
+    when given) for this checkout and ``against``, one fresh process each per round, this one first
+    in even rounds; each worker prints one JSON line. The rows by checkout ("this", "against"),
+    each also printed as it comes."""
     results: dict[str, list[dict]] = {"this": [], "against": []}
     for round_number in range(rounds):
-        order = [("this", str(ROOT)), ("against", against)]
+        order = [("this", str(ROOT), arguments), ("against", against, against_arguments or arguments)]
         if round_number % 2:
             order.reverse()
-        for label, checkout in order:
+        for label, checkout, given in order:
             out = subprocess.run(
-                [sys.executable, script, *arguments, "--worker", checkout], check=True, capture_output=True, text=True
+                [sys.executable, script, *given, "--worker", checkout], check=True, capture_output=True, text=True
             ).stdout
             row = json.loads(out.strip().splitlines()[-1])
             results[label].append(row)

@@ -6,7 +6,8 @@ Run by hand (never in CI)::
 
 ``--db`` is an index both checkouts can read (open it once for writing with this checkout, e.g.
 ``mesh-mcp index``, so that it has its text sample; the other checkout ignores it), ``--tree`` its
-workspace. Each checkout runs in a fresh process per round (alternating, this one first in odd
+workspace; ``--against-db`` another index of it for the other side (the same checkout against
+itself, two states of one index: ``--against . --against-db COPY``). Each checkout runs in a fresh process per round (alternating, this one first in odd
 rounds) that opens the index read-only and runs ``search`` (the first page's reading, as
 ``smart_search`` does) for 8 definition names drawn with a fixed seed (as ``bench/tools.py`` draws
 them), two common literals and four regular expressions, then two of the names and the common
@@ -60,14 +61,16 @@ def main() -> None:
     parser.add_argument("--db", required=True)
     parser.add_argument("--tree", required=True)
     parser.add_argument("--against", required=True, help="the other checkout (a worktree of the base)")
+    parser.add_argument("--against-db", help="the index the other side reads (default: --db); e.g. a copy of it")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
         print(json.dumps(_worker(args.worker, args.db, args.tree)))
         return
-    results = alternate(__file__, ["--db", args.db, "--tree", args.tree, "--against", args.against],
-                        args.against, args.rounds)  # fmt: skip
+    given = ["--tree", args.tree, "--against", args.against]
+    results = alternate(__file__, ["--db", args.db, *given], args.against, args.rounds,
+                        ["--db", args.against_db or args.db, *given])  # fmt: skip
     print(f"{'query':<44} {'this ms':>9} {'against ms':>11} {'ratio':>7} {'candidates':>18} {'matches':>9}")
     for query in results["this"][0]:
         this = statistics.median(row[query]["ms"] for row in results["this"])

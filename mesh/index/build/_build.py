@@ -382,7 +382,7 @@ class Index:
             else:
                 run_inline(self.root, tasks, on_outcome)
             if bulk:
-                writer.bulk_text(False, cold=not known)
+                writer.bulk_text(False, known=len(known))
             if cold:
                 writer.cold_load(False)
             if names_bulk:
@@ -466,7 +466,7 @@ class Index:
             else:
                 with ParsePool(self.root, self.workers, self.budget_s, self.worker_module) as pool:
                     pool.run(tasks, on_outcome)
-            writer.bulk_text(False, cold=True)
+            writer.bulk_text(False)
             writer.sample_text()
             writer.replace_services(self._service_rows(writer, workspace))
             self._put_workspace(writer, workspace)

@@ -907,6 +907,9 @@ class Store:
 #: default 2 MiB makes every insertion into a B-tree larger than that (``refs``, ``defs_name``)
 #: read its leaf back from the OS; given back when the bulk load ends.
 COLD_CACHE_KIB: Final = 64 << 10
+#: How many text insertions and deletions bulk writes may make, as a share of the files indexed,
+#: before the text index is merged whole (:meth:`Writer.bulk_text`): a file rewritten is one of each.
+TEXT_MERGE_SHARE: Final = 0.5
 
 
 class Writer:
@@ -931,6 +934,8 @@ class Writer:
         #: Whether the definition names are made again from ``defs`` at the end (:meth:`names_bulk`)
         #: instead of kept file by file.
         self._names_bulk = False
+        #: Files whose text this transaction wrote into or deleted from the text index.
+        self._text_changed = 0
 
     def cold_load(self, on: bool) -> None:
         """Around a first build's bulk insertions into an empty index (never a refresh of a built
@@ -1017,6 +1022,7 @@ class Writer:
             if row is not None:
                 body = indexed(zlib.decompress(row[0]).decode("utf-8"))
                 db.execute("INSERT INTO text(text, rowid, body) VALUES ('delete', ?, ?)", (file_id, body))
+                self._text_changed += 1
             named = db.execute("SELECT names FROM ref_names WHERE file_id = ?", (file_id,)).fetchone()
             if named is not None:  # refs are clustered by name: deleted by (name, file), the file's names kept apart
                 names = zlib.decompress(named[0]).decode("utf-8").split("\n")
@@ -1045,6 +1051,7 @@ class Writer:
         if record.compressed:  # binary and unreadable files have no text to keep or search
             db.execute("INSERT INTO content VALUES (?, ?)", (file_id, record.compressed))
             db.execute("INSERT INTO text(rowid, body) VALUES (?, ?)", (file_id, body))
+            self._text_changed += 1
         self.put_facts(file_id, facts, record.sites, definitions=record.definitions)
         return file_id
 
@@ -1137,17 +1144,30 @@ class Writer:
                 ],
             )
 
-    def bulk_text(self, on: bool, *, cold: bool = False) -> None:
+    def bulk_text(self, on: bool, *, known: int = 0) -> None:
         """Around many inserts: no incremental merging and a small pending-terms buffer while on
-        (measured faster, docs/textindex.md); when turned off, merging resumes and a cold build's
-        segments are merged into one."""
+        (measured faster, docs/textindex.md); when turned off, merging resumes, and the index is
+        merged whole (``optimize``) after a first build (``known``: the files indexed before it, 0)
+        or once the text insertions and deletions of bulk writes since it was last merged whole add
+        up to :data:`TEXT_MERGE_SHARE` of ``known`` (a file rewritten is one of each). FTS5 drops a deleted file's
+        postings only when it merges the segment holding them: a refresh that rewrote every file
+        (an upgrade's extractors, a branch switched) left a copy of the whole index behind it, which
+        every search then read, segment by segment (INV-INDEX-13). Merging costs time linear in the
+        index, paid by bulk writes only (never by an edit of a few files, whose small segments
+        FTS5's own merging keeps few) and only after a share of the files was rewritten: its cost
+        stays a fraction of theirs."""
         if on:
             self.db.execute("INSERT INTO text(text, rank) VALUES ('automerge', 0)")
             self.db.execute("INSERT INTO text(text, rank) VALUES ('hashsize', ?)", (256 << 10,))
             return
         self.db.execute("INSERT INTO text(text, rank) VALUES ('automerge', 4)")
-        if cold:
+        row = self.db.execute("SELECT value FROM meta WHERE key = 'text_changed'").fetchone()
+        changed = self._text_changed + (int(row[0]) if row is not None else 0)
+        self._text_changed = 0
+        if not known or changed >= TEXT_MERGE_SHARE * known:
             self.db.execute("INSERT INTO text(text) VALUES ('optimize')")
+            changed = 0
+        self.db.execute("INSERT OR REPLACE INTO meta VALUES ('text_changed', ?)", (str(changed),))
 
     def replace_services(self, rows: Iterable[tuple]) -> None:
         self.db.execute("DELETE FROM services")
