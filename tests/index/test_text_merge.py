@@ -18,6 +18,7 @@ from mesh.index import Index
 from mesh.index.build import _build
 from mesh.index.store import _store
 
+from ._compare import assert_as_from_scratch
 from .test_enumerate import make
 
 FILES = 200
@@ -74,6 +75,43 @@ def test_inv_index_13_an_upgrade_that_rewrites_every_file_leaves_one_segment(ws:
             assert segments(db) == 1, "the rewrite left the old index's segments behind"
             assert meta(db, "text_changed") == "0"
         assert found(index, "handler_17(") == ["pkg/module_017.py"]
+    finally:
+        index.close()
+
+
+def test_inv_index_3_an_upgrade_replaces_the_facts_and_keeps_the_text(ws: Path, tmp_path: Path, monkeypatch) -> None:
+    """New extractors parse every file again (INV-INDEX-3), but a file whose bytes are those its
+    text was stored from keeps its row and text: the text index is not written at all, and the
+    facts are the new extractors' only, as a build from scratch makes them. A file changed since,
+    or stored with an error, is written whole."""
+    (ws / "pkg/module_005.py").write_bytes(b"def binary():\0 pass\n")  # stored with an error, no text
+    index = Index(ws, tmp_path / "cache")
+    try:
+        index.refresh()
+        with index.store.snapshot() as db:
+            ids = dict(db.execute("SELECT path, id FROM files"))
+            # what other extractors left: a definition these never make, a reference, an import
+            module_7 = ids["pkg/module_007.py"]
+        with index.store.transaction() as writer:
+            writer.db.execute("INSERT INTO defs VALUES (?, 'stale_name', 'function', '', 1, 1, 0)", (module_7,))
+            writer.db.execute("INSERT INTO imports VALUES (?, 'gone', '', 1, NULL, NULL, '')", (module_7,))
+        changed = ws / "pkg/module_009.py"
+        changed.write_text("def handler_9_changed(request):\n    return 9\n")
+        monkeypatch.setattr(_build, "fingerprint", lambda: "another-version")
+        assert index.refresh().parsed == FILES
+        with index.store.snapshot() as db:
+            after = dict(db.execute("SELECT path, id FROM files"))
+            kept = {path for path in ids if after[path] == ids[path]}
+            assert kept == set(ids) - {"pkg/module_005.py", "pkg/module_009.py"}  # same rows, same text
+            # the text index wrote only the changed file: a deletion and an insertion (the binary
+            # file has no text), far from a merge, in a segment of their own beside the build's
+            assert meta(db, "text_changed") == "2"
+            assert segments(db) == 2
+            assert db.execute("SELECT count(*) FROM defs WHERE name = 'stale_name'").fetchone() == (0,)
+            assert db.execute("SELECT count(*) FROM imports WHERE module = 'gone'").fetchone() == (0,)
+        assert found(index, "handler_9_changed(") == ["pkg/module_009.py"]
+        assert found(index, "handler_7(") == ["pkg/module_007.py"]
+        assert_as_from_scratch(index, tmp_path / "fresh", "upgraded")
     finally:
         index.close()
 

@@ -318,6 +318,10 @@ class Index:
                 paths = set(walked) | {
                     path for path in known if path in walked or path in only or path.startswith(folders)
                 }
+            # an upgrade's new extractors parse every file again, but a file whose bytes are those its
+            # text was stored from keeps its text (and id): only its facts are replaced, so the text
+            # index is not rewritten (a file stored with an error, perhaps without text, is read whole)
+            errored = {row[0] for row in writer.db.execute("SELECT id FROM files WHERE error != ''")} if stale else set()
             tasks = []
             gone = []
             for path in sorted(paths):
@@ -333,7 +337,10 @@ class Index:
                                                 marker=generated[path][2]))  # fmt: skip
                 elif not recheck and not stale and old is not None and (old[1], old[2]) == (entry.size, entry.mtime_ns):
                     counts["unchanged"] += 1
-                elif facts_due and old is not None and (old[1], old[2]) == (entry.size, entry.mtime_ns):
+                elif (
+                    (facts_due or (stale and not recheck and old is not None and old[0] not in errored))
+                    and old is not None and (old[1], old[2]) == (entry.size, entry.mtime_ns)
+                ):  # fmt: skip
                     tasks.append(Task(path, None, skip_generated, skip_secrets, facts_of=old[3]))
                 else:
                     tasks.append(Task(path, old[3] if old is not None and not stale else None, skip_generated, skip_secrets))
@@ -358,7 +365,7 @@ class Index:
                         gone.append(outcome.path)
                     counts["skipped"] += 1
                 else:
-                    file_id = self._write(writer, workspace, known, walked, outcome, counts, failures)
+                    file_id = self._write(writer, workspace, known, walked, outcome, counts, failures, replacing=stale)
                     if file_id is not None:
                         written.append(file_id)
                 done = counts["parsed"] + counts["unchanged_content"] + counts["failed"] + counts["skipped"]
@@ -680,8 +687,12 @@ class Index:
         outcome: Outcome,
         counts: Counter[str],
         failures: list[tuple[str, str]],
+        *,
+        replacing: bool = False,
     ) -> int | None:
-        """Write one outcome; the id of the file row written, None when only its stat changed."""
+        """Write one outcome; the id of the file row written, None when only its stat changed.
+        ``replacing``: a file's facts only replace the facts it has (other extractors'), not the
+        none a build's text stage left."""
         old = known.get(outcome.path)
         if outcome.status == "unchanged":
             assert old is not None
@@ -694,6 +705,8 @@ class Index:
             if facts.error:
                 failures.append((outcome.path, facts.error))
             kind = kind_of(outcome.path, facts.language or language_of(outcome.path) or "")
+            if replacing:
+                writer.drop_facts(old[0])
             writer.put_facts(old[0], facts, outcome.sites, kind=kind, definitions=outcome.definitions)
             return old[0]
         if old is not None:

@@ -1023,16 +1023,22 @@ class Writer:
                 body = indexed(zlib.decompress(row[0]).decode("utf-8"))
                 db.execute("INSERT INTO text(text, rowid, body) VALUES ('delete', ?, ?)", (file_id, body))
                 self._text_changed += 1
-            named = db.execute("SELECT names FROM ref_names WHERE file_id = ?", (file_id,)).fetchone()
-            if named is not None:  # refs are clustered by name: deleted by (name, file), the file's names kept apart
-                names = zlib.decompress(named[0]).decode("utf-8").split("\n")
-                db.executemany("DELETE FROM refs WHERE name = ? AND file_id = ?", [(name, file_id) for name in names])
-            if not self._names_bulk:
-                defined = db.execute("SELECT DISTINCT name FROM defs WHERE file_id = ?", (file_id,))
-                _names_left(db, [name for (name,) in defined])
-            for table in (*_FACT_TABLES, "content"):
-                db.execute(f"DELETE FROM {table} WHERE file_id = ?", (file_id,))
+            self.drop_facts(file_id)
+            db.execute("DELETE FROM content WHERE file_id = ?", (file_id,))
             db.execute("DELETE FROM files WHERE id = ?", (file_id,))
+
+    def drop_facts(self, file_id: int) -> None:
+        """Delete a file's facts, not its row or text (:meth:`put_facts` writes them again)."""
+        db = self.db
+        named = db.execute("SELECT names FROM ref_names WHERE file_id = ?", (file_id,)).fetchone()
+        if named is not None:  # refs are clustered by name: deleted by (name, file), the file's names kept apart
+            names = zlib.decompress(named[0]).decode("utf-8").split("\n")
+            db.executemany("DELETE FROM refs WHERE name = ? AND file_id = ?", [(name, file_id) for name in names])
+        if not self._names_bulk:
+            defined = db.execute("SELECT DISTINCT name FROM defs WHERE file_id = ?", (file_id,))
+            _names_left(db, [name for (name,) in defined])
+        for table in _FACT_TABLES:
+            db.execute(f"DELETE FROM {table} WHERE file_id = ?", (file_id,))
 
     def put(self, record: FileRecord, body: str) -> int:
         """Write one file with its facts; ``body`` is its text as the trigram index holds it."""
