@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import random
 import sqlite3
+import statistics
 import subprocess
 import sys
 from pathlib import Path
@@ -52,3 +53,12 @@ def alternate(
             results[label].append(row)
             print(json.dumps({"round": round_number, "checkout": label, **row}), flush=True)
     return results
+
+
+def print_medians(results: dict[str, list[dict]]) -> None:
+    """Each figure of the workers' rows: its median on each side and their ratio."""
+    print(f"{'median of ' + str(len(results['this'])):<24} {'this':>10} {'against':>10} {'ratio':>7}")
+    for key in results["this"][0]:
+        this = statistics.median(row[key] for row in results["this"])
+        other = statistics.median(row[key] for row in results["against"])
+        print(f"{key:<24} {this:10.2f} {other:10.2f} {this / other if other else float('nan'):7.3f}")

@@ -28,7 +28,7 @@ import resource
 import statistics
 import time
 
-from _against import alternate, drawn_names, open_checkout
+from _against import alternate, drawn_names, open_checkout, print_medians
 
 
 def _worker(checkout: str, db_path: str, count: int) -> dict:
@@ -78,10 +78,7 @@ def main() -> None:
         return
     results = alternate(__file__, ["--db", args.db, "--against", args.against, "--names", str(args.names)],
                         args.against, args.rounds)  # fmt: skip
-    for key in results["this"][0]:
-        this = statistics.median(row[key] for row in results["this"])
-        other = statistics.median(row[key] for row in results["against"])
-        print(f"{key:>24}: this {this:10.1f}   against {other:10.1f}")
+    print_medians(results)
 
 
 if __name__ == "__main__":

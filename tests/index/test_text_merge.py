@@ -17,30 +17,12 @@ import pytest
 from mesh.index import Index
 from mesh.index.build import _build
 from mesh.index.store import _store
+from mesh.index.store._store import text_segments as segments
 
 from ._compare import assert_as_from_scratch
 from .test_enumerate import make
 
 FILES = 200
-
-
-def segments(db: sqlite3.Connection) -> int:
-    """How many segments the text index holds: the structure record's second varint (after a
-    4-byte cookie and, in FTS5's second structure format, a 4-byte marker: the level count,
-    then the segment count)."""
-    block = db.execute("SELECT block FROM text_data WHERE id = 10").fetchone()[0]
-    at = 8 if block[4:8] == b"\xff\x00\x00\x01" else 4
-    values = []
-    while len(values) < 2:
-        value = 0
-        while True:  # SQLite's varints, the short ones a structure record's counts use
-            byte = block[at]
-            at += 1
-            value = (value << 7) | (byte & 0x7F)
-            if not byte & 0x80:
-                break
-        values.append(value)
-    return values[1]
 
 
 def meta(db: sqlite3.Connection, key: str) -> str | None:

@@ -76,7 +76,7 @@ import attrs
 from .._facts import FileFacts, path_shape
 from ._trigrams import indexed, trigrams
 
-__all__ = ["DiskFull", "FileRecord", "IndexUnavailable", "Store", "check", "damage", "tampered", "vet"]
+__all__ = ["DiskFull", "FileRecord", "IndexUnavailable", "Store", "check", "damage", "tampered", "text_segments", "vet"]
 
 log = logging.getLogger("mesh.index")
 
@@ -1299,6 +1299,28 @@ def _sample_text(db: sqlite3.Connection) -> None:
     digest = hashlib.blake2b(repr(rows).encode("utf-8"), digest_size=8).hexdigest()
     db.execute("INSERT OR REPLACE INTO meta VALUES ('text_sample', ?)", (f"{len(chosen)} {len(ids)} {digest}",))
     db.execute("DELETE FROM meta WHERE key = 'text_sample_drift'")
+
+
+def text_segments(db: sqlite3.Connection) -> int:
+    """How many segments the text index holds (each search looks its trigrams up in every one): the
+    second varint of FTS5's structure record, after a 4-byte cookie (and, in its second format, a
+    4-byte marker); the first is the number of levels."""
+    row = db.execute("SELECT block FROM text_data WHERE id = 10").fetchone()
+    if row is None:
+        return 0
+    block: bytes = row[0]
+    at = 8 if block[4:8] == b"\xff\x00\x00\x01" else 4
+    counts: list[int] = []
+    while len(counts) < 2:
+        value = 0
+        while True:  # SQLite's varint: 7 bits a byte, high bit set on all but the last (short ones here)
+            byte = block[at]
+            at += 1
+            value = (value << 7) | (byte & 0x7F)
+            if not byte & 0x80:
+                break
+        counts.append(value)
+    return counts[1]
 
 
 def _fill_names(db: sqlite3.Connection) -> None:
