@@ -130,6 +130,28 @@ def test_inv_index_13_edits_do_not_pay_for_the_merge_and_bulk_writes_add_up(ws: 
         index.close()
 
 
+def test_inv_index_13_an_index_of_an_older_mesh_is_merged_at_its_first_bulk_write(ws: Path, tmp_path: Path) -> None:
+    """An older mesh kept no count, and its rewrites may have left copies of the index: its first
+    bulk write merges it whole, however few files it rewrites."""
+    index = Index(ws, tmp_path / "cache")
+    try:
+        index.refresh()
+        for n in range(3):  # edits: segments of their own
+            (ws / f"pkg/module_{n:03d}.py").write_text(f"def edited_{n}():\n    return {n}\n")
+            index.refresh(changed=[f"pkg/module_{n:03d}.py"])
+        with index.store.transaction() as writer:
+            writer.db.execute("DELETE FROM meta WHERE key = 'text_changed'")
+        for n in range(100, 140):  # 80 insertions and deletions: under half the files
+            (ws / f"pkg/module_{n:03d}.py").write_text(f"def rewritten_{n}():\n    return {n}\n")
+        index.refresh()
+        with index.store.snapshot() as db:
+            assert segments(db) == 1
+            assert meta(db, "text_changed") == "0"
+        assert found(index, "edited_2(") == ["pkg/module_002.py"]
+    finally:
+        index.close()
+
+
 def test_the_share_is_half_of_the_files() -> None:
     """What the tests above count on: a rewrite of every file is four times the share."""
     assert _store.TEXT_MERGE_SHARE == 0.5

@@ -1161,7 +1161,8 @@ class Writer:
         every search then read, segment by segment (INV-INDEX-13). Merging costs time linear in the
         index, paid by bulk writes only (never by an edit of a few files, whose small segments
         FTS5's own merging keeps few) and only after a share of the files was rewritten: its cost
-        stays a fraction of theirs."""
+        stays a fraction of theirs. An index written before the count was kept is merged at its
+        first bulk write."""
         if on:
             self.db.execute("INSERT INTO text(text, rank) VALUES ('automerge', 0)")
             self.db.execute("INSERT INTO text(text, rank) VALUES ('hashsize', ?)", (256 << 10,))
@@ -1170,7 +1171,9 @@ class Writer:
         row = self.db.execute("SELECT value FROM meta WHERE key = 'text_changed'").fetchone()
         changed = self._text_changed + (int(row[0]) if row is not None else 0)
         self._text_changed = 0
-        if not known or changed >= TEXT_MERGE_SHARE * known:
+        # an index no count was kept for (an older mesh's, perhaps left with copies by its rewrites)
+        # is merged at its first bulk write
+        if not known or row is None or changed >= TEXT_MERGE_SHARE * known:
             self.db.execute("INSERT INTO text(text) VALUES ('optimize')")
             changed = 0
         self.db.execute("INSERT OR REPLACE INTO meta VALUES ('text_changed', ?)", (str(changed),))
