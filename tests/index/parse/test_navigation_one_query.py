@@ -32,6 +32,30 @@ _BROKEN = {
     "php": b"<?php class A extends B { function f(...$a) { $c = new Cart(...$a); ",
 }
 
+#: Capitals where a name may or may not begin (the capitalised names' patterns are found by a scan
+#: of the text, not by the query engine): after ``$``, a digit, a letter outside ASCII, ``_``, in
+#: camel case, in strings and comments, a one-letter name, ``Self``, at the very start and end.
+_CAPITALS = {
+    "python": "A = éB + _C + x1D + 2E + fooBar(F)  # G\ns = 'H' f'{I}' \"\"\"J\"\"\"\nclass K(L.M): N: O = P[Q]\nR",
+    "go": "package p\n// A\nfunc f(b B) C { d := éE + F{G: 1}; return H.I(\"J\", 2K) }\nL",
+    "java": "class A extends B<C> { D e = F.G; // H\n String s = \"I\"; int j = 1K + éL + _M + nO; }\nP",
+    "kotlin": "class A : B() { val c = D.E + éF + `G` + 1H; // I\n val s = \"J${K}\" }\nL",
+    "javascript": "const a = $B + éC + _D + E.F + {G, h: I}; // J\nconst s = `K${L}` + 'M'; 2N\nO",
+    "typescript": "let a: B<C> = $D + éE + {F, g: H}; /* I */ const s = `J${K}`; type L = M.N;\nO",
+    "tsx": "const A = () => <B c={D} e={$F} g={{H, i: J}}>K</B>; // L\nM",
+    "csharp": "class A : B { C d = E.F; // G\n string s = \"H\"; int i = éJ + _K + 1L; }\nM",
+    "cpp": "class A : public B { C d = E::F; // G\n const char* s = \"H\"; int i = _K + 1L; };\nM",
+    "rust": "struct A; impl B for A { fn c(&self) -> Self { Self::D(E, éF, r#G, 1H) } } // I\nconst S: &str = \"J\";\nK",
+    "ruby": "class A < B\n C = D::E + éF + @G + $H # I\n s = \"J#{K}\"\nend\nL",
+    "php": "<?php class A extends B { function c() { $D = E::F + $éG + \\H\\I::J; // K\n $s = \"L{$M}\"; } }\nN",
+}
+
+
+def _scanned_kinds(language: str, scan: dict[int, tuple]) -> list[str]:
+    """The node types whose capitalised names' pattern is scanned for (``scan`` is by symbol id)."""
+    grammar = _ts.language(language)
+    return sorted({grammar.node_kind_for_id(symbol) for symbol in scan})
+
 
 def _sources(language: str) -> list[bytes]:
     found = [
@@ -39,7 +63,7 @@ def _sources(language: str) -> list[bytes]:
         for path in sorted(FIXTURES.rglob("*"))
         if path.is_file() and language_of(path.name) == language
     ]
-    return [*found, _BROKEN[language], b""]
+    return [*found, _BROKEN[language], _CAPITALS[language].encode("utf-8"), b""]
 
 
 class _Exceeded:
@@ -55,12 +79,21 @@ class _Exceeded:
 
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_the_directives_patterns_come_after_every_references_pattern(language: str) -> None:
-    combined, first, plans = _navigation._combined(language)
-    alone = _common.query(language, _navigation.query_text(language, "references"))
-    assert first == alone.pattern_count == len(plans)
+    combined, first, plans, scan = _navigation._combined(language)
+    kinds = _scanned_kinds(language, scan)
+    text = _navigation.query_text(language, "references")
+    alone = _common.query(language, text)
+    assert first == alone.pattern_count - len(kinds) == len(plans)
     assert combined.pattern_count > first  # every language declares names
-    for index in range(first):
-        assert combined.start_byte_for_pattern(index) == alone.start_byte_for_pattern(index)
+    # every references pattern at its own offset, but the scanned ones, which are made comments
+    starts = [combined.start_byte_for_pattern(index) for index in range(first)]
+    written = [alone.start_byte_for_pattern(index) for index in range(alone.pattern_count)]
+    encoded = text.encode("utf-8")
+    scanned = [start for start in written if start not in starts]
+    assert set(starts) <= set(written) and len(scanned) == len(kinds)
+    assert sorted(encoded[start : encoded.index(b"\n", start)].split(b")", 1)[0].lstrip(b"(") for start in scanned) == sorted(
+        kind.encode() for kind in kinds
+    )
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
@@ -75,7 +108,7 @@ def test_one_query_gives_the_references_of_each_query_alone(language: str, monke
 
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_each_patterns_plan_holds_every_capture_a_match_of_it_makes(language: str) -> None:
-    combined, first, plans = _navigation._combined(language)
+    combined, first, plans, _ = _navigation._combined(language)
     seen = 0
     for source in _sources(language):
         cursor = tree_sitter.QueryCursor(combined, match_limit=_common.MATCH_LIMIT)
@@ -124,3 +157,31 @@ def test_preload_compiles_the_references_query_once_as_part_of_the_one_query() -
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=300)
     assert done.stdout.strip() == "1", done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_scan_finds_the_nodes_a_capitalised_names_pattern_matches(language: str) -> None:
+    """Each pattern taken out of the query (:data:`_navigation._CAPITALISED`) and found by a scan of
+    the text instead: the scan gives every node the pattern alone matches, and no other."""
+    _, _, _, scan = _navigation._combined(language)
+    text = _navigation.query_text(language, "references")
+    kinds = _scanned_kinds(language, scan)
+    patterns = [found for found in _navigation._CAPITALISED.finditer(text) if found.group(1) in kinds]
+    if language in ("go", "cpp", "csharp", "ruby"):
+        assert not scan  # none of their patterns is of that shape
+        return
+    assert len(patterns) == len(kinds)
+    compared = 0
+    for source in _sources(language):
+        root = _ts.parse(language, source).root_node
+        scanned = sorted((node.start_byte, node.end_byte, node.type) for _, captured in
+                         _navigation._capitalised(root, _ts.valid_utf8(source), scan) for node in captured["name"])  # fmt: skip
+        matched = sorted(
+            (node.start_byte, node.end_byte, node.type)
+            for found in patterns
+            for _, captured in _common.matches(_common.query(language, found.group(0)), root)
+            for node in captured["name"]
+        )
+        assert scanned == matched
+        compared += len(matched)
+    assert compared
