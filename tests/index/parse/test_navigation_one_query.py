@@ -185,3 +185,15 @@ def test_the_scan_finds_the_nodes_a_capitalised_names_pattern_matches(language: 
         assert scanned == matched
         compared += len(matched)
     assert compared
+
+
+def test_the_scan_finds_a_scanned_type_with_children_through_the_leaf_beginning_it() -> None:
+    """Every scanned type is a leaf in today's grammars; a type with children is still found from
+    the innermost node beginning at the capital (a ``call`` here, reached from its function's name)."""
+    grammar = _ts.language("python")
+    calls = {symbol: ((), "reference.call", frozenset()) for symbol in range(grammar.node_kind_count)
+             if grammar.node_kind_is_named(symbol) and grammar.node_kind_for_id(symbol) == "call"}  # fmt: skip
+    source = b"Foo(1)\nbar(Baz)\nx = Qux.make()\n"
+    root = _ts.parse("python", source).root_node
+    found = [captured["name"][0] for _, captured in _navigation._capitalised(root, source, calls)]
+    assert [(node.type, node.text) for node in found] == [("call", b"Foo(1)"), ("call", b"Qux.make()")]
